@@ -1,0 +1,42 @@
+# Kiln's entry points. `make demo` and `make test` do all set-up on a fresh
+# Debian 12 machine: install missing packages, configure, build, run.
+BUILD_DIR ?= build
+JOBS ?= 2
+BUILD_TYPE ?= Release
+
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_DIR ?= $(HOME)/.cache/kiln-ccache
+export CCACHE_MAXSIZE ?= 5G
+
+CMAKE_FLAGS = -G Ninja \
+  -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+  -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DLLVM_USE_LINKER=lld \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+  -DPython3_EXECUTABLE=/usr/bin/python3
+
+.PHONY: all deps configure build test demo clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@./examples/demo.sh $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR)

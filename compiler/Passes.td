@@ -1,0 +1,52 @@
+//===- Passes.td - every Kiln compiler pass -*- tablegen -*-===//
+//
+// The only place Kiln passes are declared. Implementations use the
+// generated GEN_PASS_DEF_* base classes; pass order lives in Pipelines/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_PASSES_TD
+#define KILN_COMPILER_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Graph phase
+//===----------------------------------------------------------------------===//
+
+def InferShapes : Pass<"kiln-infer-shapes", "mlir::ModuleOp"> {
+  let summary = "Refine `?` dims of kiln op results from their operands";
+  let description = [{
+    Walks every function in program order and replaces each kiln op's result
+    type with the meet of its declared and inferred types, so a `?` becomes
+    a size wherever the operands determine it. Refinements flow forward
+    through the function in one walk. A function whose symbol is not used
+    inside the module gets its result types refined too; other users of a
+    refined value that are not kiln ops get a `tensor.cast` back to the type
+    they expected.
+
+    Before:
+    ```mlir
+    func.func @f(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+      %0 = kiln.add %a, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<?x?xf32>
+      %1 = kiln.relu %0 : (tensor<?x?xf32>) -> tensor<?x3xf32>
+      return %1 : tensor<?x3xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+      %0 = kiln.add %a, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+      %1 = kiln.relu %0 : (tensor<4x3xf32>) -> tensor<4x3xf32>
+      return %1 : tensor<4x3xf32>
+    }
+    ```
+    A declared static size that contradicts the inferred one is an error.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numRefined", "num-refined", "Number of results refined">
+  ];
+}
+
+#endif // KILN_COMPILER_PASSES_TD

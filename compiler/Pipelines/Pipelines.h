@@ -1,0 +1,40 @@
+//===- Pipelines.h - Kiln's phases and the passes in each -------*- C++ -*-===//
+//
+// The compiler is a sequence of named phases (docs/Architecture.md). This
+// header names them; Pipelines.cpp is the only place that orders passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_PIPELINES_PIPELINES_H
+#define KILN_COMPILER_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace kiln {
+
+/// The phases of the compiler, in order. Later issues add autodiff, fuse,
+/// plan, codegen and emit after `graph`.
+enum class Phase { Import, Graph };
+
+/// The phase named `name` (as in `--compile-to=<name>`), if any.
+std::optional<Phase> parsePhase(llvm::StringRef name);
+llvm::StringRef phaseName(Phase phase);
+
+/// Options shared by every pipeline.
+struct PipelineOptions {
+  /// Stop after this phase (inclusive).
+  Phase stopAfter = Phase::Graph;
+};
+
+/// Adds the passes of every phase after import up to `options.stopAfter`.
+void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// Registers the named pipelines (`kiln-graph`, ...) with the pass registry.
+void registerPipelines();
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_PIPELINES_PIPELINES_H

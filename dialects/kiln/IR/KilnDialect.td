@@ -1,0 +1,108 @@
+//===- KilnDialect.td - the kiln dialect and its building blocks -*- tablegen -*-===//
+//
+// The dialect definition, its enums, the tensor type constraints and the
+// base classes every op family builds on. Ops live in Kiln*Ops.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_TD
+#define KILN_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::kiln";
+  let summary = "Model-level tensor operations with value semantics";
+  let description = [{
+    The `kiln` dialect is the whole-program form of a neural-network model in
+    Kiln. Every value is a ranked tensor with static or dynamic (`?`) dims;
+    ops have value semantics and no side effects. The op set is small and
+    orthogonal: frontends map richer ops (ONNX Gemm, LeakyRelu, ...) onto
+    it, and every op here has a lowering, a fusion rule and a gradient rule.
+
+    Conventions shared by every op:
+    - Axes, permutations and pads in attributes are normalised: axes are in
+      `[0, rank)`; frontends resolve negative axes before building ops.
+    - Binary elementwise ops broadcast like numpy: shapes are aligned at the
+      trailing dim and a dim of 1 stretches.
+    - Result types may be less refined than what can be inferred (a `?`
+      where the size is known); `kiln-infer-shapes` refines them.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Types accepted by kiln ops
+//===----------------------------------------------------------------------===//
+
+def Kiln_FloatElement : AnyTypeOf<[F32, F16, BF16, F64]>;
+def Kiln_IntElement : AnyTypeOf<[I64, I32, I8]>;
+def Kiln_Element : AnyTypeOf<[F32, F16, BF16, F64, I64, I32, I8, I1]>;
+
+def Kiln_Tensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8, I1]>;
+def Kiln_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
+def Kiln_NumericTensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8]>;
+def Kiln_IntTensor : RankedTensorOf<[I64, I32, I8]>;
+def Kiln_BoolTensor : RankedTensorOf<[I1]>;
+def Kiln_IndexTensor : RankedTensorOf<[I64, I32]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Kiln_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "elementwise comparison predicate", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::kiln";
+}
+
+def Kiln_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how gelu is computed", [
+      I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"tanh", 1>]> {
+  let cppNamespace = "::kiln";
+}
+
+def Kiln_PadMode : I32EnumAttr<"PadMode", "how pad fills new elements", [
+      I32EnumAttrCase<"constant", 0>, I32EnumAttrCase<"reflect", 1>,
+      I32EnumAttrCase<"edge", 2>]> {
+  let cppNamespace = "::kiln";
+}
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic, traits>;
+
+/// An op whose result types are inferred by a C++ function and may be less
+/// refined than the inferred ones (compatible shapes), so that IR with `?`
+/// dims still verifies before `kiln-infer-shapes` has run. Each op provides
+/// `inferReturnTypes(ctx, loc, Adaptor, types)`; `inferCall` is the body of
+/// that function when a family shares one.
+class Kiln_InferredOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits,
+          [Pure, InferTypeOpAdaptorWithIsCompatible])> {
+  code inferCall = "";
+  let extraClassDefinition = !if(!empty(inferCall), "", [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      }] # inferCall # [{
+    }
+  }]) # [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange lhs,
+                                            ::mlir::TypeRange rhs) {
+      return ::kiln::areCompatibleResultTypes(lhs, rhs);
+    }
+  }];
+}
+
+#endif // KILN_DIALECT_TD

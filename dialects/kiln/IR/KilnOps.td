@@ -1,0 +1,15 @@
+//===- KilnOps.td - every kiln op, by family -*- tablegen -*-===//
+//
+// One TableGen unit for all ops; each family lives in its own file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_OPS_TD
+#define KILN_OPS_TD
+
+include "dialects/kiln/IR/KilnDialect.td"
+include "dialects/kiln/IR/KilnElementwiseOps.td"
+include "dialects/kiln/IR/KilnNNOps.td"
+include "dialects/kiln/IR/KilnShapeOps.td"
+
+#endif // KILN_OPS_TD

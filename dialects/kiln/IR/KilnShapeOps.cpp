@@ -1,0 +1,314 @@
+//===- KilnShapeOps.cpp - data movement ops -------------------------------===//
+//
+// Shape inference and folders of reshape, transpose, expand, concat, split,
+// slice, gather and pad. Canonicalisation patterns that rewrite chains of
+// these ops live in dialects/kiln/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/ShapeMath.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace kiln;
+
+static shape::Dims toDims(ArrayRef<int64_t> dims) {
+  return shape::Dims(dims.begin(), dims.end());
+}
+
+static RankedTensorType rankedOf(Value value) {
+  return dyn_cast<RankedTensorType>(value.getType());
+}
+
+/// Checks that `axis` indexes a dim of a rank-`rank` tensor.
+static LogicalResult checkAxis(std::optional<Location> loc, int64_t axis,
+                               int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return emitOptionalError(loc, "axis ", axis, " is out of range for rank ",
+                             rank);
+  return success();
+}
+
+/// Folds an op to its input when it provably changes nothing.
+static OpFoldResult foldIdentity(Value input, Type result) {
+  auto type = dyn_cast<RankedTensorType>(result);
+  if (type && type.hasStaticShape() && input.getType() == type)
+    return input;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "reshape expects a ranked tensor operand");
+  shape::ShapeOrError result =
+      shape::reshape(toDims(input.getShape()), toDims(adaptor.getShape()));
+  if (!result.ok())
+    return emitOptionalError(loc, "reshape: ", result.error);
+  inferred.push_back(
+      RankedTensorType::get(result.dims, input.getElementType()));
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult same = foldIdentity(getInput(), getType()))
+    return same;
+  auto constant = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (constant && getType().hasStaticShape())
+    return constant.reshape(getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// transpose
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "transpose expects a ranked tensor operand");
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  if (static_cast<int64_t>(perm.size()) != input.getRank())
+    return emitOptionalError(loc, "permutation has ", perm.size(),
+                             " entries for rank ", input.getRank());
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> dims;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= input.getRank() || seen[p])
+      return emitOptionalError(loc, "permutation is not a permutation of [0, ",
+                               input.getRank(), ")");
+    seen[p] = true;
+    dims.push_back(input.getDimSize(p));
+  }
+  inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return {};
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// expand
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "expand expects a ranked tensor operand");
+  for (int64_t s : adaptor.getShape())
+    if (s < 0)
+      return emitOptionalError(loc, "expand shape entries must not be "
+                                    "negative, got ", s);
+  shape::ShapeOrError result =
+      shape::broadcast({toDims(input.getShape()), toDims(adaptor.getShape())});
+  if (!result.ok())
+    return emitOptionalError(loc, "expand: ", result.error);
+  inferred.push_back(
+      RankedTensorType::get(result.dims, input.getElementType()));
+  return success();
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  return foldIdentity(getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// concat and split
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "concat needs at least one input");
+  RankedTensorType first = rankedOf(adaptor.getInputs().front());
+  if (!first)
+    return emitOptionalError(loc, "concat expects ranked tensor operands");
+  int64_t rank = first.getRank();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(checkAxis(loc, axis, rank)))
+    return failure();
+  shape::Dims dims = toDims(first.getShape());
+  dims[axis] = 0;
+  for (auto [index, value] : llvm::enumerate(adaptor.getInputs())) {
+    RankedTensorType type = rankedOf(value);
+    if (!type || type.getRank() != rank)
+      return emitOptionalError(loc, "concat input ", index, " has rank ",
+                               type ? type.getRank() : -1, ", expected ", rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = type.getDimSize(d);
+      if (d == axis) {
+        dims[d] = ShapedType::isDynamic(size) || ShapedType::isDynamic(dims[d])
+                      ? ShapedType::kDynamic
+                      : dims[d] + size;
+      } else if (ShapedType::isDynamic(dims[d])) {
+        dims[d] = size;
+      } else if (!ShapedType::isDynamic(size) && size != dims[d]) {
+        return emitOptionalError(loc, "concat input ", index, " has size ",
+                                 size, " in dim ", d, ", expected ", dims[d]);
+      }
+    }
+  }
+  inferred.push_back(RankedTensorType::get(dims, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return {};
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "split expects a ranked tensor operand");
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(checkAxis(loc, axis, input.getRank())))
+    return failure();
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  if (sizes.empty())
+    return emitOptionalError(loc, "split needs at least one size");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return emitOptionalError(loc, "split sizes must not be negative, got ",
+                               s);
+    total += s;
+  }
+  int64_t dim = input.getDimSize(axis);
+  if (!ShapedType::isDynamic(dim) && total != dim)
+    return emitOptionalError(loc, "split sizes add up to ", total,
+                             " but dim ", axis, " has ", dim);
+  for (int64_t s : sizes) {
+    SmallVector<int64_t> dims(input.getShape());
+    dims[axis] = s;
+    inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// slice
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "slice expects a ranked tensor operand");
+  ArrayRef<int64_t> starts = adaptor.getStarts(), ends = adaptor.getEnds(),
+                    steps = adaptor.getSteps();
+  size_t rank = input.getRank();
+  if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
+    return emitOptionalError(loc, "slice needs one start, end and step per "
+                                  "dim (", rank, "), got ", starts.size(),
+                             ", ", ends.size(), " and ", steps.size());
+  SmallVector<int64_t> dims;
+  for (size_t d = 0; d < rank; ++d) {
+    if (steps[d] == 0)
+      return emitOptionalError(loc, "slice step of dim ", d, " is zero");
+    dims.push_back(shape::sliceExtent(input.getDimSize(d), starts[d], ends[d],
+                                      steps[d]));
+  }
+  inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (llvm::any_of(getSteps(), [](int64_t s) { return s != 1; }))
+    return {};
+  if (llvm::any_of(getStarts(), [](int64_t s) { return s != 0; }))
+    return {};
+  return foldIdentity(getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// gather
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  RankedTensorType data = rankedOf(adaptor.getData());
+  RankedTensorType indices = rankedOf(adaptor.getIndices());
+  if (!data || !indices)
+    return emitOptionalError(loc, "gather expects ranked tensor operands");
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(checkAxis(loc, axis, data.getRank())))
+    return failure();
+  SmallVector<int64_t> dims(data.getShape().take_front(axis));
+  llvm::append_range(dims, indices.getShape());
+  llvm::append_range(dims, data.getShape().drop_front(axis + 1));
+  inferred.push_back(RankedTensorType::get(dims, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// pad
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "pad expects a ranked tensor operand");
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    return emitOptionalError(loc, "pad needs ", 2 * rank, " pads for rank ",
+                             rank, ", got ", pads.size());
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = input.getDimSize(d);
+    if (ShapedType::isDynamic(size)) {
+      dims.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t padded = size + pads[d] + pads[d + rank];
+    if (padded < 0)
+      return emitOptionalError(loc, "pads crop dim ", d, " of size ", size,
+                               " below zero");
+    dims.push_back(padded);
+  }
+  inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  return success();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (llvm::all_of(getPads(), [](int64_t p) { return p == 0; }) &&
+      getInput().getType() == getType())
+    return getInput();
+  return {};
+}

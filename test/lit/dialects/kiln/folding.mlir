@@ -1,0 +1,243 @@
+// RUN: kiln-opt %s -split-input-file -canonicalize | FileCheck %s
+
+// Checks that adding or subtracting a splat zero folds away.
+// CHECK-LABEL: func @add_sub_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NOT: kiln.add
+// CHECK-NOT: kiln.sub
+// CHECK: return %[[X]], %[[X]]
+func.func @add_sub_zero(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = kiln.constant dense<0.0> : tensor<4xf32>
+  %0 = kiln.add %zero, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = kiln.sub %x, %zero : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Checks that multiplying or dividing by a splat one folds away.
+// CHECK-LABEL: func @mul_div_one
+// CHECK-SAME: (%[[X:.*]]: tensor<4xi32>)
+// CHECK-NOT: kiln.mul
+// CHECK-NOT: kiln.div
+// CHECK: return %[[X]], %[[X]]
+func.func @mul_div_one(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %one = kiln.constant dense<1> : tensor<4xi32>
+  %0 = kiln.mul %x, %one : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = kiln.div %x, %one : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// Checks that an identity that would broadcast its operand does not fold.
+// CHECK-LABEL: func @broadcasting_identity_stays
+// CHECK: kiln.add
+func.func @broadcasting_identity_stays(%x: tensor<4xf32>) -> tensor<2x4xf32> {
+  %zero = kiln.constant dense<0.0> : tensor<2x4xf32>
+  %0 = kiln.add %x, %zero : (tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Checks that arithmetic on same-typed constants is folded.
+// CHECK-LABEL: func @constant_arithmetic
+// CHECK-NOT: kiln.add
+// CHECK-NOT: kiln.mul
+// CHECK: %[[C:.*]] = kiln.constant dense<[1.500000e+01, 1.800000e+01]> : tensor<2xf32>
+// CHECK: return %[[C]]
+func.func @constant_arithmetic() -> tensor<2xf32> {
+  %a = kiln.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = kiln.constant dense<[4.0, 4.0]> : tensor<2xf32>
+  %0 = kiln.add %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %1 = kiln.mul %0, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %2 = kiln.sub %1, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %3 = kiln.sub %2, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %3 : tensor<2xf32>
+}
+
+// -----
+
+// Checks that integer constants fold with wrap-around arithmetic.
+// CHECK-LABEL: func @integer_constants
+// CHECK: kiln.constant dense<[-128, 6]> : tensor<2xi8>
+func.func @integer_constants() -> tensor<2xi8> {
+  %a = kiln.constant dense<[127, 3]> : tensor<2xi8>
+  %b = kiln.constant dense<[1, 3]> : tensor<2xi8>
+  %0 = kiln.add %a, %b : (tensor<2xi8>, tensor<2xi8>) -> tensor<2xi8>
+  return %0 : tensor<2xi8>
+}
+
+// -----
+
+// Checks that double negation and negation of a constant fold.
+// CHECK-LABEL: func @neg
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>)
+// CHECK-NOT: kiln.neg
+// CHECK: %[[C:.*]] = kiln.constant dense<-2.000000e+00> : tensor<3xf32>
+// CHECK: return %[[X]], %[[C]]
+func.func @neg(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = kiln.neg %x : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = kiln.neg %0 : (tensor<3xf32>) -> tensor<3xf32>
+  %c = kiln.constant dense<2.0> : tensor<3xf32>
+  %2 = kiln.neg %c : (tensor<3xf32>) -> tensor<3xf32>
+  return %1, %2 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Checks that a select on a splat condition picks its operand.
+// CHECK-LABEL: func @select_splat
+// CHECK-SAME: (%[[A:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>)
+// CHECK-NOT: kiln.select
+// CHECK: return %[[A]], %[[B]]
+func.func @select_splat(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %t = kiln.constant dense<true> : tensor<3xi1>
+  %f = kiln.constant dense<false> : tensor<3xi1>
+  %0 = kiln.select %t, %a, %b : (tensor<3xi1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = kiln.select %f, %a, %b : (tensor<3xi1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Checks that no-op data movement folds away: same-type cast, identity
+// transpose, same-shape reshape and expand, one-input concat, full slice,
+// zero pad and a reduction over no axes.
+// CHECK-LABEL: func @identities
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NOT: kiln.
+// CHECK: return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]]
+func.func @identities(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = kiln.cast %x : tensor<2x3xf32> to tensor<2x3xf32>
+  %1 = kiln.transpose %x {permutation = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = kiln.reshape %x {shape = array<i64: 2, -1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = kiln.expand %x {shape = array<i64: 1, 3>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = kiln.concat %x {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = kiln.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 9223372036854775807>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = kiln.pad %x {pads = array<i64: 0, 0, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = kiln.reduce_sum %x {axes = array<i64>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Checks that ops that change something do not fold: a real transpose, a
+// partial slice, a widening cast.
+// CHECK-LABEL: func @not_identities
+// CHECK: kiln.transpose
+// CHECK: kiln.slice
+// CHECK: kiln.cast
+func.func @not_identities(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<1x2xf32>, tensor<2x2xf64>) {
+  %0 = kiln.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = kiln.slice %x {starts = array<i64: 1, 0>, ends = array<i64: 2, 2>, steps = array<i64: 1, 1>} : (tensor<2x2xf32>) -> tensor<1x2xf32>
+  %2 = kiln.cast %x : tensor<2x2xf32> to tensor<2x2xf64>
+  return %0, %1, %2 : tensor<2x2xf32>, tensor<1x2xf32>, tensor<2x2xf64>
+}
+
+// -----
+
+// Checks that a reshape of a constant becomes a constant.
+// CHECK-LABEL: func @reshape_constant
+// CHECK-NOT: kiln.reshape
+// CHECK: kiln.constant dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi64>
+func.func @reshape_constant() -> tensor<2x2xi64> {
+  %c = kiln.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+  %0 = kiln.reshape %c {shape = array<i64: 2, 2>} : (tensor<4xi64>) -> tensor<2x2xi64>
+  return %0 : tensor<2x2xi64>
+}
+
+// -----
+
+// Checks that two transposes compose into one.
+// CHECK-LABEL: func @compose_transposes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[T:.*]] = kiln.transpose %[[X]] {permutation = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[T]]
+func.func @compose_transposes(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = kiln.transpose %x {permutation = array<i64: 1, 2, 0>} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %1 = kiln.transpose %0 {permutation = array<i64: 1, 2, 0>} : (tensor<3x4x2xf32>) -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// Checks that a transpose and its inverse cancel.
+// CHECK-LABEL: func @inverse_transposes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[X]]
+func.func @inverse_transposes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = kiln.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = kiln.transpose %0 {permutation = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// Checks that two reshapes compose, resolving a copied dim through the
+// intermediate's static size.
+// CHECK-LABEL: func @compose_reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[R:.*]] = kiln.reshape %[[X]] {shape = array<i64: 6, 2, 2>} : (tensor<2x3x4xf32>) -> tensor<6x2x2xf32>
+// CHECK-NOT: kiln.reshape
+// CHECK: return %[[R]]
+func.func @compose_reshapes(%x: tensor<2x3x4xf32>) -> tensor<6x2x2xf32> {
+  %0 = kiln.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %1 = kiln.reshape %0 {shape = array<i64: 0, 2, 2>} : (tensor<6x4xf32>) -> tensor<6x2x2xf32>
+  return %1 : tensor<6x2x2xf32>
+}
+
+// -----
+
+// Checks that reshapes that copy a dynamic batch dim still compose.
+// CHECK-LABEL: func @compose_dynamic_reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<?x128x768xf32>)
+// CHECK: kiln.reshape %[[X]] {shape = array<i64: 0, 128, 12, 64>}
+// CHECK-NOT: kiln.reshape
+func.func @compose_dynamic_reshapes(%x: tensor<?x128x768xf32>) -> tensor<?x128x12x64xf32> {
+  %0 = kiln.reshape %x {shape = array<i64: 0, 128, 768>} : (tensor<?x128x768xf32>) -> tensor<?x128x768xf32>
+  %1 = kiln.reshape %0 {shape = array<i64: 0, 128, 12, 64>} : (tensor<?x128x768xf32>) -> tensor<?x128x12x64xf32>
+  return %1 : tensor<?x128x12x64xf32>
+}
+
+// -----
+
+// Checks that reshapes do not compose when a copied dynamic dim would
+// refer to a different source dim.
+// CHECK-LABEL: func @dynamic_reshapes_stay
+// CHECK: kiln.reshape
+// CHECK: kiln.reshape
+func.func @dynamic_reshapes_stay(%x: tensor<4x?xf32>) -> tensor<?x2xf32> {
+  %0 = kiln.reshape %x {shape = array<i64: -1, 2>} : (tensor<4x?xf32>) -> tensor<?x2xf32>
+  %1 = kiln.reshape %0 {shape = array<i64: 0, 2>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %1 : tensor<?x2xf32>
+}
+
+// -----
+
+// Checks that x + 0 does not fold when a dynamic dim of x could be 1 at run
+// time and be stretched by the zero.
+// CHECK-LABEL: func @dynamic_identity_stays
+// CHECK: kiln.add
+func.func @dynamic_identity_stays(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %zero = kiln.constant dense<0.0> : tensor<4xf32>
+  %0 = kiln.add %x, %zero : (tensor<?xf32>, tensor<4xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// Checks that x + 0 folds when the zero broadcasts into a dynamic x without
+// stretching it.
+// CHECK-LABEL: func @dynamic_identity_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
+// CHECK-NOT: kiln.add
+// CHECK: return %[[X]]
+func.func @dynamic_identity_folds(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %zero = kiln.constant dense<0.0> : tensor<1x4xf32>
+  %0 = kiln.add %x, %zero : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
