@@ -75,6 +75,7 @@ def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", "the logistic function", Kiln_Float
 def Kiln_TanhOp : Kiln_UnaryOp<"tanh", "hyperbolic tangent", Kiln_FloatTensor>;
 def Kiln_ErfOp : Kiln_UnaryOp<"erf", "the error function", Kiln_FloatTensor>;
 def Kiln_SinOp : Kiln_UnaryOp<"sin", "sine", Kiln_FloatTensor>;
+def Kiln_AtanOp : Kiln_UnaryOp<"atan", "arc tangent", Kiln_FloatTensor>;
 def Kiln_CosOp : Kiln_UnaryOp<"cos", "cosine", Kiln_FloatTensor>;
 def Kiln_FloorOp : Kiln_UnaryOp<"floor", "rounding toward -inf", Kiln_FloatTensor>;
 def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "rounding toward +inf", Kiln_FloatTensor>;

@@ -37,6 +37,7 @@ func.func @constants() -> (tensor<2xf32>, tensor<2x2xf32>, tensor<3xi1>) {
 // CHECK: kiln.erf
 // CHECK: kiln.sin
 // CHECK: kiln.cos
+// CHECK: kiln.atan
 // CHECK: kiln.floor
 // CHECK: kiln.ceil
 // CHECK: kiln.round
@@ -60,6 +61,7 @@ func.func @unary(%x: tensor<2x?xf32>, %b: tensor<4xi1>, %i: tensor<4xi32>) {
   %11 = kiln.erf %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
   %12 = kiln.sin %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
   %13 = kiln.cos %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  %atan = kiln.atan %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
   %14 = kiln.floor %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
   %15 = kiln.ceil %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
   %16 = kiln.round %x : (tensor<2x?xf32>) -> tensor<2x?xf32>

@@ -1,0 +1,309 @@
+//===- Importer.cpp - ONNX model -> kiln dialect --------------------------===//
+//
+// The driver: loads the model, turns graph inputs into function arguments
+// and initializers into constants, imports the scheduled nodes through the
+// op registry, and returns the graph outputs. Every node is tried even
+// after a failure, so one run reports every problem; users of a failed
+// node's outputs are skipped without a second report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/Importer.h"
+#include "frontends/onnx/ImporterState.h"
+#include "frontends/onnx/OpRegistry.h"
+#include "frontends/onnx/TensorData.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+
+llvm::StringRef issueKindName(IssueKind kind) {
+  switch (kind) {
+  case IssueKind::Unsupported:
+    return "unsupported";
+  case IssueKind::NeedsConstant:
+    return "needs a constant";
+  case IssueKind::Invalid:
+    return "invalid";
+  }
+  return "unknown";
+}
+
+void loadImporterDialects(MLIRContext &context) {
+  context.loadDialect<KilnDialect, func::FuncDialect>();
+}
+
+static TensorInfo describeValueInfo(const onnx::ValueInfoProto &info) {
+  TensorInfo out;
+  out.name = info.name();
+  const auto &tensor = info.type().tensor_type();
+  out.dataType = dataTypeName(tensor.elem_type()).str();
+  if (!tensor.has_shape()) {
+    out.dims.push_back("(unranked)");
+    return out;
+  }
+  for (const auto &dim : tensor.shape().dim()) {
+    if (dim.has_dim_value())
+      out.dims.push_back(std::to_string(dim.dim_value()));
+    else if (dim.has_dim_param() && !dim.dim_param().empty())
+      out.dims.push_back(dim.dim_param());
+    else
+      out.dims.push_back("?");
+  }
+  return out;
+}
+
+/// The kiln type of a graph input or output, or an error message.
+static FailureOr<RankedTensorType> typeOfValueInfo(MLIRContext &context,
+                                                   const onnx::ValueInfoProto &info,
+                                                   std::string &error) {
+  if (!info.type().has_tensor_type()) {
+    error = "'" + info.name() + "' is not a tensor (sequences, maps and "
+                                "optionals are not supported)";
+    return failure();
+  }
+  const auto &tensor = info.type().tensor_type();
+  Type element = elementTypeOf(&context, tensor.elem_type());
+  if (!element) {
+    error = "'" + info.name() + "' has data type " +
+            dataTypeName(tensor.elem_type()).str() +
+            ", which kiln does not support";
+    return failure();
+  }
+  if (!tensor.has_shape()) {
+    error = "'" + info.name() + "' has no shape (rank unknown)";
+    return failure();
+  }
+  SmallVector<int64_t> dims;
+  for (const auto &dim : tensor.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() < 0) {
+      error = "'" + info.name() + "' has a negative dim";
+      return failure();
+    }
+    dims.push_back(dim.has_dim_value() ? dim.dim_value()
+                                       : ShapedType::kDynamic);
+  }
+  return RankedTensorType::get(dims, element);
+}
+
+namespace {
+class GraphImporter {
+public:
+  GraphImporter(ImporterState &state) : state(state) {}
+
+  void run(ImportResult &result);
+
+private:
+  void importInitializers();
+  func::FuncOp createFunction();
+  void importNode(const onnx::NodeProto &node, size_t index);
+  void modelIssue(IssueKind kind, const std::string &message) {
+    state.issues.push_back({kind, "", "", message, ""});
+  }
+
+  ImporterState &state;
+};
+} // namespace
+
+void GraphImporter::importInitializers() {
+  auto &graph = *state.model.proto->mutable_graph();
+  OpBuilder &b = state.builder;
+  for (auto &init : *graph.mutable_initializer()) {
+    std::string name = init.name();
+    auto attr = tensorToAttr(&state.context, init, state.model.directory,
+                             /*preferResource=*/true);
+    if (!attr) {
+      modelIssue(IssueKind::Invalid,
+                 "initializer: " + llvm::toString(attr.takeError()));
+      state.poisoned.insert(name);
+      continue;
+    }
+    Location loc = NameLoc::get(b.getStringAttr(name),
+                                FileLineColLoc::get(&state.context,
+                                                    state.model.path, 0, 0));
+    state.values[name] = ConstantOp::create(b, loc, *attr);
+  }
+  for (const auto &[name, attr] : state.options.frozenInputs) {
+    Location loc = NameLoc::get(b.getStringAttr(name));
+    state.values[name] = ConstantOp::create(b, loc, attr);
+  }
+}
+
+func::FuncOp GraphImporter::createFunction() {
+  const onnx::GraphProto &graph = state.model.proto->graph();
+  MLIRContext &context = state.context;
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  llvm::StringSet<> initializerNames;
+  for (const auto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  for (const auto &input : graph.input()) {
+    // An input with an initializer of the same name is a constant with a
+    // default (IR version < 4 listed every weight as an input).
+    if (initializerNames.contains(input.name()))
+      continue;
+    auto frozen = state.options.frozenInputs.find(input.name());
+    if (frozen != state.options.frozenInputs.end())
+      continue;
+    std::string error;
+    FailureOr<RankedTensorType> type = typeOfValueInfo(context, input, error);
+    if (failed(type)) {
+      modelIssue(IssueKind::Unsupported, "graph input " + error);
+      state.poisoned.insert(input.name());
+      continue;
+    }
+    argTypes.push_back(*type);
+    argNames.push_back(input.name());
+  }
+  for (const auto &[name, attr] : state.options.frozenInputs) {
+    bool known = llvm::any_of(graph.input(), [&, n = name](const auto &in) {
+      return in.name() == n;
+    });
+    if (!known)
+      modelIssue(IssueKind::Invalid,
+                 "--freeze-input names '" + name.str() +
+                     "', which is not a graph input");
+  }
+
+  OpBuilder &b = state.builder;
+  auto func = func::FuncOp::create(
+      b, FileLineColLoc::get(&context, state.model.path, 0, 0),
+      state.options.functionName, b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "kiln.name", b.getStringAttr(name));
+    state.values[name] = entry->getArgument(i);
+  }
+  b.setInsertionPointToStart(entry);
+  return func;
+}
+
+void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
+  std::string description = describeNode(node, index);
+  for (const std::string &in : node.input())
+    if (!in.empty() && state.poisoned.contains(in)) {
+      for (const std::string &out : node.output())
+        state.poisoned.insert(out);
+      // Still say when the op itself is unknown: `kiln check` lists all.
+      if (!OpRegistry::get().knowsOp(node.domain(), node.op_type()))
+        state.issues.push_back({IssueKind::Unsupported, description,
+                                node.op_type(),
+                                "no importer for this op type", ""});
+      return;
+    }
+  int64_t opset = state.model.opsetOf(node);
+  const OpRegistry &registry = OpRegistry::get();
+  const OpImporter *importer =
+      registry.lookup(node.domain(), node.op_type(), opset);
+  auto fail = [&](const std::string &message) {
+    state.issues.push_back(
+        {IssueKind::Unsupported, description, node.op_type(), message, ""});
+    for (const std::string &out : node.output())
+      state.poisoned.insert(out);
+  };
+  if (!importer) {
+    std::string domain = node.domain().empty() ? "" : node.domain() + ".";
+    if (!registry.knowsOp(node.domain(), node.op_type()))
+      fail("no importer for " + domain + node.op_type());
+    else
+      fail("opset " + std::to_string(opset) + " of " + node.op_type() +
+           " is not supported (supported: " +
+           registry.describeRanges(node.domain(), node.op_type()) + ")");
+    return;
+  }
+  NodeContext ctx(state, node, description, opset);
+  if (failed(importer->import(ctx)) || ctx.failed()) {
+    if (!ctx.failed())
+      ctx.invalid("the importer failed without saying why");
+    for (const std::string &out : node.output())
+      state.poisoned.insert(out);
+    return;
+  }
+  for (size_t i = 0; i < ctx.numOutputs(); ++i)
+    if (ctx.hasOutput(i) && !state.values.count(node.output(i))) {
+      ctx.unsupported("output " + std::to_string(i) + " ('" +
+                      node.output(i) + "') is not produced");
+      state.poisoned.insert(node.output(i));
+    }
+}
+
+void GraphImporter::run(ImportResult &result) {
+  const onnx::GraphProto &graph = state.model.proto->graph();
+  OpBuilder &b = state.builder;
+  auto module = ModuleOp::create(b.getUnknownLoc());
+  result.module = module;
+  b.setInsertionPointToEnd(module.getBody());
+  func::FuncOp func = createFunction();
+  importInitializers();
+  for (auto [index, node] : llvm::enumerate(state.model.schedule))
+    importNode(*node, index);
+
+  SmallVector<Value> results;
+  SmallVector<std::string> names;
+  for (const auto &output : graph.output()) {
+    Value v = state.values.lookup(output.name());
+    if (!v) {
+      if (!state.poisoned.contains(output.name()))
+        modelIssue(IssueKind::Invalid,
+                   "graph output '" + output.name() + "' has no value");
+      continue;
+    }
+    results.push_back(v);
+    names.push_back(output.name());
+  }
+  func::ReturnOp::create(b, func.getLoc(), results);
+  func.setType(b.getFunctionType(func.getArgumentTypes(),
+                                 ValueRange(results).getTypes()));
+  for (auto [i, name] : llvm::enumerate(names))
+    func.setResultAttr(i, "kiln.name", b.getStringAttr(name));
+
+  if (state.issues.empty()) {
+    std::string message;
+    ScopedDiagnosticHandler handler(&state.context, [&](Diagnostic &diag) {
+      message += (message.empty() ? "" : "; ") + diag.str();
+      return success();
+    });
+    if (failed(mlir::verify(module)))
+      modelIssue(IssueKind::Invalid,
+                 "the imported IR does not verify: " + message);
+  }
+}
+
+ImportResult importOnnxModel(MLIRContext &context, llvm::StringRef path,
+                             const ImportOptions &options) {
+  loadImporterDialects(context);
+  ImportResult result;
+  auto model = loadModel(path);
+  if (!model) {
+    std::string all = llvm::toString(model.takeError());
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(all).split(lines, '\n');
+    for (llvm::StringRef line : lines)
+      result.issues.push_back({IssueKind::Invalid, "", "", line.str(), ""});
+    return result;
+  }
+  const onnx::GraphProto &graph = model->proto->graph();
+  for (const auto &in : graph.input())
+    result.inputs.push_back(describeValueInfo(in));
+  for (const auto &out : graph.output())
+    result.outputs.push_back(describeValueInfo(out));
+  for (const auto &entry : model->opsets)
+    result.opsets.push_back({entry.getKey().str(), entry.getValue()});
+  std::sort(result.opsets.begin(), result.opsets.end());
+  result.numNodes = graph.node_size();
+  result.producer = model->proto->producer_name();
+
+  ImporterState state(context, *model, options);
+  GraphImporter(state).run(result);
+  result.issues = std::move(state.issues);
+  if (!result.issues.empty())
+    result.module = nullptr;
+  return result;
+}
+
+} // namespace kiln::onnx_frontend

@@ -1,0 +1,173 @@
+//===- ModelLoader.cpp - read and check an ONNX model file ----------------===//
+
+#include "frontends/onnx/ModelLoader.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+namespace kiln::onnx_frontend {
+
+LoadedModel::LoadedModel() = default;
+LoadedModel::~LoadedModel() = default;
+LoadedModel::LoadedModel(LoadedModel &&) = default;
+
+static llvm::StringRef canonicalDomain(llvm::StringRef domain) {
+  return domain == "ai.onnx" ? "" : domain;
+}
+
+int64_t LoadedModel::opsetOf(const onnx::NodeProto &node) const {
+  auto it = opsets.find(canonicalDomain(node.domain()));
+  return it == opsets.end() ? -1 : it->second;
+}
+
+std::string describeNode(const onnx::NodeProto &node, size_t index) {
+  if (!node.name().empty())
+    return "'" + node.name() + "' (" + node.op_type() + ")";
+  return "#" + std::to_string(index) + " (" + node.op_type() + ")";
+}
+
+static llvm::Error errorLines(const std::vector<std::string> &lines) {
+  std::string all;
+  for (const std::string &line : lines)
+    all += (all.empty() ? "" : "\n") + line;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), all);
+}
+
+/// Orders the nodes so that every input is defined first; reports inputs
+/// that nothing defines and cycles.
+static void scheduleNodes(LoadedModel &model,
+                          std::vector<std::string> &problems) {
+  const onnx::GraphProto &graph = model.proto->graph();
+  llvm::StringSet<> defined;
+  for (const auto &input : graph.input())
+    defined.insert(input.name());
+  for (const auto &init : graph.initializer())
+    defined.insert(init.name());
+
+  // Who produces each name, and catch names defined twice.
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const std::string &out : graph.node(i).output()) {
+      if (out.empty())
+        continue;
+      if (defined.contains(out) || !producer.try_emplace(out, i).second)
+        problems.push_back("node " + describeNode(graph.node(i), i) +
+                           " defines '" + out +
+                           "', which is already defined elsewhere");
+    }
+
+  std::vector<int> pending(graph.node_size(), 0);
+  std::vector<std::vector<int>> users(graph.node_size());
+  std::vector<int> ready;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    for (const std::string &in : node.input()) {
+      if (in.empty() || defined.contains(in))
+        continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        problems.push_back("node " + describeNode(node, i) + " reads '" + in +
+                           "', which no node, graph input or initializer "
+                           "defines");
+        continue;
+      }
+      ++pending[i];
+      users[it->second].push_back(i);
+    }
+    if (pending[i] == 0)
+      ready.push_back(i);
+  }
+  // Kahn's algorithm, taking ready nodes in file order for stable output.
+  std::vector<bool> done(graph.node_size(), false);
+  for (size_t head = 0; head < ready.size(); ++head) {
+    int i = ready[head];
+    done[i] = true;
+    model.schedule.push_back(&graph.node(i));
+    for (int user : users[i])
+      if (--pending[user] == 0)
+        ready.push_back(user);
+  }
+  std::string stuck;
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (!done[i] && pending[i] > 0)
+      stuck += (stuck.empty() ? "" : ", ") + describeNode(graph.node(i), i);
+  if (!stuck.empty() && problems.empty())
+    problems.push_back("the graph has a cycle through nodes " + stuck);
+
+  for (const auto &output : graph.output())
+    if (!defined.contains(output.name()) && !producer.count(output.name()))
+      problems.push_back("graph output '" + output.name() +
+                         "' is not defined by any node, input or "
+                         "initializer");
+}
+
+llvm::Expected<LoadedModel> loadModel(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read '" + path + "': " +
+                                       buffer.getError().message());
+  LoadedModel model;
+  model.path = path.str();
+  llvm::SmallString<256> directory(path);
+  llvm::sys::path::remove_filename(directory);
+  model.directory = directory.empty() ? "." : std::string(directory);
+  model.proto = std::make_unique<onnx::ModelProto>();
+
+  const auto *data =
+      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart());
+  size_t size = (*buffer)->getBufferSize();
+  if (size > INT32_MAX)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + path + "' is larger than 2 GiB; store weights as external data");
+  google::protobuf::io::CodedInputStream stream(data, static_cast<int>(size));
+  stream.SetRecursionLimit(64);
+  if (!model.proto->ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + path + "' is not a valid ONNX model (the protobuf does not "
+                     "parse; the file may be truncated or not ONNX at all)");
+
+  std::vector<std::string> problems;
+  const onnx::ModelProto &proto = *model.proto;
+  if (!proto.has_graph())
+    problems.push_back("'" + path.str() + "' has no graph");
+  if (proto.opset_import_size() == 0)
+    problems.push_back("'" + path.str() + "' imports no opset");
+  for (const auto &opset : proto.opset_import()) {
+    llvm::StringRef domain = canonicalDomain(opset.domain());
+    model.opsets[domain] = opset.version();
+    if (domain.empty() &&
+        (opset.version() < kMinOpset || opset.version() > kMaxKnownOpset))
+      problems.push_back("default-domain opset " +
+                         std::to_string(opset.version()) +
+                         " is outside the range Kiln knows (" +
+                         std::to_string(kMinOpset) + " to " +
+                         std::to_string(kMaxKnownOpset) + ")");
+  }
+  if (!problems.empty())
+    return errorLines(problems);
+
+  for (int i = 0; i < proto.graph().node_size(); ++i) {
+    const onnx::NodeProto &node = proto.graph().node(i);
+    if (model.opsetOf(node) < 0)
+      problems.push_back("node " + describeNode(node, i) + " uses domain '" +
+                         node.domain() + "', which the model does not import");
+  }
+  scheduleNodes(model, problems);
+  if (!problems.empty())
+    return errorLines(problems);
+  return std::move(model);
+}
+
+} // namespace kiln::onnx_frontend

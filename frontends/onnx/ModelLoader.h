@@ -1,0 +1,57 @@
+//===- ModelLoader.h - read and check an ONNX model file --------*- C++ -*-===//
+//
+// Parses a model file into a ModelProto and checks its graph structure
+// before anything is imported: opsets, names, dangling edges, cycles. Every
+// problem found is reported (not only the first), each naming the node or
+// tensor it concerns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_FRONTENDS_ONNX_MODELLOADER_H
+#define KILN_FRONTENDS_ONNX_MODELLOADER_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+class NodeProto;
+} // namespace onnx
+
+namespace kiln::onnx_frontend {
+
+/// The oldest and newest default-domain opsets Kiln knows.
+constexpr int64_t kMinOpset = 1;
+constexpr int64_t kMaxKnownOpset = 21;
+
+/// A parsed model with the facts the importer needs about it.
+struct LoadedModel {
+  std::unique_ptr<onnx::ModelProto> proto;
+  std::string path;      ///< as given
+  std::string directory; ///< anchors external data
+  /// Opset version per domain ("" is the default domain, "ai.onnx" too).
+  llvm::StringMap<int64_t> opsets;
+  /// Graph nodes in an order where every input is defined before use.
+  std::vector<const onnx::NodeProto *> schedule;
+
+  LoadedModel();
+  ~LoadedModel();
+  LoadedModel(LoadedModel &&);
+  /// The opset of the domain of `node`, or -1 when the model imports none.
+  int64_t opsetOf(const onnx::NodeProto &node) const;
+};
+
+/// A name for a node in messages: its name, or "#<index> (<op type>)".
+std::string describeNode(const onnx::NodeProto &node, size_t index);
+
+/// Reads `path`, parses it and checks the graph. On failure the error holds
+/// one line per problem.
+llvm::Expected<LoadedModel> loadModel(llvm::StringRef path);
+
+} // namespace kiln::onnx_frontend
+
+#endif // KILN_FRONTENDS_ONNX_MODELLOADER_H

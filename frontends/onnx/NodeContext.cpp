@@ -1,0 +1,350 @@
+//===- NodeContext.cpp - what an op importer sees of one node -------------===//
+
+#include "frontends/onnx/NodeContext.h"
+#include "frontends/onnx/ImporterState.h"
+#include "frontends/onnx/TensorData.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+
+NodeContext::NodeContext(ImporterState &state, const onnx::NodeProto &node,
+                         std::string description, int64_t opset)
+    : node(node), opset(opset), b(state.builder),
+      loc(NameLoc::get(
+          StringAttr::get(&state.context,
+                          node.name().empty() ? node.op_type() : node.name()),
+          FileLineColLoc::get(&state.context, state.model.path, 0, 0))),
+      state(state), description(std::move(description)) {}
+
+llvm::StringRef NodeContext::opType() const { return node.op_type(); }
+
+//===----------------------------------------------------------------------===//
+// diagnostics
+//===----------------------------------------------------------------------===//
+
+LogicalResult NodeContext::record(IssueKind kind, const llvm::Twine &message) {
+  if (!hasFailed)
+    state.issues.push_back(
+        {kind, description, node.op_type(), message.str(), ""});
+  hasFailed = true;
+  return failure();
+}
+
+LogicalResult NodeContext::unsupported(const llvm::Twine &why) {
+  return record(IssueKind::Unsupported, why);
+}
+
+LogicalResult NodeContext::invalid(const llvm::Twine &why) {
+  return record(IssueKind::Invalid, why);
+}
+
+LogicalResult NodeContext::needsConstant(size_t i, llvm::StringRef what) {
+  std::string name = i < numInputs() ? node.input(i) : "";
+  bool isGraphInput = false;
+  for (const auto &in : state.model.proto->graph().input())
+    isGraphInput |= in.name() == name;
+  std::string why = what.str() + " (input '" + name +
+                    "') must be known at compile time, but " +
+                    (isGraphInput ? "it is a graph input; freeze it with "
+                                    "--freeze-input " + name + "=<file>"
+                                  : "it is computed at run time");
+  if (!hasFailed)
+    state.issues.push_back(
+        {IssueKind::NeedsConstant, description, node.op_type(), why, name});
+  hasFailed = true;
+  return failure();
+}
+
+std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
+                                                  llvm::StringRef what) {
+  if (axis < -rank || axis >= rank) {
+    invalid(what + " " + llvm::Twine(axis) + " is out of range for rank " +
+            llvm::Twine(rank));
+    return std::nullopt;
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// inputs
+//===----------------------------------------------------------------------===//
+
+size_t NodeContext::numInputs() const { return node.input_size(); }
+
+bool NodeContext::hasInput(size_t i) const {
+  return i < numInputs() && !node.input(i).empty();
+}
+
+Value NodeContext::optionalInput(size_t i) {
+  if (!hasInput(i))
+    return {};
+  return state.values.lookup(node.input(i));
+}
+
+Value NodeContext::input(size_t i) {
+  if (!hasInput(i)) {
+    invalid("required input " + llvm::Twine(i) + " is missing");
+    return {};
+  }
+  return optionalInput(i);
+}
+
+RankedTensorType NodeContext::typeOf(Value v) {
+  return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+}
+
+int64_t NodeContext::rankOf(Value v) {
+  RankedTensorType t = typeOf(v);
+  return t ? t.getRank() : 0;
+}
+
+Type NodeContext::elementTypeOf(Value v) {
+  RankedTensorType t = typeOf(v);
+  return t ? t.getElementType() : Type();
+}
+
+DenseElementsAttr NodeContext::constantOf(Value v) {
+  if (!v)
+    return {};
+  if (auto constant = v.getDefiningOp<ConstantOp>())
+    return dyn_cast<DenseElementsAttr>(constant.getValue());
+  return {};
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::intsInput(size_t i,
+                                                           StringRef what) {
+  Value v = input(i);
+  if (!v)
+    return std::nullopt;
+  DenseElementsAttr attr = constantOf(v);
+  if (!attr) {
+    needsConstant(i, what);
+    return std::nullopt;
+  }
+  SmallVector<int64_t> out;
+  if (isa<IntegerType>(attr.getElementType())) {
+    for (const APInt &x : attr.getValues<APInt>())
+      out.push_back(attr.getElementType().isInteger(1) ? x.getZExtValue()
+                                                       : x.getSExtValue());
+  } else {
+    for (const APFloat &x : attr.getValues<APFloat>())
+      out.push_back(static_cast<int64_t>(x.convertToDouble()));
+  }
+  return out;
+}
+
+std::optional<SmallVector<double>> NodeContext::floatsInput(size_t i,
+                                                            StringRef what) {
+  Value v = input(i);
+  if (!v)
+    return std::nullopt;
+  DenseElementsAttr attr = constantOf(v);
+  if (!attr) {
+    needsConstant(i, what);
+    return std::nullopt;
+  }
+  SmallVector<double> out;
+  if (isa<IntegerType>(attr.getElementType())) {
+    for (const APInt &x : attr.getValues<APInt>())
+      out.push_back(static_cast<double>(x.getSExtValue()));
+  } else {
+    for (APFloat x : attr.getValues<APFloat>()) {
+      bool lost;
+      x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      out.push_back(x.convertToDouble());
+    }
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// attributes
+//===----------------------------------------------------------------------===//
+
+const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::intAttr(StringRef name, int64_t defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+float NodeContext::floatAttr(StringRef name, float defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return defaultValue;
+  // Some exporters write integer-valued floats as ints.
+  return a->type() == onnx::AttributeProto::INT ? static_cast<float>(a->i())
+                                                : a->f();
+}
+
+std::string NodeContext::stringAttr(StringRef name,
+                                    StringRef defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : defaultValue.str();
+}
+
+SmallVector<int64_t> NodeContext::intsAttr(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return {};
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+SmallVector<float> NodeContext::floatsAttr(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return {};
+  return SmallVector<float>(a->floats().begin(), a->floats().end());
+}
+
+DenseElementsAttr NodeContext::tensorAttr(StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a || !a->has_t())
+    return {};
+  onnx::TensorProto copy = a->t();
+  auto attrOrError = tensorToAttr(context(), copy, state.model.directory,
+                                  /*preferResource=*/false);
+  if (!attrOrError) {
+    invalid(llvm::toString(attrOrError.takeError()));
+    return {};
+  }
+  return dyn_cast<DenseElementsAttr>(*attrOrError);
+}
+
+void NodeContext::rejectUnknownAttrs(
+    std::initializer_list<llvm::StringRef> known) {
+  for (const auto &a : node.attribute())
+    if (llvm::find(known, a.name()) == known.end())
+      unsupported("attribute '" + a.name() + "' is not supported");
+}
+
+//===----------------------------------------------------------------------===//
+// outputs
+//===----------------------------------------------------------------------===//
+
+size_t NodeContext::numOutputs() const { return node.output_size(); }
+
+bool NodeContext::hasOutput(size_t i) const {
+  return i < numOutputs() && !node.output(i).empty();
+}
+
+LogicalResult NodeContext::setOutput(size_t i, Value value) {
+  if (hasFailed)
+    return failure();
+  if (!value)
+    return invalid("no value for output " + llvm::Twine(i));
+  if (hasOutput(i))
+    state.values[node.output(i)] = value;
+  return success();
+}
+
+LogicalResult NodeContext::rejectOutput(size_t i, StringRef what) {
+  if (hasOutput(i))
+    return unsupported("output " + llvm::Twine(i) + " (" + what +
+                       ") is not supported");
+  return success();
+}
+
+LogicalResult NodeContext::finish() const {
+  return failure(hasFailed);
+}
+
+//===----------------------------------------------------------------------===//
+// building
+//===----------------------------------------------------------------------===//
+
+Type NodeContext::placeholderType() const {
+  return UnrankedTensorType::get(b.getF32Type());
+}
+
+SmallVector<Value> NodeContext::finishOp(Operation *op) {
+  // Capture what inference and the verifier say about this op.
+  std::string message;
+  {
+    ScopedDiagnosticHandler handler(context(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        message += (message.empty() ? "" : "; ") + diag.str();
+      return success();
+    });
+    if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      SmallVector<Type> types;
+      if (succeeded(infer.inferReturnTypes(
+              context(), op->getLoc(), op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), types)) &&
+          types.size() == op->getNumResults()) {
+        for (auto [result, type] : llvm::zip(op->getResults(), types))
+          result.setType(type);
+      } else if (message.empty()) {
+        message = "cannot infer the result type";
+      }
+    }
+    if (message.empty())
+      (void)mlir::verify(op);
+  }
+  if (!message.empty()) {
+    std::string what = op->getName().getStringRef().str();
+    op->erase();
+    invalid("building " + what + ": " + message);
+    return {};
+  }
+  SmallVector<Value> results;
+  if (succeeded(b.tryFold(op, results)) && !results.empty()) {
+    op->erase();
+    return results;
+  }
+  return SmallVector<Value>(op->getResults());
+}
+
+Value NodeContext::cast(Value v, Type elementType) {
+  if (hasFailed || !v)
+    return {};
+  RankedTensorType type = typeOf(v);
+  if (type.getElementType() == elementType)
+    return v;
+  auto op = CastOp::create(b, loc, type.clone(elementType), v);
+  SmallVector<Value> results = finishOp(op);
+  return results.empty() ? Value() : results.front();
+}
+
+Value NodeContext::constant(ElementsAttr attr) {
+  if (hasFailed || !attr)
+    return {};
+  return ConstantOp::create(b, loc, attr);
+}
+
+Value NodeContext::scalar(Type type, double value) {
+  if (hasFailed || !type)
+    return {};
+  auto tensorType = RankedTensorType::get({}, type);
+  Attribute element;
+  if (auto floatType = dyn_cast<FloatType>(type))
+    element = FloatAttr::get(floatType, value);
+  else if (type.isInteger(1))
+    element = BoolAttr::get(context(), value != 0);
+  else
+    element = IntegerAttr::get(type, static_cast<int64_t>(value));
+  return constant(DenseElementsAttr::get(tensorType, element));
+}
+
+Value NodeContext::scalarLike(Value like, double value) {
+  return like ? scalar(elementTypeOf(like), value) : Value();
+}
+
+Value NodeContext::indices(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type());
+  return constant(DenseElementsAttr::get(type, values));
+}
+
+} // namespace kiln::onnx_frontend

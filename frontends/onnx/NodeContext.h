@@ -1,0 +1,172 @@
+//===- NodeContext.h - what an op importer sees of one node -----*- C++ -*-===//
+//
+// The interface between the importer driver and the per-family op
+// importers. An importer reads inputs and attributes (with ONNX's defaults),
+// builds kiln ops with `make<Op>(...)`, and binds outputs. Errors are
+// recorded, not thrown: after the first one `make` returns null and the
+// rest of the importer runs through harmlessly, so importers read as
+// straight-line code and end with `return ctx.setOutput(...)`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_FRONTENDS_ONNX_NODECONTEXT_H
+#define KILN_FRONTENDS_ONNX_NODECONTEXT_H
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <optional>
+#include <string>
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+class TensorProto;
+} // namespace onnx
+
+namespace kiln::onnx_frontend {
+
+class ImporterState;
+
+/// Why a node could not be imported.
+enum class IssueKind {
+  Unsupported,   ///< a valid model that Kiln cannot import (yet)
+  NeedsConstant, ///< an input must be known at compile time but is not
+  Invalid,       ///< the model is wrong (types, attributes, arity)
+};
+
+class NodeContext {
+public:
+  NodeContext(ImporterState &state, const onnx::NodeProto &node,
+              std::string description, int64_t opset);
+
+  const onnx::NodeProto &node;
+  const int64_t opset;
+  mlir::OpBuilder &b;
+  const mlir::Location loc;
+
+  llvm::StringRef opType() const;
+  mlir::MLIRContext *context() const { return b.getContext(); }
+  bool failed() const { return hasFailed; }
+
+  //===--- inputs ---------------------------------------------------------===//
+  size_t numInputs() const;
+  /// True when input `i` is present (optional inputs may be "" or absent).
+  bool hasInput(size_t i) const;
+  /// Input `i`; records an error and returns null when it is missing.
+  mlir::Value input(size_t i);
+  /// Input `i`, or null when it is absent (no error).
+  mlir::Value optionalInput(size_t i);
+  /// The ranked tensor type of a value (null for a null value).
+  static mlir::RankedTensorType typeOf(mlir::Value v);
+  static int64_t rankOf(mlir::Value v);
+  static mlir::Type elementTypeOf(mlir::Value v);
+
+  //===--- compile-time constants -----------------------------------------===//
+  /// The value of `v` when it is a dense kiln.constant, else null.
+  static mlir::DenseElementsAttr constantOf(mlir::Value v);
+  /// Integer contents of input `i`, which must be constant; records a
+  /// NeedsConstant issue naming `what` otherwise.
+  std::optional<llvm::SmallVector<int64_t>> intsInput(size_t i,
+                                                      llvm::StringRef what);
+  /// Float contents of input `i` (any numeric type), which must be constant.
+  std::optional<llvm::SmallVector<double>> floatsInput(size_t i,
+                                                       llvm::StringRef what);
+
+  //===--- attributes -----------------------------------------------------===//
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+  int64_t intAttr(llvm::StringRef name, int64_t defaultValue) const;
+  float floatAttr(llvm::StringRef name, float defaultValue) const;
+  std::string stringAttr(llvm::StringRef name,
+                         llvm::StringRef defaultValue) const;
+  llvm::SmallVector<int64_t> intsAttr(llvm::StringRef name) const;
+  llvm::SmallVector<float> floatsAttr(llvm::StringRef name) const;
+  /// A tensor-valued attribute as a dense attribute (null when absent).
+  mlir::DenseElementsAttr tensorAttr(llvm::StringRef name);
+  /// Records an Unsupported issue for every attribute not in `known`.
+  void rejectUnknownAttrs(std::initializer_list<llvm::StringRef> known);
+
+  //===--- outputs --------------------------------------------------------===//
+  size_t numOutputs() const;
+  bool hasOutput(size_t i) const;
+  /// Binds output `i` (ignored when the node does not name it). Fails when
+  /// the node has failed or `value` is null.
+  llvm::LogicalResult setOutput(size_t i, mlir::Value value);
+  /// Fails if the node names output `i`: for optional outputs Kiln does not
+  /// produce (e.g. MaxPool's Indices).
+  llvm::LogicalResult rejectOutput(size_t i, llvm::StringRef what);
+  /// The node's result: success unless an error was recorded.
+  llvm::LogicalResult finish() const;
+
+  //===--- diagnostics ----------------------------------------------------===//
+  llvm::LogicalResult unsupported(const llvm::Twine &why);
+  llvm::LogicalResult invalid(const llvm::Twine &why);
+  llvm::LogicalResult needsConstant(size_t input, llvm::StringRef what);
+  /// `axis` in [-rank, rank) made non-negative; records an error otherwise.
+  std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                       llvm::StringRef what = "axis");
+
+  //===--- building -------------------------------------------------------===//
+  /// Builds `OpTy` with inferred result types, verifies it and folds it.
+  /// Returns null (recording why) when an operand is null, inference or
+  /// verification fails. Arguments follow the op's generic builder after
+  /// the result types: operands, then attributes.
+  template <typename OpTy, typename... Args>
+  mlir::Value make(Args &&...args) {
+    auto values = makeMulti<OpTy>(1, std::forward<Args>(args)...);
+    return values.empty() ? mlir::Value() : values.front();
+  }
+  /// As make, for ops with `numResults` results.
+  template <typename OpTy, typename... Args>
+  llvm::SmallVector<mlir::Value> makeMulti(unsigned numResults,
+                                           Args &&...args) {
+    if (hasFailed || anyNull(args...))
+      return {};
+    llvm::SmallVector<mlir::Type> placeholders(numResults, placeholderType());
+    mlir::Operation *op = OpTy::create(b, loc, mlir::TypeRange(placeholders),
+                                       std::forward<Args>(args)...);
+    return finishOp(op);
+  }
+  /// As make, for kiln.cast (whose result type is given, not inferred).
+  mlir::Value cast(mlir::Value v, mlir::Type elementType);
+
+  /// A constant of `attr`'s value.
+  mlir::Value constant(mlir::ElementsAttr attr);
+  /// A rank-0 constant of element type `type` holding `value`.
+  mlir::Value scalar(mlir::Type type, double value);
+  /// A rank-0 constant of `like`'s element type.
+  mlir::Value scalarLike(mlir::Value like, double value);
+  /// A 1-D i64 constant.
+  mlir::Value indices(llvm::ArrayRef<int64_t> values);
+
+  // Short forms of frequent attributes.
+  mlir::DenseI64ArrayAttr i64s(llvm::ArrayRef<int64_t> v) {
+    return b.getDenseI64ArrayAttr(v);
+  }
+  mlir::IntegerAttr i64(int64_t v) { return b.getI64IntegerAttr(v); }
+
+private:
+  mlir::Type placeholderType() const;
+  mlir::SmallVector<mlir::Value> finishOp(mlir::Operation *op);
+  template <typename... Args> static bool anyNull(const Args &...args) {
+    return (isNull(args) || ...);
+  }
+  static bool isNull(mlir::Value v) { return !v; }
+  static bool isNull(mlir::ValueRange vs) {
+    return llvm::any_of(vs, [](mlir::Value v) { return !v; });
+  }
+  template <typename T> static bool isNull(const T &) { return false; }
+  llvm::LogicalResult record(IssueKind kind, const llvm::Twine &message);
+
+  ImporterState &state;
+  std::string description;
+  bool hasFailed = false;
+};
+
+} // namespace kiln::onnx_frontend
+
+#endif // KILN_FRONTENDS_ONNX_NODECONTEXT_H

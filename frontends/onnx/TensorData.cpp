@@ -1,0 +1,285 @@
+//===- TensorData.cpp - ONNX tensors and types as MLIR --------------------===//
+
+#include "frontends/onnx/TensorData.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+
+using namespace mlir;
+using llvm::Expected;
+
+namespace kiln::onnx_frontend {
+
+/// Tensors with at most this many elements stay dense literals even when a
+/// resource is preferred: shape constants and scalars must be foldable.
+static constexpr int64_t kMaxInlineElements = 64;
+
+Type elementTypeOf(MLIRContext *context, int dataType) {
+  Builder b(context);
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT8:
+    return b.getI8Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
+  }
+}
+
+llvm::StringRef dataTypeName(int dataType) {
+  if (!onnx::TensorProto_DataType_IsValid(dataType))
+    return "invalid";
+  static const char *names[] = {
+      "undefined", "float",  "uint8",     "int8",       "uint16",
+      "int16",     "int32",  "int64",     "string",     "bool",
+      "float16",   "double", "uint32",    "uint64",     "complex64",
+      "complex128", "bfloat16"};
+  if (dataType < static_cast<int>(std::size(names)))
+    return names[dataType];
+  return "float8";
+}
+
+int dataTypeOf(Type t) {
+  if (t.isF32())
+    return onnx::TensorProto::FLOAT;
+  if (t.isF64())
+    return onnx::TensorProto::DOUBLE;
+  if (t.isF16())
+    return onnx::TensorProto::FLOAT16;
+  if (t.isBF16())
+    return onnx::TensorProto::BFLOAT16;
+  if (t.isInteger(64))
+    return onnx::TensorProto::INT64;
+  if (t.isInteger(32))
+    return onnx::TensorProto::INT32;
+  if (t.isInteger(8))
+    return onnx::TensorProto::INT8;
+  if (t.isInteger(1))
+    return onnx::TensorProto::BOOL;
+  return onnx::TensorProto::UNDEFINED;
+}
+
+static llvm::Error tensorError(const onnx::TensorProto &tensor,
+                               const llvm::Twine &what) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "tensor '" + tensor.name() + "': " + what);
+}
+
+/// Bytes per element of the storage kiln uses for `type` (i1 as one byte).
+static size_t storageBytes(Type type) {
+  return type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth() / 8;
+}
+
+/// Reads a tensor's external data into a string.
+static Expected<std::string> readExternal(const onnx::TensorProto &tensor,
+                                          llvm::StringRef modelDirectory) {
+  std::string location;
+  uint64_t offset = 0;
+  int64_t length = -1;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset" || entry.key() == "length") {
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(entry.value().c_str(), &end, 10);
+      if (entry.value().empty() || *end)
+        return tensorError(tensor, "external data " + entry.key() + " '" +
+                                       entry.value() + "' is not a number");
+      if (entry.key() == "offset")
+        offset = v;
+      else
+        length = static_cast<int64_t>(v);
+    }
+  }
+  if (location.empty())
+    return tensorError(tensor, "external data has no location");
+  llvm::SmallString<256> path(location);
+  if (llvm::sys::path::is_absolute(path) ||
+      llvm::StringRef(location).contains(".."))
+    return tensorError(tensor, "external data location '" + location +
+                                   "' must be relative to the model and "
+                                   "stay inside its folder");
+  path = modelDirectory;
+  llvm::sys::path::append(path, location);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return tensorError(tensor, "cannot read external data '" + path + "': " +
+                                   buffer.getError().message());
+  uint64_t size = (*buffer)->getBufferSize();
+  if (offset > size)
+    return tensorError(tensor, "external data offset " + llvm::Twine(offset) +
+                                   " is past the end of '" + location + "' (" +
+                                   llvm::Twine(size) + " bytes)");
+  uint64_t available = size - offset;
+  uint64_t count = length < 0 ? available : static_cast<uint64_t>(length);
+  if (count > available)
+    return tensorError(tensor, "external data '" + location + "' holds " +
+                                   llvm::Twine(available) +
+                                   " bytes after offset " + llvm::Twine(offset) +
+                                   ", " + llvm::Twine(count) + " requested");
+  return std::string((*buffer)->getBufferStart() + offset, count);
+}
+
+/// Collects the typed repeated fields of `tensor` into little-endian bytes.
+static Expected<std::string> packTypedFields(const onnx::TensorProto &tensor,
+                                             Type elementType, int64_t count) {
+  std::string bytes;
+  size_t width = storageBytes(elementType);
+  bytes.resize(count * width);
+  char *out = bytes.data();
+  auto need = [&](int have) -> llvm::Error {
+    if (have != count)
+      return tensorError(tensor, "holds " + llvm::Twine(have) +
+                                     " values for " + llvm::Twine(count) +
+                                     " elements");
+    return llvm::Error::success();
+  };
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    if (auto e = need(tensor.float_data_size()))
+      return std::move(e);
+    std::memcpy(out, tensor.float_data().data(), count * 4);
+    break;
+  case onnx::TensorProto::DOUBLE:
+    if (auto e = need(tensor.double_data_size()))
+      return std::move(e);
+    std::memcpy(out, tensor.double_data().data(), count * 8);
+    break;
+  case onnx::TensorProto::INT64:
+    if (auto e = need(tensor.int64_data_size()))
+      return std::move(e);
+    std::memcpy(out, tensor.int64_data().data(), count * 8);
+    break;
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: {
+    if (auto e = need(tensor.int32_data_size()))
+      return std::move(e);
+    for (int64_t i = 0; i < count; ++i) {
+      int32_t v = tensor.int32_data(i);
+      std::memcpy(out + i * width, &v, width); // little-endian truncation
+    }
+    break;
+  }
+  default:
+    return tensorError(tensor, "unsupported data type " +
+                                   dataTypeName(tensor.data_type()));
+  }
+  return bytes;
+}
+
+Expected<ElementsAttr> tensorToAttr(MLIRContext *context,
+                                    onnx::TensorProto &tensor,
+                                    llvm::StringRef modelDirectory,
+                                    bool preferResource) {
+  Type elementType = elementTypeOf(context, tensor.data_type());
+  if (!elementType)
+    return tensorError(tensor, "data type " + dataTypeName(tensor.data_type()) +
+                                   " is not supported by kiln");
+  SmallVector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0)
+      return tensorError(tensor, "has negative dim " + llvm::Twine(d));
+    if (d > 0 && count > (int64_t(1) << 40) / d)
+      return tensorError(tensor, "is too large");
+    dims.push_back(d);
+    count *= d;
+  }
+  auto type = RankedTensorType::get(dims, elementType);
+  size_t width = storageBytes(elementType);
+
+  // Take the bytes without copying where the proto owns them.
+  std::unique_ptr<std::string> bytes;
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    Expected<std::string> external = readExternal(tensor, modelDirectory);
+    if (!external)
+      return external.takeError();
+    bytes = std::make_unique<std::string>(std::move(*external));
+  } else if (tensor.has_raw_data()) {
+    bytes.reset(tensor.release_raw_data());
+  } else {
+    Expected<std::string> packed = packTypedFields(tensor, elementType, count);
+    if (!packed)
+      return packed.takeError();
+    bytes = std::make_unique<std::string>(std::move(*packed));
+  }
+  if (bytes->size() != count * width)
+    return tensorError(tensor, "has " + llvm::Twine(bytes->size()) +
+                                   " bytes of data for " + llvm::Twine(count) +
+                                   " elements of " +
+                                   dataTypeName(tensor.data_type()) + " (" +
+                                   llvm::Twine(count * width) + " bytes)");
+
+  if (elementType.isInteger(1)) {
+    SmallVector<bool> values(count);
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = (*bytes)[i] != 0;
+    return cast<ElementsAttr>(DenseElementsAttr::get(type, values));
+  }
+  if (!preferResource || count <= kMaxInlineElements) {
+    ArrayRef<char> raw(bytes->data(), bytes->size());
+    if (count == 0)
+      return cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+    bool splat = false;
+    if (!DenseElementsAttr::isValidRawBuffer(type, raw, splat))
+      return tensorError(tensor, "data does not fit its type");
+    return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, raw));
+  }
+  // The blob owns the string; its deleter frees it with the context.
+  std::string *owned = bytes.release();
+  AsmResourceBlob blob(
+      ArrayRef<char>(owned->data(), owned->size()), alignof(int64_t),
+      [owned](void *, size_t, size_t) { delete owned; },
+      /*dataIsMutable=*/false);
+  std::string name = tensor.name().empty() ? "weight" : tensor.name();
+  return cast<ElementsAttr>(
+      DenseResourceElementsAttr::get(type, name, std::move(blob)));
+}
+
+Expected<ElementsAttr> readTensorFile(MLIRContext *context,
+                                      llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read '" + path + "': " +
+                                       buffer.getError().message());
+  onnx::TensorProto tensor;
+  if ((*buffer)->getBufferSize() > INT32_MAX ||
+      !tensor.ParseFromArray((*buffer)->getBufferStart(),
+                             static_cast<int>((*buffer)->getBufferSize())))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + path +
+                                       "' is not a serialised ONNX TensorProto");
+  llvm::SmallString<256> directory(path);
+  llvm::sys::path::remove_filename(directory);
+  return tensorToAttr(context, tensor, directory, /*preferResource=*/false);
+}
+
+} // namespace kiln::onnx_frontend

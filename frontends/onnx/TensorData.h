@@ -1,0 +1,49 @@
+//===- TensorData.h - ONNX tensors and types as MLIR ------------*- C++ -*-===//
+//
+// Maps ONNX element types to MLIR types and turns a TensorProto (inline
+// fields, raw bytes, or external data beside the model) into an elements
+// attribute. Large tensors become dense resources whose blob takes over the
+// protobuf's byte string, so a weight is held once and never copied again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_FRONTENDS_ONNX_TENSORDATA_H
+#define KILN_FRONTENDS_ONNX_TENSORDATA_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace onnx {
+class TensorProto;
+} // namespace onnx
+
+namespace kiln::onnx_frontend {
+
+/// The MLIR element type of ONNX data type `dataType` (TensorProto's enum),
+/// or a null type when kiln does not support it.
+mlir::Type elementTypeOf(mlir::MLIRContext *context, int dataType);
+
+/// The ONNX name of a data type ("float", "int64", ...), for messages.
+llvm::StringRef dataTypeName(int dataType);
+
+/// The ONNX data type of an MLIR element type, or 0 (UNDEFINED).
+int dataTypeOf(mlir::Type elementType);
+
+/// Converts `tensor` to an elements attribute. `modelDirectory` anchors
+/// external data locations. With `preferResource` a tensor that is not tiny
+/// becomes a `dense_resource` named after the tensor. May take the bytes
+/// out of `tensor` (it is left without data).
+llvm::Expected<mlir::ElementsAttr>
+tensorToAttr(mlir::MLIRContext *context, onnx::TensorProto &tensor,
+             llvm::StringRef modelDirectory, bool preferResource);
+
+/// Reads a TensorProto serialised in a file (ONNX's test data .pb files).
+llvm::Expected<mlir::ElementsAttr> readTensorFile(mlir::MLIRContext *context,
+                                                  llvm::StringRef path);
+
+} // namespace kiln::onnx_frontend
+
+#endif // KILN_FRONTENDS_ONNX_TENSORDATA_H

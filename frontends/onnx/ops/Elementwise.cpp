@@ -1,0 +1,158 @@
+//===- Elementwise.cpp - ONNX elementwise ops -----------------------------===//
+//
+// Unary and binary arithmetic, logic and comparisons, variadic Max/Min/
+// Sum/Mean, Where, Cast and Identity. Opset < 7 binary ops use legacy
+// broadcasting (see broadcastOperand).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/TensorData.h"
+#include "frontends/onnx/ops/Helpers.h"
+
+#include "onnx/onnx.pb.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+LogicalResult importIdentity(NodeContext &ctx) {
+  return ctx.setOutput(0, ctx.input(0));
+}
+
+template <ComparePredicate predicate>
+LogicalResult importCompare(NodeContext &ctx) {
+  auto attr = ComparePredicateAttr::get(ctx.context(), predicate);
+  return ctx.setOutput(0, ctx.make<CompareOp>(attr, broadcastOperand(ctx, 0),
+                                              broadcastOperand(ctx, 1)));
+}
+
+/// Pow: the exponent may have another type than the base (opset 12+), and
+/// integer bases are computed in f64 and cast back.
+LogicalResult importPow(NodeContext &ctx) {
+  Value base = broadcastOperand(ctx, 0), exponent = broadcastOperand(ctx, 1);
+  if (!base || !exponent)
+    return failure();
+  Type baseType = NodeContext::elementTypeOf(base);
+  Type computeType = isa<FloatType>(baseType) ? baseType
+                                              : ctx.b.getF64Type();
+  Value result = ctx.make<PowOp>(ctx.cast(base, computeType),
+                                 ctx.cast(exponent, computeType));
+  return ctx.setOutput(0, ctx.cast(result, baseType));
+}
+
+/// Mod: fmod = 1 takes the sign of the dividend (C fmod); fmod = 0 (ints
+/// only) takes the sign of the divisor (Python %).
+LogicalResult importMod(NodeContext &ctx) {
+  Value a = ctx.input(0), b = ctx.input(1);
+  if (!a || !b)
+    return failure();
+  Value rem = ctx.make<RemOp>(a, b);
+  if (ctx.intAttr("fmod", 0) == 1)
+    return ctx.setOutput(0, rem);
+  if (isa<FloatType>(NodeContext::elementTypeOf(a)))
+    return ctx.invalid("Mod with fmod = 0 requires integer inputs");
+  Value zero = ctx.scalarLike(a, 0);
+  auto pred = [&](ComparePredicate p) {
+    return ComparePredicateAttr::get(ctx.context(), p);
+  };
+  Value remNonZero = ctx.make<CompareOp>(pred(ComparePredicate::ne), rem, zero);
+  Value remNegative = ctx.make<CompareOp>(pred(ComparePredicate::lt), rem, zero);
+  Value divisorNegative =
+      ctx.make<CompareOp>(pred(ComparePredicate::lt), b, zero);
+  Value signsDiffer = ctx.make<XorOp>(remNegative, divisorNegative);
+  Value adjust = ctx.make<AndOp>(remNonZero, signsDiffer);
+  return ctx.setOutput(
+      0, ctx.make<SelectOp>(adjust, ctx.make<AddOp>(rem, b), rem));
+}
+
+/// Max, Min, Sum: fold the inputs pairwise (with broadcasting).
+template <typename OpTy> LogicalResult importVariadic(NodeContext &ctx) {
+  if (ctx.numInputs() == 0)
+    return ctx.invalid("needs at least one input");
+  Value acc = ctx.input(0);
+  for (size_t i = 1; i < ctx.numInputs(); ++i)
+    acc = ctx.make<OpTy>(acc, ctx.input(i));
+  return ctx.setOutput(0, acc);
+}
+
+LogicalResult importMean(NodeContext &ctx) {
+  if (ctx.numInputs() == 0)
+    return ctx.invalid("needs at least one input");
+  Value acc = ctx.input(0);
+  for (size_t i = 1; i < ctx.numInputs(); ++i)
+    acc = ctx.make<AddOp>(acc, ctx.input(i));
+  return ctx.setOutput(
+      0, ctx.make<DivOp>(acc, ctx.scalarLike(acc, ctx.numInputs())));
+}
+
+LogicalResult importWhere(NodeContext &ctx) {
+  return ctx.setOutput(0, ctx.make<SelectOp>(ctx.input(0), ctx.input(1),
+                                             ctx.input(2)));
+}
+
+LogicalResult importCast(NodeContext &ctx) {
+  int to = static_cast<int>(ctx.intAttr("to", 0));
+  Type element = elementTypeOf(ctx.context(), to);
+  if (!element)
+    return ctx.unsupported("cast to " + dataTypeName(to) +
+                           " (kiln has no such element type)");
+  return ctx.setOutput(0, ctx.cast(ctx.input(0), element));
+}
+
+LogicalResult importCastLike(NodeContext &ctx) {
+  Value like = ctx.input(1);
+  if (!like)
+    return failure();
+  return ctx.setOutput(0, ctx.cast(ctx.input(0), NodeContext::elementTypeOf(like)));
+}
+
+} // namespace
+
+void registerElementwiseOps(OpRegistry &r) {
+  constexpr int64_t any = kAnyLaterOpset;
+  r.add("Identity", 1, any, importIdentity);
+  r.add("Abs", 1, any, importUnary<AbsOp>);
+  r.add("Neg", 1, any, importUnary<NegOp>);
+  r.add("Exp", 1, any, importUnary<ExpOp>);
+  r.add("Log", 1, any, importUnary<LogOp>);
+  r.add("Sqrt", 1, any, importUnary<SqrtOp>);
+  r.add("Reciprocal", 1, any, importUnary<ReciprocalOp>);
+  r.add("Relu", 1, any, importUnary<ReluOp>);
+  r.add("Sigmoid", 1, any, importUnary<SigmoidOp>);
+  r.add("Tanh", 1, any, importUnary<TanhOp>);
+  r.add("Erf", 9, any, importUnary<ErfOp>);
+  r.add("Sin", 7, any, importUnary<SinOp>);
+  r.add("Cos", 7, any, importUnary<CosOp>);
+  r.add("Atan", 7, any, importUnary<AtanOp>);
+  r.add("Floor", 1, any, importUnary<FloorOp>);
+  r.add("Ceil", 1, any, importUnary<CeilOp>);
+  r.add("Round", 11, any, importUnary<RoundOp>);
+  r.add("Sign", 9, any, importUnary<SignOp>);
+  r.add("Not", 1, any, importUnary<NotOp>);
+
+  r.add("Add", 1, any, importBinary<AddOp>);
+  r.add("Sub", 1, any, importBinary<SubOp>);
+  r.add("Mul", 1, any, importBinary<MulOp>);
+  r.add("Div", 1, any, importBinary<DivOp>);
+  r.add("Pow", 1, any, importPow);
+  r.add("Mod", 10, any, importMod);
+  r.add("And", 1, any, importBinary<AndOp>);
+  r.add("Or", 1, any, importBinary<OrOp>);
+  r.add("Xor", 1, any, importBinary<XorOp>);
+  r.add("Equal", 1, any, importCompare<ComparePredicate::eq>);
+  r.add("Less", 1, any, importCompare<ComparePredicate::lt>);
+  r.add("LessOrEqual", 12, any, importCompare<ComparePredicate::le>);
+  r.add("Greater", 1, any, importCompare<ComparePredicate::gt>);
+  r.add("GreaterOrEqual", 12, any, importCompare<ComparePredicate::ge>);
+
+  r.add("Max", 1, any, importVariadic<MaxOp>);
+  r.add("Min", 1, any, importVariadic<MinOp>);
+  r.add("Sum", 1, any, importVariadic<AddOp>);
+  r.add("Mean", 1, any, importMean);
+  r.add("Where", 9, any, importWhere);
+  r.add("Cast", 1, any, importCast);
+  r.add("CastLike", 15, any, importCastLike);
+}
+
+} // namespace kiln::onnx_frontend

@@ -1,0 +1,158 @@
+//===- Generator.cpp - ONNX ops that produce constants --------------------===//
+//
+// Constant, ConstantOfShape, Range, EyeLike and the window functions: all
+// of them are evaluated at import time (their inputs must be constants) and
+// become kiln.constant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/TensorData.h"
+#include "frontends/onnx/ops/Helpers.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+LogicalResult importConstant(NodeContext &ctx) {
+  if (DenseElementsAttr value = ctx.tensorAttr("value"))
+    return ctx.setOutput(0, ctx.constant(value));
+  if (ctx.failed())
+    return failure();
+  auto vector = [&](Type element, int64_t n) {
+    return RankedTensorType::get({n}, element);
+  };
+  if (ctx.hasAttr("value_float"))
+    return ctx.setOutput(0, ctx.scalar(ctx.b.getF32Type(),
+                                       ctx.floatAttr("value_float", 0)));
+  if (ctx.hasAttr("value_int"))
+    return ctx.setOutput(0, ctx.scalar(ctx.b.getI64Type(),
+                                       ctx.intAttr("value_int", 0)));
+  if (ctx.hasAttr("value_floats")) {
+    SmallVector<float> v = ctx.floatsAttr("value_floats");
+    return ctx.setOutput(0, ctx.constant(DenseElementsAttr::get(
+                                vector(ctx.b.getF32Type(), v.size()),
+                                ArrayRef<float>(v))));
+  }
+  if (ctx.hasAttr("value_ints")) {
+    SmallVector<int64_t> v = ctx.intsAttr("value_ints");
+    return ctx.setOutput(0, ctx.constant(DenseElementsAttr::get(
+                                vector(ctx.b.getI64Type(), v.size()),
+                                ArrayRef<int64_t>(v))));
+  }
+  if (ctx.hasAttr("sparse_value"))
+    return ctx.unsupported("sparse constants");
+  if (ctx.hasAttr("value_string") || ctx.hasAttr("value_strings"))
+    return ctx.unsupported("string constants");
+  return ctx.invalid("Constant has no value attribute");
+}
+
+LogicalResult importConstantOfShape(NodeContext &ctx) {
+  std::optional<SmallVector<int64_t>> shape = ctx.intsInput(0, "shape");
+  if (!shape)
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return ctx.invalid("shape has a negative dim");
+  Type element = ctx.b.getF32Type();
+  double value = 0;
+  if (DenseElementsAttr v = ctx.tensorAttr("value")) {
+    if (v.getNumElements() != 1)
+      return ctx.invalid("value must hold one element");
+    element = v.getElementType();
+    value = isa<FloatType>(element)
+                ? (*v.getValues<APFloat>().begin()).convertToDouble()
+                : static_cast<double>((*v.getValues<APInt>().begin()).getSExtValue());
+    if (element.isInteger(1))
+      value = (*v.getValues<bool>().begin()) ? 1 : 0;
+  }
+  if (ctx.failed())
+    return failure();
+  auto type = RankedTensorType::get(*shape, element);
+  return ctx.setOutput(0, generateConstant(ctx, type, [&](int64_t) { return value; }));
+}
+
+LogicalResult importRange(NodeContext &ctx) {
+  Value startValue = ctx.input(0);
+  std::optional<SmallVector<double>> start = ctx.floatsInput(0, "start");
+  std::optional<SmallVector<double>> limit = ctx.floatsInput(1, "limit");
+  std::optional<SmallVector<double>> delta = ctx.floatsInput(2, "delta");
+  if (!start || !limit || !delta)
+    return failure();
+  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1)
+    return ctx.invalid("start, limit and delta must be scalars");
+  double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
+  if (d == 0)
+    return ctx.invalid("delta is zero");
+  int64_t count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+  auto type = RankedTensorType::get({count}, NodeContext::elementTypeOf(startValue));
+  return ctx.setOutput(0, generateConstant(ctx, type, [&](int64_t i) {
+                         return s + static_cast<double>(i) * d;
+                       }));
+}
+
+LogicalResult importEyeLike(NodeContext &ctx) {
+  RankedTensorType type = NodeContext::typeOf(ctx.input(0));
+  if (!type)
+    return failure();
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return ctx.unsupported("EyeLike of a tensor that is not a static matrix");
+  Type element = type.getElementType();
+  if (ctx.hasAttr("dtype")) {
+    element = elementTypeOf(ctx.context(), ctx.intAttr("dtype", 1));
+    if (!element)
+      return ctx.unsupported("dtype " + dataTypeName(ctx.intAttr("dtype", 1)));
+  }
+  int64_t k = ctx.intAttr("k", 0), cols = type.getDimSize(1);
+  return ctx.setOutput(0, generateConstant(ctx, type.clone(element), [&](int64_t flat) {
+                         return (flat % cols) - (flat / cols) == k ? 1.0 : 0.0;
+                       }));
+}
+
+enum class WindowKind { Hann, Hamming, Blackman };
+
+template <WindowKind kind> LogicalResult importWindow(NodeContext &ctx) {
+  std::optional<SmallVector<int64_t>> size = ctx.intsInput(0, "size");
+  if (!size)
+    return failure();
+  if (size->size() != 1 || (*size)[0] < 0)
+    return ctx.invalid("size must be one non-negative value");
+  int64_t n = (*size)[0];
+  Type element = elementTypeOf(ctx.context(), ctx.intAttr("output_datatype", 1));
+  if (!element)
+    return ctx.unsupported("output_datatype");
+  // Periodic windows divide by n, symmetric ones by n - 1.
+  double denominator = ctx.intAttr("periodic", 1) != 0 ? n : n - 1;
+  auto type = RankedTensorType::get({n}, element);
+  return ctx.setOutput(0, generateConstant(ctx, type, [&](int64_t i) {
+                         double x = 2 * M_PI * i / denominator;
+                         switch (kind) {
+                         case WindowKind::Hann:
+                           return 0.5 - 0.5 * std::cos(x);
+                         case WindowKind::Hamming:
+                           return 25.0 / 46.0 - (21.0 / 46.0) * std::cos(x);
+                         case WindowKind::Blackman:
+                           return 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x);
+                         }
+                         return 0.0;
+                       }));
+}
+
+} // namespace
+
+void registerGeneratorOps(OpRegistry &r) {
+  constexpr int64_t any = kAnyLaterOpset;
+  r.add("Constant", 1, any, importConstant);
+  r.add("ConstantOfShape", 9, any, importConstantOfShape);
+  r.add("Range", 11, any, importRange);
+  r.add("EyeLike", 9, any, importEyeLike);
+  r.add("HannWindow", 17, any, importWindow<WindowKind::Hann>);
+  r.add("HammingWindow", 17, any, importWindow<WindowKind::Hamming>);
+  r.add("BlackmanWindow", 17, any, importWindow<WindowKind::Blackman>);
+}
+
+} // namespace kiln::onnx_frontend

@@ -1,0 +1,222 @@
+//===- Helpers.cpp - building blocks shared by the op importers -----------===//
+
+#include "frontends/onnx/ops/Helpers.h"
+
+#include "onnx/onnx.pb.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+
+Value broadcastOperand(NodeContext &ctx, size_t i) {
+  Value v = ctx.input(i);
+  if (!v || i != 1 || ctx.opset >= 7 || ctx.intAttr("broadcast", 0) == 0)
+    return v;
+  // Legacy broadcasting: B's dims align with A's starting at `axis`
+  // (default: B aligns at the trailing dims, as numpy does).
+  int64_t rankA = NodeContext::rankOf(ctx.input(0));
+  int64_t rankB = NodeContext::rankOf(v);
+  if (!ctx.hasAttr("axis"))
+    return v;
+  std::optional<int64_t> axis =
+      ctx.normalizeAxis(ctx.intAttr("axis", 0), rankA);
+  if (!axis)
+    return {};
+  int64_t trailing = rankA - *axis - rankB;
+  if (trailing < 0) {
+    ctx.invalid("legacy broadcast of rank " + llvm::Twine(rankB) +
+                " at axis " + llvm::Twine(*axis) + " overruns rank " +
+                llvm::Twine(rankA));
+    return {};
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t k = 0; k < trailing; ++k)
+    axes.push_back(rankB + k);
+  return unsqueeze(ctx, v, axes);
+}
+
+Value numpyMatmul(NodeContext &ctx, Value a, Value b) {
+  if (!a || !b)
+    return {};
+  int64_t rankA = NodeContext::rankOf(a), rankB = NodeContext::rankOf(b);
+  if (rankA == 0 || rankB == 0) {
+    ctx.invalid("matmul operands must not be scalars");
+    return {};
+  }
+  Value lhs = rankA == 1 ? unsqueeze(ctx, a, {0}) : a;
+  Value rhs = rankB == 1 ? unsqueeze(ctx, b, {1}) : b;
+  Value product = ctx.make<MatmulOp>(lhs, rhs);
+  int64_t rank = NodeContext::rankOf(product);
+  SmallVector<int64_t> drop;
+  if (rankA == 1)
+    drop.push_back(rank - 2);
+  if (rankB == 1)
+    drop.push_back(rank - 1);
+  return drop.empty() ? product : squeeze(ctx, product, drop);
+}
+
+/// Reshapes `v` to `target`; where `target[j]` is dynamic, `source[j]` is
+/// the input dim it carries.
+static Value reshapeCarrying(NodeContext &ctx, Value v,
+                             ArrayRef<int64_t> target,
+                             ArrayRef<int64_t> source) {
+  SmallVector<int64_t> spec;
+  bool inferredUsed = false;
+  for (size_t j = 0; j < target.size(); ++j) {
+    if (!ShapedType::isDynamic(target[j])) {
+      spec.push_back(target[j]);
+    } else if (source[j] == static_cast<int64_t>(j)) {
+      spec.push_back(0);
+    } else if (!inferredUsed) {
+      spec.push_back(-1);
+      inferredUsed = true;
+    } else {
+      ctx.unsupported("a reshape that moves two dynamic dims");
+      return {};
+    }
+  }
+  return ctx.make<ReshapeOp>(v, ctx.i64s(spec));
+}
+
+Value unsqueeze(NodeContext &ctx, Value v, ArrayRef<int64_t> axes) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type)
+    return {};
+  int64_t rank = type.getRank() + axes.size();
+  SmallVector<int64_t> target, source;
+  int64_t next = 0;
+  for (int64_t j = 0; j < rank; ++j) {
+    if (llvm::is_contained(axes, j)) {
+      target.push_back(1);
+      source.push_back(-1);
+    } else {
+      target.push_back(type.getDimSize(next));
+      source.push_back(next++);
+    }
+  }
+  if (next != type.getRank()) {
+    ctx.invalid("unsqueeze axes are out of range");
+    return {};
+  }
+  return reshapeCarrying(ctx, v, target, source);
+}
+
+Value squeeze(NodeContext &ctx, Value v, ArrayRef<int64_t> axes) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type)
+    return {};
+  SmallVector<int64_t> target, source;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (llvm::is_contained(axes, i)) {
+      int64_t size = type.getDimSize(i);
+      if (!ShapedType::isDynamic(size) && size != 1) {
+        ctx.invalid("cannot squeeze dim " + llvm::Twine(i) + " of size " +
+                    llvm::Twine(size));
+        return {};
+      }
+      continue;
+    }
+    target.push_back(type.getDimSize(i));
+    source.push_back(i);
+  }
+  return reshapeCarrying(ctx, v, target, source);
+}
+
+std::optional<int64_t> staticDim(NodeContext &ctx, Value v, int64_t d,
+                                 StringRef why) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type || d < 0 || d >= type.getRank()) {
+    ctx.invalid("dim " + llvm::Twine(d) + " is out of range");
+    return std::nullopt;
+  }
+  if (type.isDynamicDim(d)) {
+    ctx.unsupported(why + " needs a static size for dim " + llvm::Twine(d));
+    return std::nullopt;
+  }
+  return type.getDimSize(d);
+}
+
+std::optional<Window> readWindow(NodeContext &ctx, Value input,
+                                 ArrayRef<int64_t> kernel, bool ceilMode) {
+  RankedTensorType type = NodeContext::typeOf(input);
+  if (!type)
+    return std::nullopt;
+  Window w;
+  w.kernel = kernel.empty() ? ctx.intsAttr("kernel_shape")
+                            : SmallVector<int64_t>(kernel);
+  size_t spatial = w.kernel.size();
+  if (spatial == 0 || static_cast<int64_t>(spatial) + 2 != type.getRank()) {
+    ctx.invalid("kernel has " + llvm::Twine(spatial) +
+                " spatial dims but the input has rank " +
+                llvm::Twine(type.getRank()));
+    return std::nullopt;
+  }
+  auto orDefault = [&](StringRef name, size_t size, int64_t value) {
+    SmallVector<int64_t> v = ctx.intsAttr(name);
+    return v.empty() ? SmallVector<int64_t>(size, value) : v;
+  };
+  w.strides = orDefault("strides", spatial, 1);
+  w.dilations = orDefault("dilations", spatial, 1);
+  w.pads = orDefault("pads", 2 * spatial, 0);
+  if (w.strides.size() != spatial || w.dilations.size() != spatial ||
+      w.pads.size() != 2 * spatial) {
+    ctx.invalid("strides, dilations or pads do not match " +
+                llvm::Twine(spatial) + " spatial dims");
+    return std::nullopt;
+  }
+  std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    w.pads.assign(2 * spatial, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < spatial; ++i) {
+      std::optional<int64_t> in = staticDim(ctx, input, i + 2, "auto_pad");
+      if (!in)
+        return std::nullopt;
+      int64_t out = (*in + w.strides[i] - 1) / w.strides[i];
+      int64_t span = (w.kernel[i] - 1) * w.dilations[i] + 1;
+      int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + span - *in);
+      int64_t small = total / 2, large = total - small;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[i + spatial] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else if (autoPad != "NOTSET" && !autoPad.empty()) {
+    ctx.invalid("auto_pad '" + autoPad + "' is not one of NOTSET, VALID, "
+                "SAME_UPPER, SAME_LOWER");
+    return std::nullopt;
+  }
+  (void)ceilMode;
+  return w;
+}
+
+Value zeroPad(NodeContext &ctx, Value v, ArrayRef<int64_t> pads) {
+  return ctx.make<PadOp>(v, ctx.i64s(pads),
+                         PadModeAttr::get(ctx.context(), PadMode::constant),
+                         ctx.b.getF64FloatAttr(0.0));
+}
+
+Value generateConstant(NodeContext &ctx, RankedTensorType type,
+                       llvm::function_ref<double(int64_t)> fn) {
+  if (ctx.failed())
+    return {};
+  int64_t count = type.getNumElements();
+  Type element = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> values;
+    for (int64_t i = 0; i < count; ++i) {
+      APFloat v(fn(i));
+      bool lost;
+      v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      values.push_back(v);
+    }
+    return ctx.constant(DenseElementsAttr::get(type, values));
+  }
+  SmallVector<APInt> values;
+  unsigned width = element.getIntOrFloatBitWidth();
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(APInt(width, static_cast<int64_t>(fn(i)),
+                           /*isSigned=*/width > 1, /*implicitTrunc=*/true));
+  return ctx.constant(DenseElementsAttr::get(type, values));
+}
+
+} // namespace kiln::onnx_frontend

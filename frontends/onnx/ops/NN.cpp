@@ -1,0 +1,313 @@
+//===- NN.cpp - ONNX matmul, convolution and pooling ----------------------===//
+//
+// MatMul and Gemm become kiln.matmul (plus transposes and scaling), Conv
+// becomes kiln.conv plus a bias add, ConvTranspose is rewritten as a
+// convolution over a zero-stuffed, padded input with flipped weights, and
+// pooling maps onto kiln's pools or reductions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/ops/Helpers.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+LogicalResult importMatMul(NodeContext &ctx) {
+  return ctx.setOutput(0, numpyMatmul(ctx, ctx.input(0), ctx.input(1)));
+}
+
+Value transpose2d(NodeContext &ctx, Value v) {
+  if (NodeContext::rankOf(v) != 2) {
+    ctx.invalid("Gemm operands must be matrices");
+    return {};
+  }
+  return ctx.make<TransposeOp>(v, ctx.i64s({1, 0}));
+}
+
+LogicalResult importGemm(NodeContext &ctx) {
+  Value a = ctx.input(0), b = ctx.input(1);
+  if (ctx.intAttr("transA", 0))
+    a = transpose2d(ctx, a);
+  if (ctx.intAttr("transB", 0))
+    b = transpose2d(ctx, b);
+  Value y = ctx.make<MatmulOp>(a, b);
+  double alpha = ctx.floatAttr("alpha", 1.0f);
+  if (alpha != 1.0)
+    y = ctx.make<MulOp>(y, ctx.scalarLike(y, alpha));
+  if (Value c = ctx.optionalInput(2)) {
+    double beta = ctx.floatAttr("beta", 1.0f);
+    if (beta != 1.0)
+      c = ctx.make<MulOp>(c, ctx.scalarLike(c, beta));
+    y = ctx.make<AddOp>(y, c);
+  }
+  return ctx.setOutput(0, y);
+}
+
+/// Adds a per-channel bias [C] to `y` ([N, C, ...]).
+Value addChannelBias(NodeContext &ctx, Value y, Value bias) {
+  if (!bias)
+    return y;
+  int64_t rank = NodeContext::rankOf(y);
+  SmallVector<int64_t> axes;
+  for (int64_t d = 1; d < rank - 1; ++d)
+    axes.push_back(d);
+  return ctx.make<AddOp>(y, unsqueeze(ctx, bias, axes));
+}
+
+LogicalResult importConv(NodeContext &ctx) {
+  Value x = ctx.input(0), w = ctx.input(1);
+  RankedTensorType wType = NodeContext::typeOf(w);
+  if (!x || !wType)
+    return failure();
+  if (wType.getRank() < 3)
+    return ctx.invalid("weight must have rank >= 3");
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  if (ctx.hasAttr("kernel_shape") && ctx.intsAttr("kernel_shape") != kernel)
+    return ctx.invalid("kernel_shape does not match the weight's shape");
+  std::optional<Window> window = readWindow(ctx, x, kernel);
+  if (!window)
+    return failure();
+  Value y = ctx.make<ConvOp>(x, w, ctx.i64s(window->strides),
+                             ctx.i64s(window->pads), ctx.i64s(window->dilations),
+                             ctx.i64(ctx.intAttr("group", 1)));
+  return ctx.setOutput(0, addChannelBias(ctx, y, ctx.optionalInput(2)));
+}
+
+/// Inserts stride - 1 zeros between neighbours along every spatial dim.
+Value zeroStuff(NodeContext &ctx, Value x, ArrayRef<int64_t> strides) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type || llvm::all_of(strides, [](int64_t s) { return s == 1; }))
+    return x;
+  size_t spatial = strides.size();
+  // [N, C, D0, 1, D1, 1, ...] -> pad the 1s to the stride -> merge -> trim.
+  SmallVector<int64_t> split = {0, 0}, merged = {0, 0}, padsLo, padsHi,
+                       starts, ends, steps;
+  for (size_t i = 0; i < spatial; ++i) {
+    std::optional<int64_t> size = staticDim(ctx, x, i + 2, "ConvTranspose");
+    if (!size)
+      return {};
+    split.append({*size, 1});
+    merged.push_back(*size * strides[i]);
+  }
+  Value expanded = ctx.make<ReshapeOp>(x, ctx.i64s(split));
+  int64_t rank = 2 + 2 * spatial;
+  padsLo.assign(rank, 0);
+  padsHi.assign(rank, 0);
+  for (size_t i = 0; i < spatial; ++i)
+    padsHi[3 + 2 * i] = strides[i] - 1;
+  SmallVector<int64_t> pads(padsLo);
+  pads.append(padsHi);
+  Value padded = zeroPad(ctx, expanded, pads);
+  Value flat = ctx.make<ReshapeOp>(padded, ctx.i64s(merged));
+  starts.assign(2 + spatial, 0);
+  steps.assign(2 + spatial, 1);
+  ends = {INT64_MAX, INT64_MAX};
+  for (size_t i = 0; i < spatial; ++i)
+    ends.push_back((type.getDimSize(i + 2) - 1) * strides[i] + 1);
+  return ctx.make<SliceOp>(flat, ctx.i64s(starts), ctx.i64s(ends),
+                           ctx.i64s(steps));
+}
+
+LogicalResult importConvTranspose(NodeContext &ctx) {
+  Value x = ctx.input(0), w = ctx.input(1);
+  RankedTensorType xType = NodeContext::typeOf(x), wType = NodeContext::typeOf(w);
+  if (!xType || !wType)
+    return failure();
+  if (wType.getRank() != xType.getRank() || wType.getRank() < 3)
+    return ctx.invalid("weight and input ranks differ");
+  size_t spatial = wType.getRank() - 2;
+  int64_t group = ctx.intAttr("group", 1);
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  auto orDefault = [&](StringRef name, size_t size, int64_t value) {
+    SmallVector<int64_t> v = ctx.intsAttr(name);
+    return v.empty() ? SmallVector<int64_t>(size, value) : v;
+  };
+  SmallVector<int64_t> strides = orDefault("strides", spatial, 1);
+  SmallVector<int64_t> dilations = orDefault("dilations", spatial, 1);
+  SmallVector<int64_t> pads = orDefault("pads", 2 * spatial, 0);
+  SmallVector<int64_t> outputPadding = orDefault("output_padding", spatial, 0);
+  if (strides.size() != spatial || dilations.size() != spatial ||
+      pads.size() != 2 * spatial || outputPadding.size() != spatial)
+    return ctx.invalid("attributes do not match the spatial rank");
+  std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
+  SmallVector<int64_t> outputShape = ctx.intsAttr("output_shape");
+  if (outputShape.size() > spatial)
+    outputShape.erase(outputShape.begin(), outputShape.end() - spatial);
+  if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < spatial; ++i) {
+      std::optional<int64_t> in = staticDim(ctx, x, i + 2, "ConvTranspose");
+      if (!in)
+        return failure();
+      int64_t out = outputShape.empty() ? *in * strides[i] : outputShape[i];
+      int64_t total = strides[i] * (*in - 1) + outputPadding[i] +
+                      (kernel[i] - 1) * dilations[i] + 1 - out;
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? total / 2 : total - total / 2;
+      pads[i + spatial] = upper ? total - total / 2 : total / 2;
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * spatial, 0);
+  }
+  // Convolution of the zero-stuffed input, padded by (k - 1) * d - pad.
+  Value stuffed = zeroStuff(ctx, x, strides);
+  SmallVector<int64_t> convPads(2 * (spatial + 2), 0);
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t span = (kernel[i] - 1) * dilations[i];
+    convPads[2 + i] = span - pads[i];
+    convPads[2 + i + spatial + 2] = span - pads[i + spatial] + outputPadding[i];
+  }
+  Value padded = zeroPad(ctx, stuffed, convPads);
+  // Weights [Cin, Cout/g, K...] -> [Cout, Cin/g, K...], spatially flipped.
+  int64_t cin = wType.getDimSize(0), coutPerGroup = wType.getDimSize(1);
+  if (ShapedType::isDynamic(cin) || group <= 0 || cin % group != 0)
+    return ctx.invalid("weight channels do not divide into groups");
+  SmallVector<int64_t> grouped = {group, cin / group, coutPerGroup};
+  grouped.append(kernel);
+  SmallVector<int64_t> perm = {0, 2, 1};
+  for (size_t i = 0; i < spatial; ++i)
+    perm.push_back(3 + i);
+  SmallVector<int64_t> regrouped = {group * coutPerGroup, cin / group};
+  regrouped.append(kernel);
+  Value wt = ctx.make<ReshapeOp>(
+      ctx.make<TransposeOp>(ctx.make<ReshapeOp>(w, ctx.i64s(grouped)),
+                            ctx.i64s(perm)),
+      ctx.i64s(regrouped));
+  SmallVector<int64_t> starts(spatial + 2, 0), ends(spatial + 2, INT64_MAX),
+      steps(spatial + 2, 1);
+  for (size_t i = 0; i < spatial; ++i) {
+    starts[i + 2] = -1;
+    ends[i + 2] = INT64_MIN;
+    steps[i + 2] = -1;
+  }
+  Value flipped = ctx.make<SliceOp>(wt, ctx.i64s(starts), ctx.i64s(ends),
+                                    ctx.i64s(steps));
+  Value y = ctx.make<ConvOp>(padded, flipped,
+                             ctx.i64s(SmallVector<int64_t>(spatial, 1)),
+                             ctx.i64s(SmallVector<int64_t>(2 * spatial, 0)),
+                             ctx.i64s(dilations), ctx.i64(group));
+  return ctx.setOutput(0, addChannelBias(ctx, y, ctx.optionalInput(2)));
+}
+
+LogicalResult importMaxPool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  if (failed(ctx.rejectOutput(1, "Indices")))
+    return failure();
+  if (ctx.intAttr("storage_order", 0) != 0)
+    return ctx.unsupported("storage_order = 1");
+  bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
+  std::optional<Window> window = readWindow(ctx, x, {}, ceilMode);
+  if (!window)
+    return failure();
+  return ctx.setOutput(
+      0, ctx.make<MaxPoolOp>(x, ctx.i64s(window->kernel),
+                             ctx.i64s(window->strides), ctx.i64s(window->pads),
+                             ctx.i64s(window->dilations),
+                             ctx.b.getBoolAttr(ceilMode)));
+}
+
+LogicalResult importAveragePool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
+  std::optional<Window> window = readWindow(ctx, x, {}, ceilMode);
+  if (!window)
+    return failure();
+  if (llvm::any_of(window->dilations, [](int64_t d) { return d != 1; }))
+    return ctx.unsupported("AveragePool with dilations");
+  bool countPad = ctx.intAttr("count_include_pad", 0) != 0;
+  return ctx.setOutput(
+      0, ctx.make<AvgPoolOp>(x, ctx.i64s(window->kernel),
+                             ctx.i64s(window->strides), ctx.i64s(window->pads),
+                             ctx.i64s(window->dilations),
+                             ctx.b.getBoolAttr(ceilMode),
+                             ctx.b.getBoolAttr(countPad)));
+}
+
+template <typename ReduceOpTy> LogicalResult importGlobalPool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t rank = NodeContext::rankOf(x);
+  if (x && rank < 3)
+    return ctx.invalid("input must be [N, C, D...]");
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  return ctx.setOutput(0, ctx.make<ReduceOpTy>(x, ctx.i64s(axes),
+                                               ctx.b.getBoolAttr(true)));
+}
+
+LogicalResult importDropout(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  if (ctx.opset >= 12 && ctx.hasInput(2)) {
+    std::optional<SmallVector<int64_t>> training =
+        ctx.intsInput(2, "training_mode");
+    if (!training)
+      return failure();
+    if (!training->empty() && (*training)[0] != 0)
+      return ctx.unsupported("training_mode = true (Kiln compiles inference)");
+  }
+  if (ctx.hasOutput(1)) {
+    RankedTensorType type = NodeContext::typeOf(x);
+    if (type && !type.hasStaticShape())
+      return ctx.unsupported("the mask output of a dynamically shaped Dropout");
+    if (type)
+      ctx.setOutput(1, ctx.constant(DenseElementsAttr::get(
+                           type.clone(ctx.b.getI1Type()), true)));
+  }
+  return ctx.setOutput(0, x);
+}
+
+LogicalResult importLRN(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  int64_t size = ctx.intAttr("size", 0);
+  if (size <= 0)
+    return ctx.invalid("size must be positive");
+  double alpha = ctx.floatAttr("alpha", 1e-4f), beta = ctx.floatAttr("beta", 0.75f);
+  double bias = ctx.floatAttr("bias", 1.0f);
+  // Sum of squares over a channel window = size * avg_pool over channels.
+  int64_t spatialSize = 1;
+  for (int64_t d = 2; d < type.getRank(); ++d) {
+    std::optional<int64_t> s = staticDim(ctx, x, d, "LRN");
+    if (!s)
+      return failure();
+    spatialSize *= *s;
+  }
+  SmallVector<int64_t> originalShape = {0};
+  for (int64_t d = 1; d < type.getRank(); ++d)
+    originalShape.push_back(type.getDimSize(d));
+  Value squares = ctx.make<MulOp>(x, x);
+  Value planes = ctx.make<ReshapeOp>(
+      squares, ctx.i64s({0, 1, type.getDimSize(1), spatialSize}));
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  Value mean = ctx.make<AvgPoolOp>(planes, ctx.i64s({size, 1}), ctx.i64s({1, 1}),
+                                   ctx.i64s({lo, 0, hi, 0}), ctx.i64s({1, 1}),
+                                   ctx.b.getBoolAttr(false),
+                                   ctx.b.getBoolAttr(true));
+  Value windowMean = ctx.make<ReshapeOp>(mean, ctx.i64s(originalShape));
+  Value scale = ctx.make<AddOp>(
+      ctx.make<MulOp>(windowMean, ctx.scalarLike(x, alpha)),
+      ctx.scalarLike(x, bias));
+  Value denominator = ctx.make<PowOp>(scale, ctx.scalarLike(x, beta));
+  return ctx.setOutput(0, ctx.make<DivOp>(x, denominator));
+}
+
+} // namespace
+
+void registerNNOps(OpRegistry &r) {
+  constexpr int64_t any = kAnyLaterOpset;
+  r.add("MatMul", 1, any, importMatMul);
+  r.add("Gemm", 1, any, importGemm);
+  r.add("Conv", 1, any, importConv);
+  r.add("ConvTranspose", 1, any, importConvTranspose);
+  r.add("MaxPool", 1, any, importMaxPool);
+  r.add("AveragePool", 1, any, importAveragePool);
+  r.add("GlobalAveragePool", 1, any, importGlobalPool<ReduceMeanOp>);
+  r.add("GlobalMaxPool", 1, any, importGlobalPool<ReduceMaxOp>);
+  r.add("Dropout", 1, any, importDropout);
+  r.add("LRN", 1, any, importLRN);
+}
+
+} // namespace kiln::onnx_frontend

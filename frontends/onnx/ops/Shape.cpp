@@ -1,0 +1,414 @@
+//===- Shape.cpp - ONNX shape and layout ops ------------------------------===//
+//
+// Reshape, Flatten, (Un)Squeeze, Transpose, Concat, Split, Slice, Expand,
+// Tile, Pad, Shape, Size, DepthToSpace and SpaceToDepth. Inputs that carry
+// shapes, axes or sizes must be compile-time constants (initializers,
+// Constant nodes, or anything that folds to one); the importer folds as it
+// builds, so shape computations such as Shape -> Gather -> Concat ->
+// Reshape on static tensors become constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/ops/Helpers.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+/// Axes from the attribute `name` before `inputSince`, else from input `i`
+/// (absent input -> empty).
+std::optional<SmallVector<int64_t>> axesFrom(NodeContext &ctx, int64_t inputSince,
+                                             size_t i, StringRef name) {
+  if (ctx.opset < inputSince)
+    return ctx.intsAttr(name);
+  if (!ctx.hasInput(i))
+    return SmallVector<int64_t>();
+  return ctx.intsInput(i, name);
+}
+
+std::optional<SmallVector<int64_t>> normalizeAxes(NodeContext &ctx,
+                                                  SmallVector<int64_t> axes,
+                                                  int64_t rank) {
+  for (int64_t &a : axes) {
+    std::optional<int64_t> n = ctx.normalizeAxis(a, rank, "axes entry");
+    if (!n)
+      return std::nullopt;
+    a = *n;
+  }
+  llvm::sort(axes);
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    ctx.invalid("axes repeat an axis");
+    return std::nullopt;
+  }
+  return axes;
+}
+
+LogicalResult importReshape(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  std::optional<SmallVector<int64_t>> shape =
+      ctx.opset < 5 ? std::optional(ctx.intsAttr("shape"))
+                    : ctx.intsInput(1, "shape");
+  if (!shape)
+    return failure();
+  if (ctx.intAttr("allowzero", 0) != 0 && llvm::is_contained(*shape, 0))
+    return ctx.unsupported("allowzero = 1 with a zero in the shape");
+  return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(*shape)));
+}
+
+LogicalResult importFlatten(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  int64_t axis = ctx.intAttr("axis", 1);
+  if (axis < -rank || axis > rank)
+    return ctx.invalid("axis " + llvm::Twine(axis) + " is out of range");
+  if (axis < 0)
+    axis += rank;
+  auto product = [&](int64_t from, int64_t to) -> int64_t {
+    int64_t p = 1;
+    for (int64_t d = from; d < to; ++d) {
+      if (type.isDynamicDim(d))
+        return ShapedType::kDynamic;
+      p *= type.getDimSize(d);
+    }
+    return p;
+  };
+  int64_t outer = product(0, axis), inner = product(axis, rank);
+  SmallVector<int64_t> spec;
+  if (!ShapedType::isDynamic(outer))
+    spec = {outer, ShapedType::isDynamic(inner) ? -1 : inner};
+  else if (!ShapedType::isDynamic(inner))
+    spec = {axis == 1 ? 0 : -1, inner};
+  else
+    return ctx.unsupported("Flatten with dynamic dims on both sides of axis");
+  return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(spec)));
+}
+
+LogicalResult importSqueeze(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  std::optional<SmallVector<int64_t>> axes = axesFrom(ctx, 13, 1, "axes");
+  if (!type || !axes)
+    return failure();
+  if (axes->empty()) {
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (type.isDynamicDim(d))
+        return ctx.unsupported("Squeeze without axes of a tensor with "
+                               "dynamic dims");
+      if (type.getDimSize(d) == 1)
+        axes->push_back(d);
+    }
+  }
+  axes = normalizeAxes(ctx, *axes, type.getRank());
+  if (!axes)
+    return failure();
+  return ctx.setOutput(0, squeeze(ctx, x, *axes));
+}
+
+LogicalResult importUnsqueeze(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  std::optional<SmallVector<int64_t>> axes = axesFrom(ctx, 13, 1, "axes");
+  if (!x || !axes)
+    return failure();
+  axes = normalizeAxes(ctx, *axes, NodeContext::rankOf(x) + axes->size());
+  if (!axes)
+    return failure();
+  return ctx.setOutput(0, unsqueeze(ctx, x, *axes));
+}
+
+LogicalResult importTranspose(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t rank = NodeContext::rankOf(x);
+  SmallVector<int64_t> perm = ctx.intsAttr("perm");
+  if (!ctx.hasAttr("perm"))
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  for (int64_t &p : perm)
+    if (p < 0)
+      p += rank;
+  return ctx.setOutput(0, ctx.make<TransposeOp>(x, ctx.i64s(perm)));
+}
+
+LogicalResult importConcat(NodeContext &ctx) {
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < ctx.numInputs(); ++i)
+    inputs.push_back(ctx.input(i));
+  if (inputs.empty())
+    return ctx.invalid("needs at least one input");
+  std::optional<int64_t> axis =
+      ctx.normalizeAxis(ctx.intAttr("axis", 1), NodeContext::rankOf(inputs[0]));
+  if (!axis)
+    return failure();
+  return ctx.setOutput(0, ctx.make<ConcatOp>(ValueRange(inputs), ctx.i64(*axis)));
+}
+
+LogicalResult importSplit(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  std::optional<int64_t> axis =
+      ctx.normalizeAxis(ctx.intAttr("axis", 0), NodeContext::rankOf(x));
+  std::optional<SmallVector<int64_t>> sizes = axesFrom(ctx, 13, 1, "split");
+  if (!axis || !sizes)
+    return failure();
+  int64_t parts = ctx.numOutputs();
+  if (sizes->empty()) {
+    std::optional<int64_t> dim = staticDim(ctx, x, *axis, "an even Split");
+    if (!dim)
+      return failure();
+    if (ctx.hasAttr("num_outputs"))
+      parts = ctx.intAttr("num_outputs", parts);
+    if (parts <= 0)
+      return ctx.invalid("no outputs to split into");
+    int64_t chunk = (*dim + parts - 1) / parts;
+    if (ctx.opset < 18 && *dim % parts != 0)
+      return ctx.invalid("dim of " + llvm::Twine(*dim) +
+                         " does not split evenly into " + llvm::Twine(parts));
+    for (int64_t i = 0, left = *dim; i < parts; ++i, left -= chunk)
+      sizes->push_back(std::min(chunk, left));
+  }
+  if (static_cast<int64_t>(sizes->size()) != static_cast<int64_t>(ctx.numOutputs()))
+    return ctx.invalid(llvm::Twine(sizes->size()) + " split sizes for " +
+                       llvm::Twine(ctx.numOutputs()) + " outputs");
+  SmallVector<Value> pieces = ctx.makeMulti<SplitOp>(
+      sizes->size(), x, ctx.i64(*axis), ctx.i64s(*sizes));
+  for (auto [i, piece] : llvm::enumerate(pieces))
+    ctx.setOutput(i, piece);
+  return ctx.finish();
+}
+
+LogicalResult importSlice(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t rank = NodeContext::rankOf(x);
+  std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
+  if (ctx.opset < 10) {
+    starts = ctx.intsAttr("starts");
+    ends = ctx.intsAttr("ends");
+    axes = ctx.intsAttr("axes");
+  } else {
+    starts = ctx.intsInput(1, "starts");
+    ends = ctx.intsInput(2, "ends");
+    axes = ctx.hasInput(3) ? ctx.intsInput(3, "axes") : SmallVector<int64_t>();
+    steps = ctx.hasInput(4) ? ctx.intsInput(4, "steps") : SmallVector<int64_t>();
+  }
+  if (!x || !starts || !ends || !axes || (ctx.opset >= 10 && !steps))
+    return failure();
+  if (axes->empty())
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes->push_back(i);
+  if (!steps || steps->empty())
+    steps = SmallVector<int64_t>(starts->size(), 1);
+  if (ends->size() != starts->size() || axes->size() != starts->size() ||
+      steps->size() != starts->size())
+    return ctx.invalid("starts, ends, axes and steps differ in length");
+  SmallVector<int64_t> fullStarts(rank, 0), fullEnds(rank, INT64_MAX),
+      fullSteps(rank, 1);
+  for (size_t i = 0; i < axes->size(); ++i) {
+    std::optional<int64_t> axis = ctx.normalizeAxis((*axes)[i], rank, "axes entry");
+    if (!axis)
+      return failure();
+    fullStarts[*axis] = (*starts)[i];
+    fullEnds[*axis] = (*ends)[i];
+    fullSteps[*axis] = (*steps)[i];
+  }
+  return ctx.setOutput(0, ctx.make<SliceOp>(x, ctx.i64s(fullStarts),
+                                            ctx.i64s(fullEnds),
+                                            ctx.i64s(fullSteps)));
+}
+
+LogicalResult importExpand(NodeContext &ctx) {
+  std::optional<SmallVector<int64_t>> shape = ctx.intsInput(1, "shape");
+  if (!shape)
+    return failure();
+  return ctx.setOutput(0, ctx.make<ExpandOp>(ctx.input(0), ctx.i64s(*shape)));
+}
+
+LogicalResult importTile(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  std::optional<SmallVector<int64_t>> repeats = ctx.intsInput(1, "repeats");
+  if (!type || !repeats)
+    return failure();
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(repeats->size()) != rank)
+    return ctx.invalid("repeats has " + llvm::Twine(repeats->size()) +
+                       " entries for rank " + llvm::Twine(rank));
+  // [d0, d1] -> [1, d0, 1, d1] -> expand to [r0, d0, r1, d1] -> merge pairs.
+  SmallVector<int64_t> ones, expandShape, merged;
+  bool inferred = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    ones.push_back(2 * d);
+    expandShape.append({(*repeats)[d], 1});
+    int64_t size = type.getDimSize(d);
+    if (!ShapedType::isDynamic(size)) {
+      merged.push_back(size * (*repeats)[d]);
+    } else if (!inferred) {
+      merged.push_back(-1);
+      inferred = true;
+    } else {
+      return ctx.unsupported("Tile of a tensor with two dynamic dims");
+    }
+  }
+  Value spread = unsqueeze(ctx, x, ones);
+  Value expanded = ctx.make<ExpandOp>(spread, ctx.i64s(expandShape));
+  return ctx.setOutput(0, ctx.make<ReshapeOp>(expanded, ctx.i64s(merged)));
+}
+
+LogicalResult importPad(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t rank = NodeContext::rankOf(x);
+  std::string modeName = ctx.stringAttr("mode", "constant");
+  PadMode mode;
+  if (modeName == "constant")
+    mode = PadMode::constant;
+  else if (modeName == "reflect")
+    mode = PadMode::reflect;
+  else if (modeName == "edge")
+    mode = PadMode::edge;
+  else
+    return ctx.unsupported("pad mode '" + modeName + "'");
+  std::optional<SmallVector<int64_t>> pads;
+  double value = 0;
+  if (ctx.opset < 11) {
+    pads = ctx.intsAttr(ctx.opset < 2 ? "paddings" : "pads");
+    value = ctx.floatAttr("value", 0.0f);
+  } else {
+    pads = ctx.intsInput(1, "pads");
+    if (ctx.hasInput(2)) {
+      std::optional<SmallVector<double>> v = ctx.floatsInput(2, "constant_value");
+      if (!v)
+        return failure();
+      if (v->size() != 1)
+        return ctx.invalid("constant_value must hold one value");
+      value = (*v)[0];
+    }
+  }
+  if (!x || !pads)
+    return failure();
+  if (ctx.opset >= 18 && ctx.hasInput(3)) {
+    std::optional<SmallVector<int64_t>> axes = ctx.intsInput(3, "axes");
+    if (!axes)
+      return failure();
+    if (pads->size() != 2 * axes->size())
+      return ctx.invalid("pads must hold two entries per axis");
+    SmallVector<int64_t> full(2 * rank, 0);
+    for (size_t i = 0; i < axes->size(); ++i) {
+      std::optional<int64_t> axis = ctx.normalizeAxis((*axes)[i], rank);
+      if (!axis)
+        return failure();
+      full[*axis] = (*pads)[i];
+      full[*axis + rank] = (*pads)[i + axes->size()];
+    }
+    pads = full;
+  }
+  return ctx.setOutput(
+      0, ctx.make<PadOp>(x, ctx.i64s(*pads),
+                         PadModeAttr::get(ctx.context(), mode),
+                         ctx.b.getF64FloatAttr(value)));
+}
+
+LogicalResult importShape(NodeContext &ctx) {
+  RankedTensorType type = NodeContext::typeOf(ctx.input(0));
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  int64_t start = ctx.intAttr("start", 0), end = ctx.intAttr("end", rank);
+  auto clampIndex = [&](int64_t v) {
+    if (v < 0)
+      v += rank;
+    return std::clamp<int64_t>(v, 0, rank);
+  };
+  start = clampIndex(start);
+  end = clampIndex(end);
+  SmallVector<int64_t> dims;
+  for (int64_t d = start; d < end; ++d) {
+    if (type.isDynamicDim(d))
+      return ctx.unsupported("Shape of a tensor whose dim " + llvm::Twine(d) +
+                             " is dynamic");
+    dims.push_back(type.getDimSize(d));
+  }
+  return ctx.setOutput(0, ctx.indices(dims));
+}
+
+LogicalResult importSize(NodeContext &ctx) {
+  RankedTensorType type = NodeContext::typeOf(ctx.input(0));
+  if (!type)
+    return failure();
+  if (!type.hasStaticShape())
+    return ctx.unsupported("Size of a tensor with dynamic dims");
+  return ctx.setOutput(
+      0, ctx.scalar(ctx.b.getI64Type(), static_cast<double>(type.getNumElements())));
+}
+
+/// DepthToSpace / SpaceToDepth: reshape to 6-D, permute, reshape back.
+LogicalResult importDepthToSpace(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  if (type.getRank() != 4)
+    return ctx.invalid("input must be [N, C, H, W]");
+  int64_t b = ctx.intAttr("blocksize", 0);
+  std::optional<int64_t> c = staticDim(ctx, x, 1, "DepthToSpace");
+  std::optional<int64_t> h = staticDim(ctx, x, 2, "DepthToSpace");
+  std::optional<int64_t> w = staticDim(ctx, x, 3, "DepthToSpace");
+  if (!c || !h || !w)
+    return failure();
+  if (b <= 0 || *c % (b * b) != 0)
+    return ctx.invalid("channels are not divisible by blocksize^2");
+  bool crd = ctx.stringAttr("mode", "DCR") == "CRD";
+  int64_t cOut = *c / (b * b);
+  SmallVector<int64_t> split = crd ? SmallVector<int64_t>{0, cOut, b, b, *h, *w}
+                                   : SmallVector<int64_t>{0, b, b, cOut, *h, *w};
+  SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+                                  : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+  Value moved = ctx.make<TransposeOp>(ctx.make<ReshapeOp>(x, ctx.i64s(split)),
+                                      ctx.i64s(perm));
+  return ctx.setOutput(
+      0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, cOut, *h * b, *w * b})));
+}
+
+LogicalResult importSpaceToDepth(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  if (type.getRank() != 4)
+    return ctx.invalid("input must be [N, C, H, W]");
+  int64_t b = ctx.intAttr("blocksize", 0);
+  std::optional<int64_t> c = staticDim(ctx, x, 1, "SpaceToDepth");
+  std::optional<int64_t> h = staticDim(ctx, x, 2, "SpaceToDepth");
+  std::optional<int64_t> w = staticDim(ctx, x, 3, "SpaceToDepth");
+  if (!c || !h || !w)
+    return failure();
+  if (b <= 0 || *h % b != 0 || *w % b != 0)
+    return ctx.invalid("spatial dims are not divisible by blocksize");
+  Value split = ctx.make<ReshapeOp>(x, ctx.i64s({0, *c, *h / b, b, *w / b, b}));
+  Value moved = ctx.make<TransposeOp>(split, ctx.i64s({0, 3, 5, 1, 2, 4}));
+  return ctx.setOutput(
+      0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, *c * b * b, *h / b, *w / b})));
+}
+
+} // namespace
+
+void registerShapeOps(OpRegistry &r) {
+  constexpr int64_t any = kAnyLaterOpset;
+  r.add("Reshape", 1, any, importReshape);
+  r.add("Flatten", 1, any, importFlatten);
+  r.add("Squeeze", 1, any, importSqueeze);
+  r.add("Unsqueeze", 1, any, importUnsqueeze);
+  r.add("Transpose", 1, any, importTranspose);
+  r.add("Concat", 1, any, importConcat);
+  r.add("Split", 1, any, importSplit);
+  r.add("Slice", 1, any, importSlice);
+  r.add("Expand", 8, any, importExpand);
+  r.add("Tile", 6, any, importTile);
+  r.add("Pad", 1, 18, importPad);
+  r.add("Shape", 1, any, importShape);
+  r.add("Size", 1, any, importSize);
+  r.add("DepthToSpace", 1, any, importDepthToSpace);
+  r.add("SpaceToDepth", 1, any, importSpaceToDepth);
+}
+
+} // namespace kiln::onnx_frontend

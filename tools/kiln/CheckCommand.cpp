@@ -1,0 +1,82 @@
+//===- CheckCommand.cpp - `kiln check model.onnx` -------------------------===//
+//
+// Imports the model and reports what it is (inputs, outputs, opsets) and
+// every node Kiln cannot import, all at once, each with its name and
+// reason. Exits 1 when there is any.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/Importer.h"
+#include "tools/kiln/Commands.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kiln::onnx_frontend;
+
+namespace kiln::cli {
+
+static void printTensors(llvm::raw_ostream &os, llvm::StringRef title,
+                         const std::vector<TensorInfo> &tensors) {
+  os << title << ":\n";
+  for (const TensorInfo &t : tensors) {
+    os << "  " << t.name << "  " << t.dataType << " [";
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      os << (i ? ", " : "") << t.dims[i];
+    os << "]\n";
+  }
+}
+
+void printImportIssues(llvm::raw_ostream &os, const ImportResult &result) {
+  for (IssueKind kind : {IssueKind::Invalid, IssueKind::Unsupported,
+                         IssueKind::NeedsConstant}) {
+    size_t count = llvm::count_if(result.issues, [&](const ImportIssue &i) {
+      return i.kind == kind;
+    });
+    if (count == 0)
+      continue;
+    os << issueKindName(kind) << " (" << count << "):\n";
+    for (const ImportIssue &issue : result.issues) {
+      if (issue.kind != kind)
+        continue;
+      os << "  ";
+      if (!issue.node.empty())
+        os << "node " << issue.node << ": ";
+      os << issue.message << "\n";
+    }
+  }
+}
+
+int runCheck(llvm::ArrayRef<llvm::StringRef> args) {
+  if (args.size() != 1 || args[0] == "--help" || args[0].starts_with("-")) {
+    (args.size() == 1 && args[0] == "--help" ? llvm::outs() : llvm::errs())
+        << "usage: kiln check <model.onnx>\n\n"
+           "Prints the model's inputs, outputs and opsets, and every node or\n"
+           "attribute Kiln cannot import, with the reason. Exits 1 if there\n"
+           "is any.\n";
+    return args.size() == 1 && args[0] == "--help" ? 0 : 2;
+  }
+  mlir::MLIRContext context;
+  ImportResult result = importOnnxModel(context, args[0]);
+  llvm::raw_ostream &os = llvm::outs();
+  os << "model: " << args[0];
+  if (!result.producer.empty())
+    os << " (from " << result.producer << ")";
+  os << "\n";
+  if (!result.opsets.empty()) {
+    os << "opsets:";
+    for (const auto &[domain, version] : result.opsets)
+      os << " " << (domain.empty() ? "ai.onnx" : domain) << " " << version;
+    os << "\n";
+    printTensors(os, "inputs", result.inputs);
+    printTensors(os, "outputs", result.outputs);
+    os << "nodes: " << result.numNodes << "\n";
+  }
+  if (result.issues.empty()) {
+    os << "Kiln can import every node.\n";
+    return 0;
+  }
+  printImportIssues(os, result);
+  return 1;
+}
+
+} // namespace kiln::cli

@@ -1,0 +1,39 @@
+//===- Commands.cpp - dispatch of `kiln <command>` ------------------------===//
+
+#include "tools/kiln/Commands.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln::cli {
+
+static void printUsage(llvm::raw_ostream &os) {
+  os << "usage: kiln <command> [options]\n\n"
+        "commands:\n"
+        "  check  <model.onnx>                 list inputs, outputs, opsets and\n"
+        "                                      everything Kiln cannot import\n"
+        "  import <model.onnx> [-o out.mlir]   write the model as kiln IR\n\n"
+        "Run `kiln <command> --help` for a command's options.\n";
+}
+
+int runKiln(int argc, char **argv) {
+  if (argc < 2) {
+    printUsage(llvm::errs());
+    return 2;
+  }
+  llvm::StringRef command = argv[1];
+  llvm::SmallVector<llvm::StringRef> args(argv + 2, argv + argc);
+  if (command == "check")
+    return runCheck(args);
+  if (command == "import")
+    return runImport(args);
+  if (command == "--help" || command == "-h" || command == "help") {
+    printUsage(llvm::outs());
+    return 0;
+  }
+  llvm::errs() << "kiln: unknown command '" << command << "'\n\n";
+  printUsage(llvm::errs());
+  return 2;
+}
+
+} // namespace kiln::cli
