@@ -12,6 +12,8 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <queue>
+
 namespace kiln::onnx_frontend {
 
 LoadedModel::LoadedModel() = default;
@@ -84,15 +86,19 @@ static void scheduleNodes(LoadedModel &model,
     if (pending[i] == 0)
       ready.push_back(i);
   }
-  // Kahn's algorithm, taking ready nodes in file order for stable output.
+  // Kahn's algorithm, always taking the first ready node in file order, so
+  // a graph that is already sorted keeps its order.
+  std::priority_queue<int, std::vector<int>, std::greater<int>> queue(
+      std::greater<int>(), std::move(ready));
   std::vector<bool> done(graph.node_size(), false);
-  for (size_t head = 0; head < ready.size(); ++head) {
-    int i = ready[head];
+  while (!queue.empty()) {
+    int i = queue.top();
+    queue.pop();
     done[i] = true;
     model.schedule.push_back(&graph.node(i));
     for (int user : users[i])
       if (--pending[user] == 0)
-        ready.push_back(user);
+        queue.push(user);
   }
   std::string stuck;
   for (int i = 0; i < graph.node_size(); ++i)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/kiln/IR/KilnConstantFolding.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/CommonFolders.h"
@@ -74,20 +75,26 @@ static bool isSplatOf(Attribute attr, int64_t value) {
   return false;
 }
 
-/// Folds a same-typed binary op on two constants with `floatFn` or `intFn`.
+/// Folds a binary op on two constants (with broadcasting) by applying
+/// `floatFn` or `intFn` element by element; either may decline (nullopt).
 template <typename FloatFn, typename IntFn>
 static Attribute foldConstants(Operation *op, ArrayRef<Attribute> operands,
                                FloatFn floatFn, IntFn intFn) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!resultType.hasStaticShape() ||
-      op->getOperand(0).getType() != resultType ||
-      op->getOperand(1).getType() != resultType)
+  SmallVector<DenseElementsAttr> dense = denseOperands(operands);
+  if (dense.size() != 2 || resultType.getElementType().isInteger(1))
     return {};
-  if (isa<FloatType>(resultType.getElementType()))
-    return constFoldBinaryOp<FloatAttr>(operands, resultType, floatFn);
-  if (resultType.getElementType().isInteger(1))
-    return {};
-  return constFoldBinaryOp<IntegerAttr>(operands, resultType, intFn);
+  Type element = resultType.getElementType();
+  return foldBroadcast(resultType, dense, [&](ArrayRef<Attribute> args) -> Attribute {
+    if (isa<FloatType>(element)) {
+      std::optional<APFloat> r = floatFn(cast<FloatAttr>(args[0]).getValue(),
+                                         cast<FloatAttr>(args[1]).getValue());
+      return r ? FloatAttr::get(element, *r) : Attribute();
+    }
+    std::optional<APInt> r = intFn(cast<IntegerAttr>(args[0]).getValue(),
+                                   cast<IntegerAttr>(args[1]).getValue());
+    return r ? IntegerAttr::get(element, *r) : Attribute();
+  });
 }
 
 /// True when broadcasting `rhs` against `lhs` cannot grow `lhs`: every
@@ -120,8 +127,8 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     return r;
   return foldConstants(
       *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a + b; },
-      [](const APInt &a, const APInt &b) { return a + b; });
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> { return a + b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> { return a + b; });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
@@ -129,8 +136,8 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
     return r;
   return foldConstants(
       *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a - b; },
-      [](const APInt &a, const APInt &b) { return a - b; });
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> { return a - b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> { return a - b; });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -138,14 +145,58 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return r;
   return foldConstants(
       *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a * b; },
-      [](const APInt &a, const APInt &b) { return a * b; });
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> { return a * b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> { return a * b; });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  // Only x / 1: folding constant division would have to reproduce the
-  // run-time semantics of division by zero exactly.
-  return foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1);
+  if (OpFoldResult r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1))
+    return r;
+  // Integer division by zero (and INT_MIN / -1) is left to run time.
+  return foldConstants(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> { return a / b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return a.sdiv(b);
+      });
+}
+
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  if (dense.size() != 2)
+    return {};
+  ComparePredicate predicate = getPredicate();
+  Type i1 = getType().getElementType();
+  return foldBroadcast(getType(), dense, [&](ArrayRef<Attribute> args) -> Attribute {
+    bool result;
+    if (auto lf = dyn_cast<FloatAttr>(args[0])) {
+      APFloat::cmpResult c = lf.getValue().compare(cast<FloatAttr>(args[1]).getValue());
+      bool unordered = c == APFloat::cmpUnordered;
+      switch (predicate) {
+      case ComparePredicate::eq: result = c == APFloat::cmpEqual; break;
+      case ComparePredicate::ne: result = c != APFloat::cmpEqual; break;
+      case ComparePredicate::lt: result = c == APFloat::cmpLessThan; break;
+      case ComparePredicate::le: result = !unordered && c != APFloat::cmpGreaterThan; break;
+      case ComparePredicate::gt: result = c == APFloat::cmpGreaterThan; break;
+      case ComparePredicate::ge: result = !unordered && c != APFloat::cmpLessThan; break;
+      }
+    } else {
+      const APInt &l = cast<IntegerAttr>(args[0]).getValue();
+      const APInt &r = cast<IntegerAttr>(args[1]).getValue();
+      bool isBool = l.getBitWidth() == 1;
+      switch (predicate) {
+      case ComparePredicate::eq: result = l == r; break;
+      case ComparePredicate::ne: result = l != r; break;
+      case ComparePredicate::lt: result = isBool ? l.ult(r) : l.slt(r); break;
+      case ComparePredicate::le: result = isBool ? l.ule(r) : l.sle(r); break;
+      case ComparePredicate::gt: result = isBool ? l.ugt(r) : l.sgt(r); break;
+      case ComparePredicate::ge: result = isBool ? l.uge(r) : l.sge(r); break;
+      }
+    }
+    return IntegerAttr::get(i1, result ? 1 : 0);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -162,6 +213,11 @@ LogicalResult SelectOp::verify() {
 }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  if (dense.size() == 3)
+    return foldBroadcast(getType(), dense, [](ArrayRef<Attribute> args) {
+      return cast<IntegerAttr>(args[0]).getValue().isZero() ? args[2] : args[1];
+    });
   auto condition = dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition());
   if (!condition)
     return {};
@@ -171,8 +227,14 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  if (dense.size() != 1)
+    return {};
+  Type element = getType().getElementType();
+  return foldBroadcast(getType(), dense, [&](ArrayRef<Attribute> args) {
+    return castElement(args[0], element);
+  });
 }

@@ -179,6 +179,7 @@ def Kiln_CompareOp : Kiln_InferredOp<"compare", [SameOperandsElementType]> {
   let results = (outs Kiln_BoolTensor:$result);
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` "
                        "functional-type(operands, results)";
+  let hasFolder = 1;
   let inferCall = [{
     return ::kiln::inferBroadcastResult(
         location, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},

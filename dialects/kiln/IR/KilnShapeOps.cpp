@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/kiln/IR/KilnConstantFolding.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/Utils/ShapeMath.h"
 
@@ -96,8 +97,21 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  if (dense.size() == 1) {
+    ArrayRef<int64_t> inShape = getInput().getType().getShape();
+    SmallVector<int64_t> strides(inShape.size(), 1);
+    for (int64_t i = static_cast<int64_t>(inShape.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * inShape[i + 1];
+    return foldGather(getType(), dense[0], [&](ArrayRef<int64_t> index) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        flat += index[d] * strides[perm[d]];
+      return flat;
+    });
+  }
   for (size_t i = 0; i < perm.size(); ++i)
     if (perm[i] != static_cast<int64_t>(i))
       return {};
@@ -130,8 +144,14 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult ExpandOp::fold(FoldAdaptor) {
-  return foldIdentity(getInput(), getType());
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult same = foldIdentity(getInput(), getType()))
+    return same;
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  if (dense.size() != 1)
+    return {};
+  return foldBroadcast(getType(), dense,
+                       [](ArrayRef<Attribute> args) { return args[0]; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -176,10 +196,34 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1 && getInputs().front().getType() == getType())
     return getInputs().front();
-  return {};
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  if (dense.size() != getInputs().size() || !getType().hasStaticShape())
+    return {};
+  // Concatenate the element lists slab by slab along the axis.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  ArrayRef<int64_t> shape = getType().getShape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+    inner *= shape[d];
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr d : dense) {
+    if (d.isSplat())
+      values.emplace_back(d.getNumElements(), d.getSplatValue<Attribute>());
+    else
+      values.emplace_back(d.getValues<Attribute>());
+  }
+  SmallVector<Attribute> result;
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [d, v] : llvm::zip(dense, values)) {
+      int64_t slab = cast<RankedTensorType>(d.getType()).getDimSize(axis) * inner;
+      result.append(v.begin() + o * slab, v.begin() + (o + 1) * slab);
+    }
+  return DenseElementsAttr::get(getType(), result);
 }
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
@@ -243,7 +287,30 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult SliceOp::fold(FoldAdaptor) {
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  RankedTensorType inType = getInput().getType();
+  if (dense.size() == 1 && inType.hasStaticShape()) {
+    ArrayRef<int64_t> inShape = inType.getShape();
+    SmallVector<int64_t> first, strides(inShape.size(), 1);
+    for (int64_t i = static_cast<int64_t>(inShape.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * inShape[i + 1];
+    for (size_t d = 0; d < inShape.size(); ++d) {
+      // The first index taken: the clamped start, as in shape::sliceExtent.
+      int64_t dim = inShape[d], start = getStarts()[d];
+      if (start < 0)
+        start = start < -dim ? -1 : start + dim;
+      start = getSteps()[d] > 0 ? std::clamp<int64_t>(start, 0, dim)
+                                : std::clamp<int64_t>(start, -1, dim - 1);
+      first.push_back(start);
+    }
+    return foldGather(getType(), dense[0], [&](ArrayRef<int64_t> index) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        flat += (first[d] + index[d] * getSteps()[d]) * strides[d];
+      return flat;
+    });
+  }
   if (llvm::any_of(getSteps(), [](int64_t s) { return s != 1; }))
     return {};
   if (llvm::any_of(getStarts(), [](int64_t s) { return s != 0; }))
@@ -271,6 +338,43 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   llvm::append_range(dims, data.getShape().drop_front(axis + 1));
   inferred.push_back(RankedTensorType::get(dims, data.getElementType()));
   return success();
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
+  RankedTensorType dataType = getData().getType();
+  if (dense.size() != 2 || !dataType.hasStaticShape())
+    return {};
+  int64_t axis = static_cast<int64_t>(getAxis());
+  ArrayRef<int64_t> shape = dataType.getShape();
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  SmallVector<int64_t> indices;
+  for (const APInt &v : dense[1].getValues<APInt>()) {
+    int64_t i = v.getSExtValue();
+    if (i < 0)
+      i += shape[axis];
+    if (i < 0 || i >= shape[axis])
+      return {}; // out of range: a run-time error, not a fold
+    indices.push_back(i);
+  }
+  RankedTensorType indicesType = getIndices().getType();
+  int64_t indicesRank = indicesType.getRank();
+  SmallVector<int64_t> indexStrides(indicesRank, 1);
+  for (int64_t i = indicesRank - 2; i >= 0; --i)
+    indexStrides[i] = indexStrides[i + 1] * indicesType.getDimSize(i + 1);
+  return foldGather(getType(), dense[0], [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0, which = 0;
+    for (int64_t d = 0; d < axis; ++d)
+      flat += index[d] * strides[d];
+    for (int64_t k = 0; k < indicesRank; ++k)
+      which += index[axis + k] * indexStrides[k];
+    flat += indices[which] * strides[axis];
+    for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+      flat += index[d + indicesRank - 1] * strides[d];
+    return flat;
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -139,6 +139,7 @@ def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
   let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices,
                        I64Attr:$axis);
   let results = (outs Kiln_Tensor:$result);
+  let hasFolder = 1;
   let assemblyFormat = "$data `,` $indices attr-dict `:` "
                        "functional-type(operands, results)";
 }

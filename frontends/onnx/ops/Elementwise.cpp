@@ -36,8 +36,9 @@ LogicalResult importPow(NodeContext &ctx) {
   Type baseType = NodeContext::elementTypeOf(base);
   Type computeType = isa<FloatType>(baseType) ? baseType
                                               : ctx.b.getF64Type();
-  Value result = ctx.make<PowOp>(ctx.cast(base, computeType),
-                                 ctx.cast(exponent, computeType));
+  Value lhs = ctx.cast(base, computeType);
+  Value rhs = ctx.cast(exponent, computeType);
+  Value result = ctx.make<PowOp>(lhs, rhs);
   return ctx.setOutput(0, ctx.cast(result, baseType));
 }
 

@@ -241,3 +241,99 @@ func.func @dynamic_identity_folds(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = kiln.add %x, %zero : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Checks that arithmetic on constants folds across broadcasting, and that
+// integer division by zero is left to run time.
+// CHECK-LABEL: func @broadcast_constants
+// CHECK-DAG: kiln.constant dense<[11, 22, 33]> : tensor<3xi64>
+// CHECK-DAG: kiln.constant dense<[2, 4, 6]> : tensor<3xi64>
+// CHECK: kiln.div
+// CHECK-NOT: kiln.add
+// CHECK-NOT: kiln.mul
+func.func @broadcast_constants() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) {
+  %a = kiln.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %ten = kiln.constant dense<10> : tensor<i64>
+  %two = kiln.constant dense<[2]> : tensor<1xi64>
+  %zero = kiln.constant dense<[0, 1, 1]> : tensor<3xi64>
+  %m = kiln.mul %a, %ten : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %s = kiln.add %m, %a : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %d = kiln.mul %a, %two : (tensor<3xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %z = kiln.div %a, %zero : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return %s, %d, %z : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>
+}
+
+// -----
+
+// Checks that comparisons, select and cast fold on constants, with NaN
+// comparing unordered.
+// CHECK-LABEL: func @compare_select_cast
+// CHECK-DAG: kiln.constant dense<[false, true, false]> : tensor<3xi1>
+// CHECK-DAG: kiln.constant dense<true> : tensor<3xi1>
+// CHECK-DAG: kiln.constant dense<[5.000000e+00, 2.000000e+00, 5.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: kiln.constant dense<[1, -2, 0]> : tensor<3xi32>
+// CHECK-NOT: kiln.compare
+// CHECK-NOT: kiln.select
+// CHECK-NOT: kiln.cast
+func.func @compare_select_cast() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xf32>, tensor<3xi32>) {
+  %a = kiln.constant dense<[1.0, 2.0, 0x7FC00000]> : tensor<3xf32>
+  %b = kiln.constant dense<[1.5, -2.5, 0.0]> : tensor<3xf32>
+  %lt = kiln.compare gt, %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %ne = kiln.compare ne, %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %five = kiln.constant dense<5.0> : tensor<f32>
+  %s = kiln.select %lt, %a, %five : (tensor<3xi1>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %c = kiln.cast %b : tensor<3xf32> to tensor<3xi32>
+  return %lt, %ne, %s, %c : tensor<3xi1>, tensor<3xi1>, tensor<3xf32>, tensor<3xi32>
+}
+
+// -----
+
+// Checks that a cast of NaN to an integer is not folded (undefined).
+// CHECK-LABEL: func @cast_nan_stays
+// CHECK: kiln.cast
+func.func @cast_nan_stays() -> tensor<1xi32> {
+  %a = kiln.constant dense<[0x7FC00000]> : tensor<1xf32>
+  %c = kiln.cast %a : tensor<1xf32> to tensor<1xi32>
+  return %c : tensor<1xi32>
+}
+
+// -----
+
+// Checks that data movement on constants folds: gather (with a negative
+// index), concat, slice (reversed), transpose and expand.
+// CHECK-LABEL: func @data_movement_constants
+// CHECK-DAG: kiln.constant dense<[30, 10]> : tensor<2xi64>
+// CHECK-DAG: kiln.constant dense<[10, 20, 30, 7]> : tensor<4xi64>
+// CHECK-DAG: kiln.constant dense<[30, 20, 10]> : tensor<3xi64>
+// CHECK-DAG: kiln.constant dense<{{\[\[}}1, 3], [2, 4]]> : tensor<2x2xi64>
+// CHECK-DAG: kiln.constant dense<{{\[\[}}10, 20, 30], [10, 20, 30]]> : tensor<2x3xi64>
+// CHECK-NOT: kiln.gather
+// CHECK-NOT: kiln.concat
+// CHECK-NOT: kiln.slice
+// CHECK-NOT: kiln.transpose
+// CHECK-NOT: kiln.expand
+func.func @data_movement_constants() -> (tensor<2xi64>, tensor<4xi64>, tensor<3xi64>, tensor<2x2xi64>, tensor<2x3xi64>) {
+  %a = kiln.constant dense<[10, 20, 30]> : tensor<3xi64>
+  %i = kiln.constant dense<[-1, 0]> : tensor<2xi64>
+  %g = kiln.gather %a, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %seven = kiln.constant dense<[7]> : tensor<1xi64>
+  %c = kiln.concat %a, %seven {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %r = kiln.slice %a {starts = array<i64: -1>, ends = array<i64: -9223372036854775807>, steps = array<i64: -1>} : (tensor<3xi64>) -> tensor<3xi64>
+  %m = kiln.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %t = kiln.transpose %m {permutation = array<i64: 1, 0>} : (tensor<2x2xi64>) -> tensor<2x2xi64>
+  %e = kiln.expand %a {shape = array<i64: 2, 1>} : (tensor<3xi64>) -> tensor<2x3xi64>
+  return %g, %c, %r, %t, %e : tensor<2xi64>, tensor<4xi64>, tensor<3xi64>, tensor<2x2xi64>, tensor<2x3xi64>
+}
+
+// -----
+
+// Checks that a gather with an out-of-range constant index is not folded.
+// CHECK-LABEL: func @gather_out_of_range_stays
+// CHECK: kiln.gather
+func.func @gather_out_of_range_stays() -> tensor<1xi64> {
+  %a = kiln.constant dense<[10, 20, 30]> : tensor<3xi64>
+  %i = kiln.constant dense<[3]> : tensor<1xi64>
+  %g = kiln.gather %a, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %g : tensor<1xi64>
+}
