@@ -18,7 +18,7 @@ llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["kiln-opt", "kiln"], [config.kiln_tools_dir, config.llvm_tools_dir])
 # Debian's python has the onnx package; the pyenv one on PATH may not.
-config.substitutions.append(("%python3", "/usr/bin/python3"))
+config.substitutions.append(("%debian-python", "/usr/bin/python3"))
 config.substitutions.append(
     ("%import-check", os.path.join(config.test_source_root, "import-check.sh")))
 config.substitutions.append(

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Writes the bad-input corpus for bad-input.test into a folder: models
+that are malformed in one way each. Built from ONNX's helpers at test time
+so no binary is committed; none of them passes onnx.checker on purpose."""
+import os
+import random
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+
+def save(name, graph, opset=17, domains=()):
+    imports = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in domains]
+    model = helper.make_model(graph, opset_imports=imports)
+    onnx.save(model, os.path.join(out, name))
+    return model
+
+
+def vi(name, dtype=TensorProto.FLOAT, shape=(2,)):
+    return helper.make_tensor_value_info(name, dtype, list(shape))
+
+
+good = save("good.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "g", [vi("x")], [vi("y")]))
+data = good.SerializeToString()
+open(os.path.join(out, "truncated.onnx"), "wb").write(data[: len(data) // 2])
+r = random.Random(11)
+open(os.path.join(out, "random.onnx"), "wb").write(bytes(r.randrange(256) for _ in range(2048)))
+open(os.path.join(out, "empty.onnx"), "wb").write(b"")
+
+# A node reads a name nothing defines (a missing initializer).
+save("missing-initializer.onnx", helper.make_graph(
+    [helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")], "g", [vi("x")], [vi("y")]))
+# Two nodes feed each other.
+save("cycle.onnx", helper.make_graph(
+    [helper.make_node("Add", ["x", "b"], ["a"], name="first"),
+     helper.make_node("Relu", ["a"], ["b"], name="second")], "g", [vi("x")], [vi("a")]))
+# An output nobody produces.
+save("dangling-output.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "g", [vi("x")], [vi("z")]))
+# float + int64.
+save("type-mismatch.onnx", helper.make_graph(
+    [helper.make_node("Add", ["x", "i"], ["y"], name="mixed_add")], "g",
+    [vi("x"), vi("i", TensorProto.INT64)], [vi("y")]))
+# Shapes that do not broadcast.
+save("shape-mismatch.onnx", helper.make_graph(
+    [helper.make_node("Mul", ["x", "w"], ["y"], name="bad_mul")], "g",
+    [vi("x", shape=(2, 3)), vi("w", shape=(4,))], [vi("y", shape=(2, 3))]))
+# A domain Kiln does not know, imported by the model.
+save("unknown-domain.onnx", helper.make_graph(
+    [helper.make_node("FusedThing", ["x"], ["y"], name="vendor_op", domain="com.example")],
+    "g", [vi("x")], [vi("y")]), domains=["com.example"])
+# A node in a domain the model does not import.
+save("unimported-domain.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"], name="relu0", domain="com.other")],
+    "g", [vi("x")], [vi("y")]))
+# An opset newer than Kiln knows.
+save("future-opset.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"])], "g", [vi("x")], [vi("y")]), opset=99)
+# Two unsupported ops and one unsupported attribute, all to be listed.
+save("several-unsupported.onnx", helper.make_graph(
+    [helper.make_node("Unique", ["x"], ["u"], name="uniq"),
+     helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+     helper.make_node("MaxPool", ["img"], ["p", "idx"], name="pool_with_indices",
+                      kernel_shape=[2, 2])],
+    "g", [vi("x"), vi("img", shape=(1, 1, 4, 4))],
+    [vi("u"), vi("n", TensorProto.INT64), vi("p", shape=(1, 1, 2, 2)),
+     vi("idx", TensorProto.INT64, (1, 1, 2, 2))]))
+# An initializer whose data does not match its dims.
+bad_init = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
+bad_init.dims[0] = 3
+save("bad-initializer.onnx", helper.make_graph(
+    [helper.make_node("Add", ["x", "w"], ["y"])], "g", [vi("x", shape=(3,))],
+    [vi("y", shape=(3,))], [bad_init]))
+# External data that escapes the model's folder, and external data missing.
+for name, location in [("external-escape.onnx", "../secret.bin"),
+                       ("external-missing.onnx", "weights-not-here.bin")]:
+    w = helper.make_tensor("w", TensorProto.FLOAT, [3], [0.0, 0.0, 0.0])
+    w.ClearField("float_data")
+    w.data_location = TensorProto.EXTERNAL
+    w.external_data.add(key="location", value=location)
+    save(name, helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])], "g", [vi("x", shape=(3,))],
+        [vi("y", shape=(3,))], [w]))
