@@ -19,6 +19,9 @@ const OpRegistry &OpRegistry::get() {
     registerShapeOps(r);
     registerIndexingOps(r);
     registerGeneratorOps(r);
+    registerGatherScatterOps(r);
+    registerSortOps(r);
+    registerLinearAlgebraOps(r);
     return r;
   }();
   return registry;

@@ -68,6 +68,9 @@ void registerReductionOps(OpRegistry &);
 void registerShapeOps(OpRegistry &);
 void registerIndexingOps(OpRegistry &);
 void registerGeneratorOps(OpRegistry &);
+void registerGatherScatterOps(OpRegistry &);
+void registerSortOps(OpRegistry &);
+void registerLinearAlgebraOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

@@ -45,21 +45,33 @@ LogicalResult importInstanceNormalization(NodeContext &ctx) {
 }
 
 LogicalResult importLayerNormalization(NodeContext &ctx) {
-  if (failed(ctx.rejectOutput(1, "Mean")) ||
-      failed(ctx.rejectOutput(2, "InvStdDev")))
-    return failure();
   Value x = ctx.input(0);
-  std::optional<int64_t> axis =
-      ctx.normalizeAxis(ctx.intAttr("axis", -1), NodeContext::rankOf(x));
+  int64_t rank = NodeContext::rankOf(x);
+  std::optional<int64_t> axis = ctx.normalizeAxis(ctx.intAttr("axis", -1), rank);
   if (!axis)
     return failure();
+  float epsilon = ctx.floatAttr("epsilon", 1e-5f);
+  if (ctx.hasOutput(1) || ctx.hasOutput(2)) {
+    // The statistics as separate reductions; Y stays one layer_norm.
+    SmallVector<int64_t> axes;
+    for (int64_t d = *axis; d < rank; ++d)
+      axes.push_back(d);
+    auto mean = [&](Value v) {
+      return ctx.make<ReduceMeanOp>(v, ctx.i64s(axes), ctx.b.getBoolAttr(true));
+    };
+    Value mu = mean(x);
+    Value centered = ctx.make<SubOp>(x, mu);
+    Value variance = mean(ctx.make<MulOp>(centered, centered));
+    ctx.setOutput(1, mu);
+    ctx.setOutput(2, ctx.make<RsqrtOp>(
+                         ctx.make<AddOp>(variance, ctx.scalarLike(x, epsilon))));
+  }
   Value bias = ctx.optionalInput(2);
   if (!bias)
     bias = ctx.scalarLike(x, 0);
   return ctx.setOutput(
       0, ctx.make<LayerNormOp>(x, ctx.input(1), bias, ctx.i64(*axis),
-                               ctx.b.getF32FloatAttr(
-                                   ctx.floatAttr("epsilon", 1e-5f))));
+                               ctx.b.getF32FloatAttr(epsilon)));
 }
 
 LogicalResult importMeanVarianceNormalization(NodeContext &ctx) {

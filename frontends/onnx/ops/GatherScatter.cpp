@@ -1,0 +1,322 @@
+//===- GatherScatter.cpp - ONNX element-indexed gathers and scatters ------===//
+//
+// GatherElements and GatherND become one kiln.gather over the flattened
+// data with computed flat indices. Scatters (ScatterElements, ScatterND,
+// MaxUnpool) use a one-hot matrix of the target positions: the scattered
+// values are a matmul with it, and positions hit at least once take them.
+// That costs updates x positions memory, fine for the index tensors models
+// carry; a dedicated scatter op is the way out if a model needs more.
+// Compress and ReverseSequence need their selectors at compile time and
+// become a gather with constant indices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/ops/Helpers.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
+  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
+}
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// The static shape of `v`, or nullopt (recorded) if it has a dynamic dim.
+std::optional<SmallVector<int64_t>> staticShape(NodeContext &ctx, Value v,
+                                                StringRef why) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type)
+    return std::nullopt;
+  if (!type.hasStaticShape()) {
+    ctx.unsupported(why + " needs static shapes");
+    return std::nullopt;
+  }
+  return SmallVector<int64_t>(type.getShape());
+}
+
+/// i64 indices with negative entries wrapped by `size`.
+Value wrapIndices(NodeContext &ctx, Value indices, int64_t size) {
+  Value idx = ctx.cast(indices, ctx.b.getI64Type());
+  Value negative = compare(ctx, ComparePredicate::lt, idx, ctx.scalarLike(idx, 0));
+  return ctx.make<SelectOp>(negative, ctx.make<AddOp>(idx, ctx.scalarLike(idx, size)),
+                            idx);
+}
+
+/// An i64 iota over dim `d` of `shape`, shaped [1.., shape[d], ..1].
+Value iotaAlong(NodeContext &ctx, ArrayRef<int64_t> shape, int64_t d) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  s[d] = shape[d];
+  return generateConstant(ctx, RankedTensorType::get(s, ctx.b.getI64Type()),
+                          [](int64_t i) { return static_cast<double>(i); });
+}
+
+Value flatten(NodeContext &ctx, Value v) {
+  return ctx.make<ReshapeOp>(v, ctx.i64s({-1}));
+}
+
+/// Flat positions in a tensor of `dataShape` for GatherElements-style
+/// indices: `indices` along `axis`, the element's own coordinate elsewhere.
+Value elementFlatIndex(NodeContext &ctx, Value indices,
+                       ArrayRef<int64_t> dataShape,
+                       ArrayRef<int64_t> indexShape, int64_t axis) {
+  SmallVector<int64_t> strides = stridesOf(dataShape);
+  Value flat = ctx.make<MulOp>(wrapIndices(ctx, indices, dataShape[axis]),
+                               ctx.scalar(ctx.b.getI64Type(), strides[axis]));
+  for (size_t d = 0; d < indexShape.size(); ++d) {
+    if (static_cast<int64_t>(d) == axis)
+      continue;
+    Value coordinate = ctx.make<MulOp>(iotaAlong(ctx, indexShape, d),
+                                       ctx.scalar(ctx.b.getI64Type(), strides[d]));
+    flat = ctx.make<AddOp>(flat, coordinate);
+  }
+  return flat;
+}
+
+LogicalResult importGatherElements(NodeContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1);
+  auto dataShape = staticShape(ctx, data, "GatherElements");
+  auto indexShape = staticShape(ctx, indices, "GatherElements");
+  if (!dataShape || !indexShape)
+    return failure();
+  std::optional<int64_t> axis =
+      ctx.normalizeAxis(ctx.intAttr("axis", 0), dataShape->size());
+  if (!axis)
+    return failure();
+  Value flat = elementFlatIndex(ctx, indices, *dataShape, *indexShape, *axis);
+  return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, data), flat, ctx.i64(0)));
+}
+
+/// Writes `updates` ([U, R]) into `data` ([P, R]) at rows `rows` ([U]).
+/// `add` accumulates instead of replacing.
+Value scatterRows(NodeContext &ctx, Value data, Value rows, Value updates,
+                  int64_t numRows, bool add) {
+  Type element = NodeContext::elementTypeOf(data);
+  SmallVector<int64_t> positions = {1, numRows};
+  Value hits = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, rows, {1}),
+                       generateConstant(ctx,
+                                        RankedTensorType::get(positions, ctx.b.getI64Type()),
+                                        [](int64_t i) { return static_cast<double>(i); }));
+  Value oneHot = ctx.cast(hits, element);                        // [U, P]
+  Value oneHotT = ctx.make<TransposeOp>(oneHot, ctx.i64s({1, 0})); // [P, U]
+  Value scattered = ctx.make<MatmulOp>(oneHotT, updates);        // [P, R]
+  if (add)
+    return ctx.make<AddOp>(data, scattered);
+  Value count = ctx.make<ReduceSumOp>(oneHotT, ctx.i64s({1}), ctx.b.getBoolAttr(true));
+  Value written = compare(ctx, ComparePredicate::gt, count, ctx.scalarLike(count, 0));
+  return ctx.make<SelectOp>(written, scattered, data);
+}
+
+std::optional<bool> scatterReduction(NodeContext &ctx) {
+  std::string reduction = ctx.stringAttr("reduction", "none");
+  if (reduction == "none")
+    return false;
+  if (reduction == "add")
+    return true;
+  ctx.unsupported("reduction '" + reduction + "'");
+  return std::nullopt;
+}
+
+LogicalResult importScatterElements(NodeContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
+  auto dataShape = staticShape(ctx, data, "ScatterElements");
+  auto indexShape = staticShape(ctx, indices, "ScatterElements");
+  std::optional<bool> add = scatterReduction(ctx);
+  if (!dataShape || !indexShape || !add)
+    return failure();
+  std::optional<int64_t> axis =
+      ctx.normalizeAxis(ctx.intAttr("axis", 0), dataShape->size());
+  if (!axis)
+    return failure();
+  int64_t total = 1;
+  for (int64_t d : *dataShape)
+    total *= d;
+  Value flat = flatten(ctx, elementFlatIndex(ctx, indices, *dataShape, *indexShape, *axis));
+  Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({total, 1}));
+  Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, 1}));
+  Value result = scatterRows(ctx, rows, flat, values, total, *add);
+  return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(*dataShape)));
+}
+
+/// GatherND / ScatterND: the flat row of data's first batch + k dims that
+/// each index tuple (the last dim of `indices`) names.
+Value tupleFlatIndex(NodeContext &ctx, Value indices, ArrayRef<int64_t> dataShape,
+                     ArrayRef<int64_t> indexShape, int64_t batchDims) {
+  int64_t k = indexShape.back();
+  int64_t rank = indexShape.size();
+  SmallVector<int64_t> leading(dataShape.begin(), dataShape.begin() + batchDims + k);
+  SmallVector<int64_t> strides = stridesOf(leading);
+  SmallVector<int64_t> tupleShape(indexShape.begin(), indexShape.end() - 1);
+  Value flat = ctx.scalar(ctx.b.getI64Type(), 0);
+  for (int64_t b = 0; b < batchDims; ++b)
+    flat = ctx.make<AddOp>(flat, ctx.make<MulOp>(iotaAlong(ctx, tupleShape, b),
+                                                 ctx.scalar(ctx.b.getI64Type(), strides[b])));
+  for (int64_t j = 0; j < k; ++j) {
+    SmallVector<int64_t> starts(rank, 0), ends(indexShape), steps(rank, 1);
+    starts[rank - 1] = j;
+    ends[rank - 1] = j + 1;
+    Value component = ctx.make<ReshapeOp>(
+        ctx.make<SliceOp>(indices, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps)),
+        ctx.i64s(tupleShape));
+    Value wrapped = wrapIndices(ctx, component, dataShape[batchDims + j]);
+    flat = ctx.make<AddOp>(flat, ctx.make<MulOp>(wrapped,
+                                                 ctx.scalar(ctx.b.getI64Type(),
+                                                            strides[batchDims + j])));
+  }
+  return flat;
+}
+
+LogicalResult importGatherND(NodeContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1);
+  auto dataShape = staticShape(ctx, data, "GatherND");
+  auto indexShape = staticShape(ctx, indices, "GatherND");
+  if (!dataShape || !indexShape)
+    return failure();
+  int64_t batchDims = ctx.intAttr("batch_dims", 0);
+  int64_t k = indexShape->empty() ? 0 : indexShape->back();
+  if (indexShape->empty() || batchDims < 0 ||
+      batchDims + k > static_cast<int64_t>(dataShape->size()))
+    return ctx.invalid("index tuples are longer than the data's rank");
+  Value flat = tupleFlatIndex(ctx, indices, *dataShape, *indexShape, batchDims);
+  SmallVector<int64_t> rows = {-1};
+  rows.append(dataShape->begin() + batchDims + k, dataShape->end());
+  Value table = ctx.make<ReshapeOp>(data, ctx.i64s(rows));
+  return ctx.setOutput(0, ctx.make<GatherOp>(table, flat, ctx.i64(0)));
+}
+
+LogicalResult importScatterND(NodeContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
+  auto dataShape = staticShape(ctx, data, "ScatterND");
+  auto indexShape = staticShape(ctx, indices, "ScatterND");
+  std::optional<bool> add = scatterReduction(ctx);
+  if (!dataShape || !indexShape || !add)
+    return failure();
+  int64_t k = indexShape->empty() ? 0 : indexShape->back();
+  if (indexShape->empty() || k > static_cast<int64_t>(dataShape->size()))
+    return ctx.invalid("index tuples are longer than the data's rank");
+  int64_t positions = 1, rest = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(dataShape->size()); ++d)
+    (d < k ? positions : rest) *= (*dataShape)[d];
+  Value flat = flatten(ctx, tupleFlatIndex(ctx, indices, *dataShape, *indexShape, 0));
+  Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({positions, rest}));
+  Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, rest}));
+  Value result = scatterRows(ctx, rows, flat, values, positions, *add);
+  return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(*dataShape)));
+}
+
+LogicalResult importMaxUnpool(NodeContext &ctx) {
+  Value x = ctx.input(0), indices = ctx.input(1);
+  auto shape = staticShape(ctx, x, "MaxUnpool");
+  if (!shape)
+    return failure();
+  SmallVector<int64_t> outShape(*shape);
+  if (ctx.hasInput(2)) {
+    std::optional<SmallVector<int64_t>> given = ctx.intsInput(2, "output_shape");
+    if (!given)
+      return failure();
+    outShape = *given;
+  } else {
+    SmallVector<int64_t> kernel = ctx.intsAttr("kernel_shape");
+    size_t spatial = kernel.size();
+    if (spatial + 2 != shape->size())
+      return ctx.invalid("kernel_shape does not match the input's rank");
+    SmallVector<int64_t> strides = ctx.intsAttr("strides"), pads = ctx.intsAttr("pads");
+    if (strides.empty())
+      strides.assign(spatial, 1);
+    if (pads.empty())
+      pads.assign(2 * spatial, 0);
+    for (size_t i = 0; i < spatial; ++i)
+      outShape[i + 2] = ((*shape)[i + 2] - 1) * strides[i] + kernel[i] -
+                        pads[i] - pads[i + spatial];
+  }
+  int64_t total = 1;
+  for (int64_t d : outShape)
+    total *= d;
+  Value zeros = generateConstant(
+      ctx, RankedTensorType::get({total, 1}, NodeContext::elementTypeOf(x)),
+      [](int64_t) { return 0.0; });
+  Value flat = flatten(ctx, ctx.cast(indices, ctx.b.getI64Type()));
+  Value values = ctx.make<ReshapeOp>(x, ctx.i64s({-1, 1}));
+  Value result = scatterRows(ctx, zeros, flat, values, total, false);
+  return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(outShape)));
+}
+
+LogicalResult importCompress(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  std::optional<SmallVector<int64_t>> condition = ctx.intsInput(1, "condition");
+  if (!x || !condition)
+    return failure();
+  Value source = x;
+  int64_t axis = 0;
+  if (ctx.hasAttr("axis")) {
+    std::optional<int64_t> a = ctx.normalizeAxis(ctx.intAttr("axis", 0),
+                                                 NodeContext::rankOf(x));
+    if (!a)
+      return failure();
+    axis = *a;
+  } else {
+    source = flatten(ctx, x);
+  }
+  std::optional<int64_t> size = staticDim(ctx, source, axis, "Compress");
+  if (!size)
+    return failure();
+  SmallVector<int64_t> kept;
+  for (int64_t i = 0; i < std::min<int64_t>(*size, condition->size()); ++i)
+    if ((*condition)[i])
+      kept.push_back(i);
+  if (kept.empty())
+    return ctx.unsupported("a Compress that selects nothing (empty result)");
+  return ctx.setOutput(0, ctx.make<GatherOp>(source, ctx.indices(kept), ctx.i64(axis)));
+}
+
+LogicalResult importReverseSequence(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  auto shape = staticShape(ctx, x, "ReverseSequence");
+  std::optional<SmallVector<int64_t>> lengths = ctx.intsInput(1, "sequence_lens");
+  if (!shape || !lengths)
+    return failure();
+  int64_t timeAxis = ctx.intAttr("time_axis", 0), batchAxis = ctx.intAttr("batch_axis", 1);
+  if (shape->size() < 2 || (timeAxis != 0 && timeAxis != 1) || batchAxis != 1 - timeAxis)
+    return ctx.invalid("time_axis and batch_axis must be 0 and 1 in some order");
+  if (static_cast<int64_t>(lengths->size()) != (*shape)[batchAxis])
+    return ctx.invalid("sequence_lens needs one length per batch entry");
+  // Every element's source: time t of batch b reads t' = len - 1 - t when
+  // t < len, else itself.
+  SmallVector<int64_t> strides = stridesOf(*shape);
+  int64_t total = 1;
+  for (int64_t d : *shape)
+    total *= d;
+  Value sources = generateConstant(
+      ctx, RankedTensorType::get(*shape, ctx.b.getI64Type()), [&](int64_t flat) {
+        int64_t t = (flat / strides[timeAxis]) % (*shape)[timeAxis];
+        int64_t b = (flat / strides[batchAxis]) % (*shape)[batchAxis];
+        int64_t len = (*lengths)[b];
+        int64_t from = t < len ? len - 1 - t : t;
+        return static_cast<double>(flat + (from - t) * strides[timeAxis]);
+      });
+  (void)total;
+  return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, x), sources, ctx.i64(0)));
+}
+
+} // namespace
+
+void registerGatherScatterOps(OpRegistry &r) {
+  constexpr int64_t any = kAnyLaterOpset;
+  r.add("GatherElements", 11, any, importGatherElements);
+  r.add("ScatterElements", 11, any, importScatterElements);
+  r.add("Scatter", 9, 10, importScatterElements);
+  r.add("GatherND", 11, any, importGatherND);
+  r.add("ScatterND", 11, any, importScatterND);
+  r.add("MaxUnpool", 9, any, importMaxUnpool);
+  r.add("Compress", 9, any, importCompress);
+  r.add("ReverseSequence", 10, any, importReverseSequence);
+}
+
+} // namespace kiln::onnx_frontend

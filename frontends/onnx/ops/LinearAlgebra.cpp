@@ -1,0 +1,147 @@
+//===- LinearAlgebra.cpp - ONNX Einsum and Det -----------------------------===//
+//
+// Einsum lines every operand up on one index space (transpose, then
+// reshape with 1s for the indices it lacks), multiplies them with
+// broadcasting and sums the contracted indices away. Det expands the
+// Leibniz formula for static matrices up to 4 x 4.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/ops/Helpers.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+LogicalResult importEinsum(NodeContext &ctx) {
+  std::string equation = ctx.stringAttr("equation", "");
+  equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+  if (equation.find("...") != std::string::npos)
+    return ctx.unsupported("Einsum with an ellipsis");
+  std::string lhs = equation, output;
+  size_t arrow = equation.find("->");
+  bool explicitOutput = arrow != std::string::npos;
+  if (explicitOutput) {
+    lhs = equation.substr(0, arrow);
+    output = equation.substr(arrow + 2);
+  }
+  SmallVector<std::string> terms;
+  llvm::SmallVector<StringRef> pieces;
+  StringRef(lhs).split(pieces, ',');
+  for (StringRef p : pieces)
+    terms.push_back(p.str());
+  if (terms.size() != ctx.numInputs())
+    return ctx.invalid("the equation names " + llvm::Twine(terms.size()) +
+                       " operands but the node has " + llvm::Twine(ctx.numInputs()));
+  std::map<char, int> counts;
+  for (const std::string &t : terms) {
+    for (char c : t) {
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        return ctx.invalid("bad character in equation '" + equation + "'");
+      ++counts[c];
+    }
+    for (char c : t)
+      if (std::count(t.begin(), t.end(), c) > 1)
+        return ctx.unsupported("Einsum with a repeated index in one operand (diagonals)");
+  }
+  if (!explicitOutput)
+    for (auto [c, n] : counts)
+      if (n == 1)
+        output += c;
+  // The index space: output indices first, then contracted ones.
+  std::string space = output;
+  for (auto [c, n] : counts)
+    if (output.find(c) == std::string::npos)
+      space += c;
+  Value product;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    Value v = ctx.input(i);
+    if (!v)
+      return failure();
+    if (static_cast<int64_t>(term.size()) != NodeContext::rankOf(v))
+      return ctx.invalid("operand " + llvm::Twine(i) + " has rank " +
+                         llvm::Twine(NodeContext::rankOf(v)) + " but the equation gives it " +
+                         llvm::Twine(term.size()) + " indices");
+    SmallVector<int64_t> perm, missing;
+    for (size_t s = 0; s < space.size(); ++s) {
+      size_t at = term.find(space[s]);
+      if (at == std::string::npos)
+        missing.push_back(s);
+      else
+        perm.push_back(at);
+    }
+    Value aligned = ctx.make<TransposeOp>(v, ctx.i64s(perm));
+    aligned = missing.empty() ? aligned : unsqueeze(ctx, aligned, missing);
+    product = product ? ctx.make<MulOp>(product, aligned) : aligned;
+  }
+  SmallVector<int64_t> contracted;
+  for (size_t s = output.size(); s < space.size(); ++s)
+    contracted.push_back(s);
+  Value result = contracted.empty()
+                     ? product
+                     : ctx.make<ReduceSumOp>(product, ctx.i64s(contracted),
+                                             ctx.b.getBoolAttr(false));
+  return ctx.setOutput(0, result);
+}
+
+LogicalResult importDet(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return ctx.invalid("input must have rank >= 2");
+  std::optional<int64_t> n = staticDim(ctx, x, rank - 1, "Det");
+  if (!n)
+    return failure();
+  if (type.getDimSize(rank - 2) != *n)
+    return ctx.invalid("matrices must be square");
+  if (*n > 4)
+    return ctx.unsupported("Det of matrices larger than 4 x 4");
+  SmallVector<int64_t> batch(type.getShape().drop_back(2));
+  SmallVector<int64_t> batchSpec;
+  for (size_t d = 0; d < batch.size(); ++d)
+    batchSpec.push_back(0);
+  auto element = [&](int64_t i, int64_t j) {
+    SmallVector<int64_t> starts(rank, 0), ends(rank, INT64_MAX), steps(rank, 1);
+    starts[rank - 2] = i;
+    ends[rank - 2] = i + 1;
+    starts[rank - 1] = j;
+    ends[rank - 1] = j + 1;
+    Value e = ctx.make<SliceOp>(x, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps));
+    return ctx.make<ReshapeOp>(e, ctx.i64s(batchSpec));
+  };
+  SmallVector<int64_t> perm(*n);
+  for (int64_t i = 0; i < *n; ++i)
+    perm[i] = i;
+  Value det;
+  do {
+    int64_t inversions = 0;
+    for (int64_t i = 0; i < *n; ++i)
+      for (int64_t j = i + 1; j < *n; ++j)
+        inversions += perm[i] > perm[j];
+    Value term = element(0, perm[0]);
+    for (int64_t i = 1; i < *n; ++i)
+      term = ctx.make<MulOp>(term, element(i, perm[i]));
+    if (!det)
+      det = inversions % 2 ? ctx.make<NegOp>(term) : term;
+    else
+      det = inversions % 2 ? ctx.make<SubOp>(det, term) : ctx.make<AddOp>(det, term);
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return ctx.setOutput(0, det);
+}
+
+} // namespace
+
+void registerLinearAlgebraOps(OpRegistry &r) {
+  r.add("Einsum", 12, kAnyLaterOpset, importEinsum);
+  r.add("Det", 11, kAnyLaterOpset, importDet);
+}
+
+} // namespace kiln::onnx_frontend

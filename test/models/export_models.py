@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Exports the reference models Kiln is tested on, with random weights and
+a fixed seed, using Debian's torch and torchvision (no downloads):
+
+  resnet18, resnet50, mobilenet_v2, squeezenet1_1  (torchvision, 224x224)
+  bert_encoder  a 2-layer BERT-style encoder: d_model 768, 12 heads,
+                ffn 3072, GELU, sequence 128
+  mlp           784-256-128-10 with ReLU
+
+usage: export_models.py OUT_DIR [--opset 17] [--dynamic-batch] [names...]
+
+Each model is written as OUT_DIR/<name>.onnx together with a sample input
+and torch's output for it (<name>.input.npy, <name>.output.npy). Existing
+files are kept, so a test set-up can call this every time.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class BertEncoder(nn.Module):
+    def __init__(self, layers=2, d_model=768, heads=12, ffn=3072, vocab=1000, seq=128):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d_model)
+        self.position = nn.Parameter(torch.randn(1, seq, d_model) * 0.02)
+        self.norm = nn.LayerNorm(d_model, eps=1e-12)
+        layer = nn.TransformerEncoderLayer(d_model, heads, ffn, dropout=0.0,
+                                           activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers)
+
+    def forward(self, ids):
+        h = self.norm(self.embed(ids) + self.position)
+        return self.encoder(h)
+
+
+def build(name):
+    import torchvision.models as tvm
+    if name == "resnet18":
+        return tvm.resnet18(), torch.randn(1, 3, 224, 224)
+    if name == "resnet50":
+        return tvm.resnet50(), torch.randn(1, 3, 224, 224)
+    if name == "mobilenet_v2":
+        return tvm.mobilenet_v2(), torch.randn(1, 3, 224, 224)
+    if name == "squeezenet1_1":
+        return tvm.squeezenet1_1(), torch.randn(1, 3, 224, 224)
+    if name == "bert_encoder":
+        return BertEncoder(), torch.randint(0, 1000, (1, 128))
+    if name == "mlp":
+        return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128),
+                             nn.ReLU(), nn.Linear(128, 10)), torch.randn(1, 784)
+    raise SystemExit(f"unknown model {name}")
+
+
+ALL = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "bert_encoder", "mlp"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("names", nargs="*", default=ALL)
+    ap.add_argument("--opset", type=int, default=17)
+    ap.add_argument("--dynamic-batch", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name in args.names:
+        path = os.path.join(args.out, name + ".onnx")
+        if os.path.exists(path):
+            continue
+        torch.manual_seed(0)
+        model, example = build(name)
+        model.eval()
+        with torch.no_grad():
+            reference = model(example)
+        dynamic = {"input": {0: "batch"}, "output": {0: "batch"}} if args.dynamic_batch else None
+        tmp = path + ".tmp"
+        torch.onnx.export(model, (example,), tmp, opset_version=args.opset,
+                          input_names=["input"], output_names=["output"],
+                          dynamic_axes=dynamic, do_constant_folding=True)
+        np.save(os.path.join(args.out, name + ".input.npy"), example.numpy())
+        np.save(os.path.join(args.out, name + ".output.npy"), reference.numpy())
+        os.replace(tmp, path)
+        print(f"exported {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
