@@ -22,6 +22,8 @@ const OpRegistry &OpRegistry::get() {
     registerGatherScatterOps(r);
     registerSortOps(r);
     registerLinearAlgebraOps(r);
+    registerLossOps(r);
+    registerResizeOps(r);
     return r;
   }();
   return registry;

@@ -71,6 +71,8 @@ void registerGeneratorOps(OpRegistry &);
 void registerGatherScatterOps(OpRegistry &);
 void registerSortOps(OpRegistry &);
 void registerLinearAlgebraOps(OpRegistry &);
+void registerLossOps(OpRegistry &);
+void registerResizeOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

@@ -64,7 +64,7 @@ def main():
     ap.add_argument("names", nargs="*", default=ALL)
     ap.add_argument("--opset", type=int, default=17)
     ap.add_argument("--dynamic-batch", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
     os.makedirs(args.out, exist_ok=True)
     for name in args.names:
         path = os.path.join(args.out, name + ".onnx")

@@ -1,0 +1,209 @@
+//===- Resize.cpp - ONNX Resize and Upsample -------------------------------===//
+//
+// Resizing is separable: each resized axis is one step. For every output
+// coordinate the source coordinate is computed at import time (static
+// sizes), so nearest becomes one kiln.gather with constant indices and
+// linear / cubic a weighted sum of 2 / 4 gathers with constant weights.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/ops/Helpers.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+struct ResizeMode {
+  std::string mode = "nearest";         // nearest | linear | cubic
+  std::string transform = "half_pixel"; // coordinate_transformation_mode
+  std::string nearest = "round_prefer_floor";
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+};
+
+/// Source coordinate of output index `x` along an axis.
+double sourceCoordinate(const ResizeMode &m, int64_t x, int64_t in, int64_t out,
+                        double scale) {
+  if (m.transform == "align_corners")
+    return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
+  if (m.transform == "asymmetric")
+    return x / scale;
+  if (m.transform == "tf_half_pixel_for_nn")
+    return (x + 0.5) / scale;
+  if (m.transform == "pytorch_half_pixel")
+    return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  return (x + 0.5) / scale - 0.5; // half_pixel
+}
+
+int64_t nearestIndex(const ResizeMode &m, double c, int64_t in) {
+  double r;
+  if (m.nearest == "floor")
+    r = std::floor(c);
+  else if (m.nearest == "ceil")
+    r = std::ceil(c);
+  else if (m.nearest == "round_prefer_ceil")
+    r = std::floor(c + 0.5);
+  else // round_prefer_floor
+    r = c == std::floor(c) + 0.5 ? std::floor(c) : std::round(c);
+  return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
+}
+
+double cubicWeight(double a, double t) {
+  t = std::abs(t);
+  if (t <= 1)
+    return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < 2)
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  return 0;
+}
+
+/// Resizes `v` along `axis` from `in` to `out` entries.
+Value resizeAxis(NodeContext &ctx, const ResizeMode &m, Value v, int64_t axis,
+                 int64_t in, int64_t out, double scale) {
+  int64_t rank = NodeContext::rankOf(v);
+  Type element = NodeContext::elementTypeOf(v);
+  int64_t taps = m.mode == "nearest" ? 1 : m.mode == "linear" ? 2 : 4;
+  // indices[t][x] and weights[t][x] for tap t of output x.
+  SmallVector<SmallVector<int64_t>> indices(taps, SmallVector<int64_t>(out));
+  SmallVector<SmallVector<double>> weights(taps, SmallVector<double>(out, 1.0));
+  for (int64_t x = 0; x < out; ++x) {
+    double c = sourceCoordinate(m, x, in, out, scale);
+    if (taps == 1) {
+      indices[0][x] = nearestIndex(m, c, in);
+      continue;
+    }
+    double base = std::floor(c), frac = c - base;
+    int64_t first = static_cast<int64_t>(base) - (taps == 4 ? 1 : 0);
+    double total = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t src = first + t;
+      double w = taps == 2 ? (t == 0 ? 1 - frac : frac)
+                           : cubicWeight(m.cubicA, frac + 1 - t);
+      if (m.excludeOutside && (src < 0 || src >= in))
+        w = 0;
+      indices[t][x] = std::clamp<int64_t>(src, 0, in - 1);
+      weights[t][x] = w;
+      total += w;
+    }
+    if (m.excludeOutside && total != 0)
+      for (int64_t t = 0; t < taps; ++t)
+        weights[t][x] /= total;
+  }
+  Value result;
+  for (int64_t t = 0; t < taps; ++t) {
+    Value picked = ctx.make<GatherOp>(v, ctx.indices(indices[t]), ctx.i64(axis));
+    if (taps == 1)
+      return picked;
+    SmallVector<int64_t> shape(rank, 1);
+    shape[axis] = out;
+    Value w = generateConstant(ctx, RankedTensorType::get(shape, element),
+                               [&](int64_t i) { return weights[t][i]; });
+    Value term = ctx.make<MulOp>(picked, w);
+    result = result ? ctx.make<AddOp>(result, term) : term;
+  }
+  return result;
+}
+
+/// Resizes every axis whose size or scale changes.
+LogicalResult resize(NodeContext &ctx, Value x, const ResizeMode &m,
+                     ArrayRef<double> scales, ArrayRef<int64_t> sizes) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  if (!isa<FloatType>(type.getElementType()) && m.mode != "nearest")
+    return ctx.unsupported(m.mode + " resizing of integer tensors");
+  if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
+    return ctx.invalid("mode '" + m.mode + "' is not nearest, linear or cubic");
+  Value v = x;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> in = staticDim(ctx, x, d, "Resize");
+    if (!in)
+      return failure();
+    int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(*in * scales[d]))
+                                : sizes[d];
+    double scale = scales.empty() ? double(out) / double(*in) : scales[d];
+    if (out == *in && scale == 1.0)
+      continue;
+    if (out <= 0 || scale <= 0)
+      return ctx.invalid("resizing dim " + llvm::Twine(d) + " to " + llvm::Twine(out));
+    v = resizeAxis(ctx, m, v, d, *in, out, scale);
+  }
+  return ctx.setOutput(0, v);
+}
+
+LogicalResult importResize(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t rank = NodeContext::rankOf(x);
+  ResizeMode m;
+  m.mode = ctx.stringAttr("mode", "nearest");
+  m.transform = ctx.stringAttr("coordinate_transformation_mode",
+                               ctx.opset < 11 ? "asymmetric" : "half_pixel");
+  m.nearest = ctx.stringAttr("nearest_mode", "round_prefer_floor");
+  m.cubicA = ctx.floatAttr("cubic_coeff_a", -0.75f);
+  m.excludeOutside = ctx.intAttr("exclude_outside", 0) != 0;
+  if (ctx.opset < 11)
+    m.nearest = "floor";
+  if (m.transform == "tf_crop_and_resize" || m.transform == "half_pixel_symmetric")
+    return ctx.unsupported("coordinate_transformation_mode '" + m.transform + "'");
+  if (ctx.intAttr("antialias", 0) != 0)
+    return ctx.unsupported("antialias");
+  if (ctx.hasAttr("axes") || ctx.hasAttr("keep_aspect_ratio_policy"))
+    return ctx.unsupported("axes and keep_aspect_ratio_policy");
+  size_t scalesInput = ctx.opset < 11 ? 1 : 2, sizesInput = 3;
+  SmallVector<double> scales;
+  SmallVector<int64_t> sizes;
+  if (ctx.hasInput(sizesInput)) {
+    std::optional<SmallVector<int64_t>> s = ctx.intsInput(sizesInput, "sizes");
+    if (!s)
+      return failure();
+    sizes = *s;
+  }
+  if (ctx.hasInput(scalesInput)) {
+    std::optional<SmallVector<double>> s = ctx.floatsInput(scalesInput, "scales");
+    if (!s)
+      return failure();
+    scales = *s;
+  }
+  if (sizes.empty() && scales.empty())
+    return ctx.invalid("neither scales nor sizes is given");
+  if ((!sizes.empty() && static_cast<int64_t>(sizes.size()) != rank) ||
+      (!scales.empty() && static_cast<int64_t>(scales.size()) != rank))
+    return ctx.invalid("scales or sizes do not have one entry per dim");
+  if (!sizes.empty())
+    scales.clear();
+  return resize(ctx, x, m, scales, sizes);
+}
+
+LogicalResult importUpsample(NodeContext &ctx) {
+  ResizeMode m;
+  m.mode = ctx.stringAttr("mode", "nearest");
+  m.transform = "asymmetric";
+  m.nearest = "floor";
+  SmallVector<double> scales;
+  if (ctx.opset < 9) {
+    for (float s : ctx.floatsAttr("scales"))
+      scales.push_back(s);
+  } else {
+    std::optional<SmallVector<double>> s = ctx.floatsInput(1, "scales");
+    if (!s)
+      return failure();
+    scales = *s;
+  }
+  Value x = ctx.input(0);
+  if (static_cast<int64_t>(scales.size()) != NodeContext::rankOf(x))
+    return ctx.invalid("scales do not have one entry per dim");
+  return resize(ctx, x, m, scales, {});
+}
+
+} // namespace
+
+void registerResizeOps(OpRegistry &r) {
+  r.add("Resize", 10, kAnyLaterOpset, importResize);
+  r.add("Upsample", 7, 9, importUpsample);
+}
+
+} // namespace kiln::onnx_frontend
