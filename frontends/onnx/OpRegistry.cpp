@@ -24,6 +24,7 @@ const OpRegistry &OpRegistry::get() {
     registerLinearAlgebraOps(r);
     registerLossOps(r);
     registerResizeOps(r);
+    registerRecurrentOps(r);
     return r;
   }();
   return registry;

@@ -73,6 +73,7 @@ void registerSortOps(OpRegistry &);
 void registerLinearAlgebraOps(OpRegistry &);
 void registerLossOps(OpRegistry &);
 void registerResizeOps(OpRegistry &);
+void registerRecurrentOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 
