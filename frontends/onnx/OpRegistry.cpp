@@ -25,6 +25,7 @@ const OpRegistry &OpRegistry::get() {
     registerLossOps(r);
     registerResizeOps(r);
     registerRecurrentOps(r);
+    registerQuantizationOps(r);
     return r;
   }();
   return registry;

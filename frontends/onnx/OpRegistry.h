@@ -74,6 +74,7 @@ void registerLinearAlgebraOps(OpRegistry &);
 void registerLossOps(OpRegistry &);
 void registerResizeOps(OpRegistry &);
 void registerRecurrentOps(OpRegistry &);
+void registerQuantizationOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

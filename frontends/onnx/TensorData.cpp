@@ -38,8 +38,18 @@ Type elementTypeOf(MLIRContext *context, int dataType) {
     return b.getI64Type();
   case onnx::TensorProto::INT32:
     return b.getI32Type();
+  case onnx::TensorProto::INT16:
+    return b.getI16Type();
   case onnx::TensorProto::INT8:
     return b.getI8Type();
+  case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, false);
+  case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, false);
+  case onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, false);
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
   default:
@@ -69,6 +79,16 @@ int dataTypeOf(Type t) {
     return onnx::TensorProto::FLOAT16;
   if (t.isBF16())
     return onnx::TensorProto::BFLOAT16;
+  if (t.isUnsignedInteger(8))
+    return onnx::TensorProto::UINT8;
+  if (t.isUnsignedInteger(16))
+    return onnx::TensorProto::UINT16;
+  if (t.isUnsignedInteger(32))
+    return onnx::TensorProto::UINT32;
+  if (t.isUnsignedInteger(64))
+    return onnx::TensorProto::UINT64;
+  if (t.isInteger(16))
+    return onnx::TensorProto::INT16;
   if (t.isInteger(64))
     return onnx::TensorProto::INT64;
   if (t.isInteger(32))
@@ -173,8 +193,21 @@ static Expected<std::string> packTypedFields(const onnx::TensorProto &tensor,
       return std::move(e);
     std::memcpy(out, tensor.int64_data().data(), count * 8);
     break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64: {
+    if (auto e = need(tensor.uint64_data_size()))
+      return std::move(e);
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t v = tensor.uint64_data(i);
+      std::memcpy(out + i * width, &v, width);
+    }
+    break;
+  }
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT16:
   case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::UINT8:
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16: {

@@ -117,7 +117,7 @@ Attribute castElement(Attribute value, Type type) {
       return BoolAttr::get(type.getContext(), !v.isZero());
     if (v.isNaN() || v.isInfinity())
       return {}; // undefined in the source frameworks: leave to run time
-    APSInt result(type.getIntOrFloatBitWidth(), /*isUnsigned=*/false);
+    APSInt result(type.getIntOrFloatBitWidth(), type.isUnsignedInteger());
     bool exact;
     if (v.convertToInteger(result, APFloat::rmTowardZero, &exact) ==
         APFloat::opInvalidOp)
@@ -127,18 +127,18 @@ Attribute castElement(Attribute value, Type type) {
   auto i = dyn_cast<IntegerAttr>(value);
   if (!i)
     return {};
-  bool isBool = i.getType().isInteger(1);
+  bool isUnsigned = i.getType().isInteger(1) || i.getType().isUnsignedInteger();
   APInt v = i.getValue();
   if (type.isInteger(1))
     return BoolAttr::get(type.getContext(), !v.isZero());
   if (auto floatType = dyn_cast<FloatType>(type)) {
     APFloat f(floatType.getFloatSemantics());
-    f.convertFromAPInt(v, /*IsSigned=*/!isBool, APFloat::rmNearestTiesToEven);
+    f.convertFromAPInt(v, /*IsSigned=*/!isUnsigned, APFloat::rmNearestTiesToEven);
     return FloatAttr::get(type, f);
   }
   unsigned width = type.getIntOrFloatBitWidth();
-  return IntegerAttr::get(type, isBool ? v.zextOrTrunc(width)
-                                       : v.sextOrTrunc(width));
+  return IntegerAttr::get(type, isUnsigned ? v.zextOrTrunc(width)
+                                           : v.sextOrTrunc(width));
 }
 
 } // namespace kiln

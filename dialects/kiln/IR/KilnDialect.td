@@ -32,6 +32,10 @@ def Kiln_Dialect : Dialect {
       trailing dim and a dim of 1 stretches.
     - Result types may be less refined than what can be inferred (a `?`
       where the size is known); `kiln-infer-shapes` refines them.
+    - Integers are signless (`i8` ... `i64`, read as signed) or unsigned
+      (`ui8` ... `ui64`, as quantised models and bit operations use them);
+      comparisons, division, remainder, max/min and casts follow the
+      signedness of the type.
   }];
   let hasConstantMaterializer = 1;
 }
@@ -42,12 +46,16 @@ def Kiln_Dialect : Dialect {
 
 def Kiln_FloatElement : AnyTypeOf<[F32, F16, BF16, F64]>;
 def Kiln_IntElement : AnyTypeOf<[I64, I32, I8]>;
-def Kiln_Element : AnyTypeOf<[F32, F16, BF16, F64, I64, I32, I8, I1]>;
+def Kiln_Element : AnyTypeOf<[F32, F16, BF16, F64, I64, I32, I16, I8, UI64,
+                              UI32, UI16, UI8, I1]>;
 
-def Kiln_Tensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8, I1]>;
+def Kiln_Tensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8, UI64,
+                                  UI32, UI16, UI8, I1]>;
 def Kiln_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
-def Kiln_NumericTensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I8]>;
-def Kiln_IntTensor : RankedTensorOf<[I64, I32, I8]>;
+def Kiln_NumericTensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8,
+                                         UI64, UI32, UI16, UI8]>;
+def Kiln_IntTensor : RankedTensorOf<[I64, I32, I16, I8, UI64, UI32, UI16, UI8]>;
+def Kiln_UnsignedTensor : RankedTensorOf<[UI64, UI32, UI16, UI8]>;
 def Kiln_BoolTensor : RankedTensorOf<[I1]>;
 def Kiln_IndexTensor : RankedTensorOf<[I64, I32]>;
 

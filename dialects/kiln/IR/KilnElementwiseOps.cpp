@@ -152,12 +152,17 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1))
     return r;
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
   // Integer division by zero (and INT_MIN / -1) is left to run time.
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> { return a / b; },
-      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return a.udiv(b);
+        if (a.isMinSignedValue() && b.isAllOnes())
           return std::nullopt;
         return a.sdiv(b);
       });
@@ -185,7 +190,8 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
     } else {
       const APInt &l = cast<IntegerAttr>(args[0]).getValue();
       const APInt &r = cast<IntegerAttr>(args[1]).getValue();
-      bool isBool = l.getBitWidth() == 1;
+      bool isBool = l.getBitWidth() == 1 ||
+                    getLhs().getType().getElementType().isUnsignedInteger();
       switch (predicate) {
       case ComparePredicate::eq: result = l == r; break;
       case ComparePredicate::ne: result = l != r; break;

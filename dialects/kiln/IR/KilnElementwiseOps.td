@@ -163,6 +163,12 @@ def Kiln_AndOp : Kiln_BinaryOp<"and", "logical and", Kiln_BoolTensor, [Commutati
 def Kiln_OrOp : Kiln_BinaryOp<"or", "logical or", Kiln_BoolTensor, [Commutative]>;
 def Kiln_XorOp : Kiln_BinaryOp<"xor", "logical exclusive or", Kiln_BoolTensor,
                                [Commutative]>;
+def Kiln_ShiftLeftOp : Kiln_BinaryOp<"shift_left",
+    "lhs shifted left by rhs bits (0 when rhs >= the bit width)",
+    Kiln_UnsignedTensor>;
+def Kiln_ShiftRightOp : Kiln_BinaryOp<"shift_right",
+    "lhs shifted right logically by rhs bits (0 when rhs >= the bit width)",
+    Kiln_UnsignedTensor>;
 
 def Kiln_CompareOp : Kiln_InferredOp<"compare", [SameOperandsElementType]> {
   let summary = "elementwise comparison with broadcasting";

@@ -50,20 +50,20 @@ def Kiln_ConvOp : Kiln_InferredOp<"conv", [SameOperandsAndResultElementType]> {
                        "functional-type(operands, results)";
 }
 
-class Kiln_PoolOp<string mnemonic, string what, dag extraArgs>
+class Kiln_PoolOp<string mnemonic, string what, Type tensorType, dag extraArgs>
     : Kiln_InferredOp<mnemonic, [SameOperandsAndResultElementType]> {
   let summary = what # " pooling, channels first, 1 to 3 spatial dims";
-  let arguments = !con((ins Kiln_FloatTensor:$input,
+  let arguments = !con((ins tensorType:$input,
                            DenseI64ArrayAttr:$kernel_shape,
                            DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                            DenseI64ArrayAttr:$dilations,
                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
                        extraArgs);
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs tensorType:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool", "max", (ins)> {
+def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool", "max", Kiln_NumericTensor, (ins)> {
   let description = [{
     Maximum over each window; padding never wins. Output size as for
     `kiln.conv`, rounded up with `ceil_mode` (a window that would start in
@@ -77,7 +77,7 @@ def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool", "max", (ins)> {
   }];
 }
 
-def Kiln_AvgPoolOp : Kiln_PoolOp<"avg_pool", "average",
+def Kiln_AvgPoolOp : Kiln_PoolOp<"avg_pool", "average", Kiln_FloatTensor,
     (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)> {
   let description = [{
     Mean over each window. With `count_include_pad` the divisor counts

@@ -337,3 +337,21 @@ func.func @gather_out_of_range_stays() -> tensor<1xi64> {
   %g = kiln.gather %a, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
   return %g : tensor<1xi64>
 }
+
+// -----
+
+// Checks that unsigned integers fold with unsigned comparison (255 < 1 is
+// false, not -1 < 1), division and casts.
+// CHECK-LABEL: func @unsigned_constants
+// CHECK-DAG: kiln.constant dense<false> : tensor<2xi1>
+// CHECK-DAG: kiln.constant dense<[127, 1]> : tensor<2xui8>
+// CHECK-DAG: kiln.constant dense<[2.550000e+02, 2.000000e+00]> : tensor<2xf32>
+func.func @unsigned_constants() -> (tensor<2xi1>, tensor<2xui8>, tensor<2xf32>) {
+  %a = kiln.constant dense<[255, 2]> : tensor<2xui8>
+  %b = kiln.constant dense<[1, 2]> : tensor<2xui8>
+  %two = kiln.constant dense<2> : tensor<ui8>
+  %lt = kiln.compare lt, %a, %b : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xi1>
+  %d = kiln.div %a, %two : (tensor<2xui8>, tensor<ui8>) -> tensor<2xui8>
+  %f = kiln.cast %a : tensor<2xui8> to tensor<2xf32>
+  return %lt, %d, %f : tensor<2xi1>, tensor<2xui8>, tensor<2xf32>
+}

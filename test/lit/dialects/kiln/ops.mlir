@@ -89,11 +89,13 @@ func.func @unary(%x: tensor<2x?xf32>, %b: tensor<4xi1>, %i: tensor<4xi32>) {
 // CHECK: kiln.and
 // CHECK: kiln.or
 // CHECK: kiln.xor
+// CHECK: kiln.shift_left %{{.*}}, %{{.*}} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+// CHECK: kiln.shift_right
 // CHECK: kiln.compare lt, %{{.*}}, %{{.*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xi1>
 // CHECK: kiln.compare ne
 // CHECK: kiln.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x3xi1>, tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
 // CHECK: kiln.cast %{{.*}} : tensor<4x1xf32> to tensor<4x1xi64>
-func.func @binary(%a: tensor<4x1xf32>, %b: tensor<3xf32>, %p: tensor<2xi1>, %q: tensor<1xi1>) {
+func.func @binary(%a: tensor<4x1xf32>, %b: tensor<3xf32>, %p: tensor<2xi1>, %q: tensor<1xi1>, %u: tensor<4xui8>) {
   %0 = kiln.add %a, %b : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
   %1 = kiln.sub %a, %b : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
   %2 = kiln.mul %a, %b : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
@@ -105,6 +107,8 @@ func.func @binary(%a: tensor<4x1xf32>, %b: tensor<3xf32>, %p: tensor<2xi1>, %q: 
   %8 = kiln.and %p, %q : (tensor<2xi1>, tensor<1xi1>) -> tensor<2xi1>
   %9 = kiln.or %p, %q : (tensor<2xi1>, tensor<1xi1>) -> tensor<2xi1>
   %10 = kiln.xor %p, %q : (tensor<2xi1>, tensor<1xi1>) -> tensor<2xi1>
+  %shl = kiln.shift_left %u, %u : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %shr = kiln.shift_right %u, %u : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
   %11 = kiln.compare lt, %a, %b : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xi1>
   %12 = kiln.compare ne, %a, %b : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xi1>
   %13 = kiln.select %11, %a, %b : (tensor<4x3xi1>, tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
