@@ -9,10 +9,11 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # Tests: Catch2 (unit), lit + FileCheck come with llvm-22-tools.
   catch2
-  # ONNX frontend and its reference data.
-  libprotobuf-dev protobuf-compiler libonnx-testdata
-  # References for numeric checks (Debian's python, not PyPI).
-  python3 python3-numpy python3-onnx
+  # ONNX frontend (onnx.proto from libonnx-dev) and its reference data.
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  # References for numeric checks and the reference models (Debian's
+  # python, not PyPI).
+  python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )
 
 missing=()

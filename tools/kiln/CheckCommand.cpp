@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontends/onnx/Importer.h"
+#include "frontends/onnx/OpRegistry.h"
 #include "tools/kiln/Commands.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -77,6 +78,21 @@ int runCheck(llvm::ArrayRef<llvm::StringRef> args) {
   }
   printImportIssues(os, result);
   return 1;
+}
+
+int runOps(llvm::ArrayRef<llvm::StringRef> args) {
+  if (!args.empty()) {
+    llvm::errs() << "usage: kiln ops\n\nLists every ONNX op type Kiln imports "
+                    "with the opsets it supports.\n";
+    return args[0] == "--help" ? 0 : 2;
+  }
+  const OpRegistry &registry = OpRegistry::get();
+  std::vector<std::string> types = registry.opTypes();
+  for (const std::string &type : types)
+    llvm::outs() << type << "  opsets " << registry.describeRanges("", type)
+                 << "\n";
+  llvm::outs() << types.size() << " op types\n";
+  return 0;
 }
 
 } // namespace kiln::cli

@@ -12,7 +12,8 @@ static void printUsage(llvm::raw_ostream &os) {
         "commands:\n"
         "  check  <model.onnx>                 list inputs, outputs, opsets and\n"
         "                                      everything Kiln cannot import\n"
-        "  import <model.onnx> [-o out.mlir]   write the model as kiln IR\n\n"
+        "  import <model.onnx> [-o out.mlir]   write the model as kiln IR\n"
+        "  ops                                 list the ONNX ops Kiln imports\n\n"
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
@@ -27,6 +28,8 @@ int runKiln(int argc, char **argv) {
     return runCheck(args);
   if (command == "import")
     return runImport(args);
+  if (command == "ops")
+    return runOps(args);
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(llvm::outs());
     return 0;

@@ -24,6 +24,7 @@ void printImportIssues(llvm::raw_ostream &os,
 /// code: 0 success, 1 the input has problems, 2 bad usage.
 int runCheck(llvm::ArrayRef<llvm::StringRef> args);
 int runImport(llvm::ArrayRef<llvm::StringRef> args);
+int runOps(llvm::ArrayRef<llvm::StringRef> args);
 
 /// Dispatches `kiln <command> ...`.
 int runKiln(int argc, char **argv);
