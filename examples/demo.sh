@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# `make demo`: what Kiln can do today. The CPU backend does not exist yet, so
-# the demo runs the graph phase (shape inference, folding, CSE) on a bundled
-# model and shows the IR before and after; it does not compile or run code.
+# `make demo`: what Kiln can do today. There is no CPU backend yet, so the
+# demo stops at the IR: it imports a small ONNX CNN, then runs the graph
+# phase (shape inference, folding, CSE). It does not compile or run code.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
-opt="$build/bin/kiln-opt"
+kiln="$build/bin/kiln"
+mkdir -p "$build/examples"
+model="$build/examples/small_cnn.onnx"
+/usr/bin/python3 "$here/make_small_cnn.py" "$model"
 
-echo "== examples/mlp.mlir as imported =="
-grep -v '^//' "$here/mlp.mlir"
+echo "== kiln check $model =="
+"$kiln" check "$model"
 echo
-echo "== after Kiln's graph phase (kiln-opt --kiln-graph) =="
-"$opt" --kiln-graph "$here/mlp.mlir"
+echo "== kiln import --compile-to=graph (weights elided) =="
+"$kiln" import "$model" --compile-to=graph -o "$build/examples/small_cnn.mlir"
+sed -n '/^module/,/^}/p' "$build/examples/small_cnn.mlir"
 echo
-echo "Kiln cannot compile to native code yet (no CPU backend): this demo stops at the graph phase."
+echo "The full IR, weights included, is in $build/examples/small_cnn.mlir."
+echo "Kiln cannot compile to native code yet (no CPU backend): the demo stops at the graph phase."
