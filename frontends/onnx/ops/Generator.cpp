@@ -72,8 +72,22 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   }
   if (ctx.failed())
     return failure();
+  int64_t count = 1;
+  for (int64_t d : *shape) {
+    if (d > 0 && count > (int64_t(1) << 40) / d)
+      return ctx.unsupported("ConstantOfShape of more than 2^40 elements");
+    count *= d;
+  }
+  // A splat, whatever its size: one element is stored.
   auto type = RankedTensorType::get(*shape, element);
-  return ctx.setOutput(0, generateConstant(ctx, type, [&](int64_t) { return value; }));
+  Attribute scalar;
+  if (auto f = dyn_cast<FloatType>(element))
+    scalar = FloatAttr::get(f, value);
+  else if (element.isInteger(1))
+    scalar = BoolAttr::get(ctx.context(), value != 0);
+  else
+    scalar = IntegerAttr::get(element, static_cast<int64_t>(value));
+  return ctx.setOutput(0, ctx.constant(DenseElementsAttr::get(type, scalar)));
 }
 
 LogicalResult importRange(NodeContext &ctx) {
@@ -88,6 +102,10 @@ LogicalResult importRange(NodeContext &ctx) {
   double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
   if (d == 0)
     return ctx.invalid("delta is zero");
+  if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d) ||
+      std::abs((l - s) / d) > 9.0e18)
+    return ctx.invalid("start, limit and delta must be finite and give a "
+                       "countable range");
   int64_t count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
   auto type = RankedTensorType::get({count}, NodeContext::elementTypeOf(startValue));
   return ctx.setOutput(0, generateConstant(ctx, type, [&](int64_t i) {

@@ -199,6 +199,12 @@ Value generateConstant(NodeContext &ctx, RankedTensorType type,
   if (ctx.failed())
     return {};
   int64_t count = type.getNumElements();
+  constexpr int64_t kMaxGenerated = int64_t(1) << 24;
+  if (count > kMaxGenerated) {
+    ctx.unsupported("a compile-time constant of " + llvm::Twine(count) +
+                    " elements (more than " + llvm::Twine(kMaxGenerated) + ")");
+    return {};
+  }
   Type element = type.getElementType();
   if (auto floatType = dyn_cast<FloatType>(element)) {
     SmallVector<APFloat> values;

@@ -86,3 +86,10 @@ for name, location in [("external-escape.onnx", "../secret.bin"),
     save(name, helper.make_graph(
         [helper.make_node("Add", ["x", "w"], ["y"])], "g", [vi("x", shape=(3,))],
         [vi("y", shape=(3,))], [w]))
+# A range of 10^12 elements: too large to build at compile time.
+save("huge-range.onnx", helper.make_graph(
+    [helper.make_node("Constant", [], ["s"], value=helper.make_tensor("s", TensorProto.INT64, [], [0])),
+     helper.make_node("Constant", [], ["l"], value=helper.make_tensor("l", TensorProto.INT64, [], [10**12])),
+     helper.make_node("Constant", [], ["d"], value=helper.make_tensor("d", TensorProto.INT64, [], [1])),
+     helper.make_node("Range", ["s", "l", "d"], ["y"], name="huge_range")],
+    "g", [], [vi("y", TensorProto.INT64, (10**12,))]))
