@@ -27,23 +27,23 @@ llvm::StringRef NodeContext::opType() const { return node.op_type(); }
 // diagnostics
 //===----------------------------------------------------------------------===//
 
-LogicalResult NodeContext::record(IssueKind kind, const llvm::Twine &message) {
+RecordedFailure NodeContext::record(IssueKind kind, const llvm::Twine &message) {
   if (!hasFailed)
     state.issues.push_back(
         {kind, description, node.op_type(), message.str(), ""});
   hasFailed = true;
-  return failure();
+  return {};
 }
 
-LogicalResult NodeContext::unsupported(const llvm::Twine &why) {
+RecordedFailure NodeContext::unsupported(const llvm::Twine &why) {
   return record(IssueKind::Unsupported, why);
 }
 
-LogicalResult NodeContext::invalid(const llvm::Twine &why) {
+RecordedFailure NodeContext::invalid(const llvm::Twine &why) {
   return record(IssueKind::Invalid, why);
 }
 
-LogicalResult NodeContext::needsConstant(size_t i, llvm::StringRef what) {
+RecordedFailure NodeContext::needsConstant(size_t i, llvm::StringRef what) {
   std::string name = i < numInputs() ? node.input(i) : "";
   bool isGraphInput = false;
   for (const auto &in : state.model.proto->graph().input())
@@ -57,7 +57,7 @@ LogicalResult NodeContext::needsConstant(size_t i, llvm::StringRef what) {
     state.issues.push_back(
         {IssueKind::NeedsConstant, description, node.op_type(), why, name});
   hasFailed = true;
-  return failure();
+  return {};
 }
 
 std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,

@@ -38,6 +38,13 @@ enum class IssueKind {
   Invalid,       ///< the model is wrong (types, attributes, arity)
 };
 
+/// What the diagnostics below return: a failure that converts to
+/// LogicalResult, and that may be ignored where a helper records an error
+/// and returns a null value instead.
+struct RecordedFailure {
+  operator llvm::LogicalResult() const { return llvm::failure(); }
+};
+
 class NodeContext {
 public:
   NodeContext(ImporterState &state, const onnx::NodeProto &node,
@@ -96,6 +103,9 @@ public:
   /// Binds output `i` (ignored when the node does not name it). Fails when
   /// the node has failed or `value` is null.
   llvm::LogicalResult setOutput(size_t i, mlir::Value value);
+  /// setOutput for all but the last output of a node; a failure is
+  /// recorded and comes back from finish() or the last setOutput.
+  void bindOutput(size_t i, mlir::Value value) { (void)setOutput(i, value); }
   /// Fails if the node names output `i`: for optional outputs Kiln does not
   /// produce (e.g. MaxPool's Indices).
   llvm::LogicalResult rejectOutput(size_t i, llvm::StringRef what);
@@ -103,9 +113,9 @@ public:
   llvm::LogicalResult finish() const;
 
   //===--- diagnostics ----------------------------------------------------===//
-  llvm::LogicalResult unsupported(const llvm::Twine &why);
-  llvm::LogicalResult invalid(const llvm::Twine &why);
-  llvm::LogicalResult needsConstant(size_t input, llvm::StringRef what);
+  RecordedFailure unsupported(const llvm::Twine &why);
+  RecordedFailure invalid(const llvm::Twine &why);
+  RecordedFailure needsConstant(size_t input, llvm::StringRef what);
   /// `axis` in [-rank, rank) made non-negative; records an error otherwise.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                        llvm::StringRef what = "axis");
@@ -160,7 +170,7 @@ private:
     return llvm::any_of(vs, [](mlir::Value v) { return !v; });
   }
   template <typename T> static bool isNull(const T &) { return false; }
-  llvm::LogicalResult record(IssueKind kind, const llvm::Twine &message);
+  RecordedFailure record(IssueKind kind, const llvm::Twine &message);
 
   ImporterState &state;
   std::string description;

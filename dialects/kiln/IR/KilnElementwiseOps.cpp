@@ -175,7 +175,7 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   ComparePredicate predicate = getPredicate();
   Type i1 = getType().getElementType();
   return foldBroadcast(getType(), dense, [&](ArrayRef<Attribute> args) -> Attribute {
-    bool result;
+    bool result = false;
     if (auto lf = dyn_cast<FloatAttr>(args[0])) {
       APFloat::cmpResult c = lf.getValue().compare(cast<FloatAttr>(args[1]).getValue());
       bool unordered = c == APFloat::cmpUnordered;

@@ -84,7 +84,7 @@ LogicalResult importNLLLoss(NodeContext &ctx) {
 LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &ctx) {
   Value scores = ctx.input(0);
   Value logp = ctx.make<LogSoftmaxOp>(scores, ctx.i64(1));
-  ctx.setOutput(1, logp);
+  ctx.bindOutput(1, logp);
   return ctx.setOutput(0, negativeLogLikelihood(ctx, logp, ctx.input(1),
                                                 ctx.optionalInput(2)));
 }

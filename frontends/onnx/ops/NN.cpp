@@ -251,7 +251,7 @@ LogicalResult importDropout(NodeContext &ctx) {
     if (type && !type.hasStaticShape())
       return ctx.unsupported("the mask output of a dynamically shaped Dropout");
     if (type)
-      ctx.setOutput(1, ctx.constant(DenseElementsAttr::get(
+      ctx.bindOutput(1, ctx.constant(DenseElementsAttr::get(
                            type.clone(ctx.b.getI1Type()), true)));
   }
   return ctx.setOutput(0, x);

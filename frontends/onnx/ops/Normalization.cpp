@@ -62,8 +62,8 @@ LogicalResult importLayerNormalization(NodeContext &ctx) {
     Value mu = mean(x);
     Value centered = ctx.make<SubOp>(x, mu);
     Value variance = mean(ctx.make<MulOp>(centered, centered));
-    ctx.setOutput(1, mu);
-    ctx.setOutput(2, ctx.make<RsqrtOp>(
+    ctx.bindOutput(1, mu);
+    ctx.bindOutput(2, ctx.make<RsqrtOp>(
                          ctx.make<AddOp>(variance, ctx.scalarLike(x, epsilon))));
   }
   Value bias = ctx.optionalInput(2);

@@ -102,8 +102,8 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &ctx) {
   Value scale = ctx.make<DivOp>(ctx.make<SubOp>(hi, lo), ctx.scalarLike(x, 255));
   Type u8 = ctx.b.getIntegerType(8, /*isSigned=*/false);
   Value zeroPoint = quantize(ctx, ctx.make<DivOp>(ctx.make<NegOp>(lo), scale), {}, u8);
-  ctx.setOutput(1, scale);
-  ctx.setOutput(2, zeroPoint);
+  ctx.bindOutput(1, scale);
+  ctx.bindOutput(2, zeroPoint);
   return ctx.setOutput(0, quantize(ctx, ctx.make<DivOp>(x, scale), zeroPoint, u8));
 }
 

@@ -228,10 +228,10 @@ LogicalResult importRecurrent(NodeContext &ctx, CellKind kind) {
     yh = ctx.make<TransposeOp>(yh, ctx.i64s({1, 0, 2}));
     yc = ctx.make<TransposeOp>(yc, ctx.i64s({1, 0, 2}));
   }
-  ctx.setOutput(0, y);
-  ctx.setOutput(1, yh);
+  ctx.bindOutput(0, y);
+  ctx.bindOutput(1, yh);
   if (kind == CellKind::LSTM)
-    ctx.setOutput(2, yc);
+    ctx.bindOutput(2, yc);
   return ctx.finish();
 }
 

@@ -174,7 +174,7 @@ LogicalResult importSplit(NodeContext &ctx) {
   SmallVector<Value> pieces = ctx.makeMulti<SplitOp>(
       sizes->size(), x, ctx.i64(*axis), ctx.i64s(*sizes));
   for (auto [i, piece] : llvm::enumerate(pieces))
-    ctx.setOutput(i, piece);
+    ctx.bindOutput(i, piece);
   return ctx.finish();
 }
 

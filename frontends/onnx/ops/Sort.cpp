@@ -76,7 +76,7 @@ LogicalResult importTopK(NodeContext &ctx) {
   };
   Value indices = generateConstant(ctx, RankedTensorType::get({*n, 1}, ctx.b.getI64Type()),
                                    [](int64_t i) { return static_cast<double>(i); });
-  ctx.setOutput(0, collect(xi));
+  ctx.bindOutput(0, collect(xi));
   return ctx.setOutput(1, collect(indices));
 }
 
