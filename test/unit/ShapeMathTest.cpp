@@ -105,3 +105,9 @@ TEST_CASE("numElements", "[shape]") {
   CHECK(numElements({2, Q}) == Q);
   CHECK(numElements({0, 5}) == 0);
 }
+
+TEST_CASE("strides are row-major", "[shape]") {
+  CHECK(strides({2, 3, 4}) == Dims{12, 4, 1});
+  CHECK(strides({5}) == Dims{1});
+  CHECK(strides({}).empty());
+}

@@ -1,6 +1,7 @@
 //===- KilnConstantFolding.cpp - evaluate kiln ops on constants -----------===//
 
 #include "dialects/kiln/IR/KilnConstantFolding.h"
+#include "dialects/kiln/Utils/ShapeMath.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APSInt.h"
@@ -25,13 +26,6 @@ static bool foldable(RankedTensorType type) {
          type.getNumElements() <= kMaxFoldedElements;
 }
 
-/// Row-major strides of `shape`.
-static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
 
 DenseElementsAttr foldBroadcast(
     RankedTensorType resultType, ArrayRef<DenseElementsAttr> operands,
@@ -48,7 +42,8 @@ DenseElementsAttr foldBroadcast(
       return {};
     values.emplace_back(operand.getValues<Attribute>());
     // Stride 0 on broadcast dims, aligned at the trailing dim.
-    SmallVector<int64_t> own = stridesOf(type.getShape());
+    shape::Dims own = shape::strides(
+        shape::Dims(type.getShape().begin(), type.getShape().end()));
     SmallVector<int64_t> aligned(rank, 0);
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.getDimSize(d) != 1)

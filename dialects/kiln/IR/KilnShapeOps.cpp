@@ -101,10 +101,7 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> perm = getPermutation();
   SmallVector<DenseElementsAttr> dense = denseOperands(adaptor.getOperands());
   if (dense.size() == 1) {
-    ArrayRef<int64_t> inShape = getInput().getType().getShape();
-    SmallVector<int64_t> strides(inShape.size(), 1);
-    for (int64_t i = static_cast<int64_t>(inShape.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * inShape[i + 1];
+    shape::Dims strides = shape::strides(toDims(getInput().getType().getShape()));
     return foldGather(getType(), dense[0], [&](ArrayRef<int64_t> index) {
       int64_t flat = 0;
       for (size_t d = 0; d < index.size(); ++d)
@@ -292,9 +289,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   RankedTensorType inType = getInput().getType();
   if (dense.size() == 1 && inType.hasStaticShape()) {
     ArrayRef<int64_t> inShape = inType.getShape();
-    SmallVector<int64_t> first, strides(inShape.size(), 1);
-    for (int64_t i = static_cast<int64_t>(inShape.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * inShape[i + 1];
+    SmallVector<int64_t> first;
+    shape::Dims strides = shape::strides(toDims(inShape));
     for (size_t d = 0; d < inShape.size(); ++d) {
       // The first index taken: the clamped start, as in shape::sliceExtent.
       int64_t dim = inShape[d], start = getStarts()[d];
@@ -347,9 +343,7 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
     return {};
   int64_t axis = static_cast<int64_t>(getAxis());
   ArrayRef<int64_t> shape = dataType.getShape();
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
+  shape::Dims strides = shape::strides(toDims(shape));
   SmallVector<int64_t> indices;
   for (const APInt &v : dense[1].getValues<APInt>()) {
     int64_t i = v.getSExtValue();
@@ -361,9 +355,7 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   }
   RankedTensorType indicesType = getIndices().getType();
   int64_t indicesRank = indicesType.getRank();
-  SmallVector<int64_t> indexStrides(indicesRank, 1);
-  for (int64_t i = indicesRank - 2; i >= 0; --i)
-    indexStrides[i] = indexStrides[i + 1] * indicesType.getDimSize(i + 1);
+  shape::Dims indexStrides = shape::strides(toDims(indicesType.getShape()));
   return foldGather(getType(), dense[0], [&](ArrayRef<int64_t> index) {
     int64_t flat = 0, which = 0;
     for (int64_t d = 0; d < axis; ++d)

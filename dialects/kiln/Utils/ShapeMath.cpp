@@ -139,6 +139,13 @@ int64_t sliceExtent(int64_t dim, int64_t start, int64_t end, int64_t step) {
   return start > end ? (start - end + (-step) - 1) / (-step) : 0;
 }
 
+Dims strides(const Dims &shape) {
+  Dims out(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    out[i] = out[i + 1] * shape[i + 1];
+  return out;
+}
+
 int64_t numElements(const Dims &dims) {
   int64_t n = 1;
   for (int64_t d : dims) {

@@ -52,6 +52,9 @@ ShapeOrError reshape(const Dims &input, const Dims &spec);
 /// ONNX Slice's clamping of negative and out-of-range starts and ends.
 int64_t sliceExtent(int64_t dim, int64_t start, int64_t end, int64_t step);
 
+/// Row-major strides (in elements) of a static shape.
+Dims strides(const Dims &shape);
+
 /// Product of static dims, or kDynamic when any dim is dynamic.
 int64_t numElements(const Dims &dims);
 

@@ -12,9 +12,6 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
-Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
-  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
-}
 
 /// x < 0 ? negative(x) : x
 Value selectNegative(NodeContext &ctx, Value x, Value negative) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/kiln/Utils/ShapeMath.h"
 #include "frontends/onnx/ops/Helpers.h"
 
 using namespace mlir;
@@ -18,15 +19,9 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
-Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
-  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
-}
 
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
+shape::Dims stridesOf(ArrayRef<int64_t> dims) {
+  return shape::strides(shape::Dims(dims.begin(), dims.end()));
 }
 
 /// The static shape of `v`, or nullopt (recorded) if it has a dynamic dim.
@@ -50,14 +45,6 @@ Value wrapIndices(NodeContext &ctx, Value indices, int64_t size) {
                             idx);
 }
 
-/// An i64 iota over dim `d` of `shape`, shaped [1.., shape[d], ..1].
-Value iotaAlong(NodeContext &ctx, ArrayRef<int64_t> shape, int64_t d) {
-  SmallVector<int64_t> s(shape.size(), 1);
-  s[d] = shape[d];
-  return generateConstant(ctx, RankedTensorType::get(s, ctx.b.getI64Type()),
-                          [](int64_t i) { return static_cast<double>(i); });
-}
-
 Value flatten(NodeContext &ctx, Value v) {
   return ctx.make<ReshapeOp>(v, ctx.i64s({-1}));
 }
@@ -67,7 +54,7 @@ Value flatten(NodeContext &ctx, Value v) {
 Value elementFlatIndex(NodeContext &ctx, Value indices,
                        ArrayRef<int64_t> dataShape,
                        ArrayRef<int64_t> indexShape, int64_t axis) {
-  SmallVector<int64_t> strides = stridesOf(dataShape);
+  shape::Dims strides = stridesOf(dataShape);
   Value flat = ctx.make<MulOp>(wrapIndices(ctx, indices, dataShape[axis]),
                                ctx.scalar(ctx.b.getI64Type(), strides[axis]));
   for (size_t d = 0; d < indexShape.size(); ++d) {
@@ -152,7 +139,7 @@ Value tupleFlatIndex(NodeContext &ctx, Value indices, ArrayRef<int64_t> dataShap
   int64_t k = indexShape.back();
   int64_t rank = indexShape.size();
   SmallVector<int64_t> leading(dataShape.begin(), dataShape.begin() + batchDims + k);
-  SmallVector<int64_t> strides = stridesOf(leading);
+  shape::Dims strides = stridesOf(leading);
   SmallVector<int64_t> tupleShape(indexShape.begin(), indexShape.end() - 1);
   Value flat = ctx.scalar(ctx.b.getI64Type(), 0);
   for (int64_t b = 0; b < batchDims; ++b)
@@ -289,7 +276,7 @@ LogicalResult importReverseSequence(NodeContext &ctx) {
     return ctx.invalid("sequence_lens needs one length per batch entry");
   // Every element's source: time t of batch b reads t' = len - 1 - t when
   // t < len, else itself.
-  SmallVector<int64_t> strides = stridesOf(*shape);
+  shape::Dims strides = stridesOf(*shape);
   int64_t total = 1;
   for (int64_t d : *shape)
     total *= d;

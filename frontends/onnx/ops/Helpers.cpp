@@ -188,6 +188,17 @@ std::optional<Window> readWindow(NodeContext &ctx, Value input,
   return w;
 }
 
+Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
+  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
+}
+
+Value iotaAlong(NodeContext &ctx, ArrayRef<int64_t> shape, int64_t d) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  s[d] = shape[d];
+  return generateConstant(ctx, RankedTensorType::get(s, ctx.b.getI64Type()),
+                          [](int64_t i) { return static_cast<double>(i); });
+}
+
 Value zeroPad(NodeContext &ctx, Value v, ArrayRef<int64_t> pads) {
   return ctx.make<PadOp>(v, ctx.i64s(pads),
                          PadModeAttr::get(ctx.context(), PadMode::constant),

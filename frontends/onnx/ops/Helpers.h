@@ -61,6 +61,15 @@ std::optional<int64_t> staticDim(NodeContext &ctx, mlir::Value v, int64_t d,
 mlir::Value zeroPad(NodeContext &ctx, mlir::Value v,
                     llvm::ArrayRef<int64_t> pads);
 
+/// kiln.compare with predicate `p`.
+mlir::Value compare(NodeContext &ctx, ComparePredicate p, mlir::Value a,
+                    mlir::Value b);
+
+/// An i64 iota over dim `d` of `shape`, laid out as [1.., shape[d], ..1]
+/// so that it broadcasts along that dim.
+mlir::Value iotaAlong(NodeContext &ctx, llvm::ArrayRef<int64_t> shape,
+                      int64_t d);
+
 /// A constant tensor of `type` filled by `fn(flatIndex)`.
 mlir::Value generateConstant(NodeContext &ctx, mlir::RankedTensorType type,
                              llvm::function_ref<double(int64_t)> fn);

@@ -12,17 +12,6 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
-Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
-  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
-}
-
-/// An i64 iota of `size` laid along `axis` of a rank-`rank` shape of 1s.
-Value iotaAlong(NodeContext &ctx, int64_t size, int64_t axis, int64_t rank) {
-  SmallVector<int64_t> shape(rank, 1);
-  shape[axis] = size;
-  return generateConstant(ctx, RankedTensorType::get(shape, ctx.b.getI64Type()),
-                          [](int64_t i) { return static_cast<double>(i); });
-}
 
 LogicalResult importGather(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1);
@@ -51,8 +40,10 @@ LogicalResult importOneHot(NodeContext &ctx) {
   Value wrapped = ctx.make<SelectOp>(
       compare(ctx, ComparePredicate::lt, idx, ctx.scalarLike(idx, 0)),
       ctx.make<AddOp>(idx, ctx.scalarLike(idx, d)), idx);
+  SmallVector<int64_t> iotaShape(rank, 1);
+  iotaShape[*axis] = d;
   Value hit = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, wrapped, {*axis}),
-                      iotaAlong(ctx, d, *axis, rank));
+                      iotaAlong(ctx, iotaShape, *axis));
   Value off = ctx.make<ReshapeOp>(
       ctx.make<SliceOp>(values, ctx.i64s({0}), ctx.i64s({1}), ctx.i64s({1})),
       ctx.i64s({}));

@@ -13,9 +13,6 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
-Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
-  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
-}
 
 /// The NLL of log-probabilities `logp` ([N, C, d...]) for `target`
 /// ([N, d...]) with optional class weights, ignore_index and reduction.

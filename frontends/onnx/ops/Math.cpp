@@ -15,9 +15,6 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
-Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
-  return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
-}
 
 LogicalResult importTan(NodeContext &ctx) {
   Value x = ctx.input(0);
