@@ -49,4 +49,41 @@ def InferShapes : Pass<"kiln-infer-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower kiln ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Rewrites every kiln op into target-independent upstream ops on
+    tensors: elementwise ops into one `linalg.generic` each (broadcast
+    operands read through indexing maps), reductions into reduction
+    generics over a filled accumulator, data movement into tensor slices,
+    reshapes and `linalg.transpose`, constants into `arith.constant`. An
+    op it cannot lower is reported as failing to legalise, with its
+    location.
+
+    Before:
+    ```mlir
+    %r = kiln.add %a, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<4x3xf32>
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1),
+                                          (d0, d1) -> (d0, d1)], ...}
+        ins(%a, %b : tensor<4x3xf32>, tensor<3xf32>) outs(%e : tensor<4x3xf32>) {
+      ^bb0(%x: f32, %y: f32, %o: f32):
+        %s = arith.addf %x, %y : f32
+        linalg.yield %s : f32
+    } -> tensor<4x3xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
 #endif // KILN_COMPILER_PASSES_TD

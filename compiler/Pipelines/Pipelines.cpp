@@ -9,6 +9,11 @@
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -19,7 +24,10 @@ namespace kiln {
 static constexpr struct {
   Phase phase;
   llvm::StringLiteral name;
-} kPhaseNames[] = {{Phase::Import, "import"}, {Phase::Graph, "graph"}};
+} kPhaseNames[] = {{Phase::Import, "import"},
+                   {Phase::Graph, "graph"},
+                   {Phase::Linalg, "linalg"},
+                   {Phase::LLVM, "llvm"}};
 
 std::optional<Phase> parsePhase(llvm::StringRef name) {
   for (const auto &entry : kPhaseNames)
@@ -45,10 +53,53 @@ static void addGraphPhase(OpPassManager &pm) {
   pm.addPass(createInferShapes());
 }
 
+/// linalg: kiln lowered to linalg / tensor / arith / math on tensors.
+static void addLinalgPhase(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertKilnToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  // Producer-consumer fusion of elementwise generics, before buffers exist.
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+/// llvm: buffers, loops and the LLVM dialect. One-shot bufferisation
+/// allocates every intermediate; the plan phase (memory planning) will
+/// replace those allocations by offsets into one arena.
+static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Intrinsics first; what LLVM has no intrinsic for (erf, atan, tanh)
+  // becomes a libm call.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions func;
+  func.useBarePtrCallConv = options.barePointerCalls;
+  pm.addPass(createConvertFuncToLLVMPass(func));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.stopAfter == Phase::Import)
     return;
   addGraphPhase(pm);
+  if (options.stopAfter == Phase::Graph)
+    return;
+  addLinalgPhase(pm);
+  if (options.stopAfter == Phase::Linalg)
+    return;
+  addLLVMPhase(pm, options);
 }
 
 void registerPipelines() {
@@ -56,6 +107,17 @@ void registerPipelines() {
       "kiln-graph", "Kiln's graph phase: shape inference, folding, CSE",
       [](OpPassManager &pm) {
         buildPipeline(pm, PipelineOptions{Phase::Graph});
+      });
+  PassPipelineRegistration<>(
+      "kiln-lower-to-linalg", "Kiln's phases up to linalg on tensors",
+      [](OpPassManager &pm) {
+        buildPipeline(pm, PipelineOptions{Phase::Linalg});
+      });
+  PassPipelineRegistration<>(
+      "kiln-lower-to-llvm",
+      "Kiln's phases down to the LLVM dialect (memref descriptor calls)",
+      [](OpPassManager &pm) {
+        buildPipeline(pm, PipelineOptions{Phase::LLVM});
       });
 }
 

@@ -15,9 +15,10 @@
 
 namespace kiln {
 
-/// The phases of the compiler, in order. Later issues add autodiff, fuse,
-/// plan, codegen and emit after `graph`.
-enum class Phase { Import, Graph };
+/// The phases of the compiler, in order. `linalg` and `llvm` are the first
+/// two steps of CPU code generation; autodiff, fuse and plan will come
+/// between `graph` and them, emit after.
+enum class Phase { Import, Graph, Linalg, LLVM };
 
 /// The phase named `name` (as in `--compile-to=<name>`), if any.
 std::optional<Phase> parsePhase(llvm::StringRef name);
@@ -27,12 +28,17 @@ llvm::StringRef phaseName(Phase phase);
 struct PipelineOptions {
   /// Stop after this phase (inclusive).
   Phase stopAfter = Phase::Graph;
+  /// Lower memref arguments to bare pointers (what the artifact's entry
+  /// point uses) instead of MLIR's memref descriptors (what mlir-runner and
+  /// printMemref need).
+  bool barePointerCalls = false;
 };
 
 /// Adds the passes of every phase after import up to `options.stopAfter`.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
-/// Registers the named pipelines (`kiln-graph`, ...) with the pass registry.
+/// Registers the named pipelines (`kiln-graph`, `kiln-lower-to-linalg`,
+/// `kiln-lower-to-llvm`) with the pass registry.
 void registerPipelines();
 
 } // namespace kiln

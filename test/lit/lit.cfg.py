@@ -25,3 +25,12 @@ config.substitutions.append(
     ("%onnx-assemble",
      "/usr/bin/python3 " + os.path.join(config.test_source_root, "onnx-assemble.py")))
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+
+# mlir-runner executes lowered IR for numeric lowering tests.
+runner_libs = ",".join(
+    os.path.join("/usr/lib/llvm-22/lib", lib)
+    for lib in ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"])
+config.substitutions.append(
+    ("%mlir-runner",
+     os.path.join(config.llvm_tools_dir, "mlir-runner") +
+     " -e main -entry-point-result=void -shared-libs=" + runner_libs))

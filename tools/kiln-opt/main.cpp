@@ -4,17 +4,19 @@
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
+  // kiln-opt is mlir-opt plus Kiln: every upstream dialect and pass, so that
+  // the lowering pipelines and their tests can be run step by step.
   mlir::DialectRegistry registry;
-  registry.insert<kiln::KilnDialect, mlir::func::FuncDialect,
-                  mlir::tensor::TensorDialect, mlir::arith::ArithDialect>();
-  mlir::registerTransformsPasses();
+  registry.insert<kiln::KilnDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllPasses();
   kiln::registerKilnPasses();
   kiln::registerPipelines();
   return mlir::asMainReturnCode(

@@ -1,0 +1,344 @@
+//===- DataMovementToLinalg.cpp - kiln data movement -> tensor / linalg ---===//
+//
+// reshape -> collapse to 1-D + expand, transpose -> linalg.transpose,
+// expand -> a broadcasting generic, concat / split / slice -> tensor
+// slices, gather -> a generic that reads with tensor.extract, pad
+// (constant mode) -> tensor.pad.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering/KilnToLinalg.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/ShapeMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, v, d);
+}
+
+struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    RankedTensorType inType = op.getInput().getType(), outType = op.getType();
+    // Result sizes: static, copied (0) or inferred (-1) from the count.
+    SmallVector<OpFoldResult> sizes;
+    Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      total = arith::MulIOp::create(rewriter, loc, total, dimOf(rewriter, loc, input, d));
+    Value known = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    int64_t inferred = -1;
+    ArrayRef<int64_t> spec = op.getShape();
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      if (!outType.isDynamicDim(d)) {
+        sizes.push_back(rewriter.getIndexAttr(outType.getDimSize(d)));
+        known = arith::MulIOp::create(rewriter, loc, known,
+                                      arith::ConstantIndexOp::create(rewriter, loc, outType.getDimSize(d)));
+      } else if (spec[d] == 0) {
+        Value size = dimOf(rewriter, loc, input, d);
+        sizes.push_back(size);
+        known = arith::MulIOp::create(rewriter, loc, known, size);
+      } else {
+        inferred = d;
+        sizes.push_back(OpFoldResult());
+      }
+    }
+    if (inferred >= 0)
+      sizes[inferred] = Value(arith::DivUIOp::create(rewriter, loc, total, known));
+    // Collapse to one dim, then expand into the result.
+    Value flat = input;
+    if (inType.getRank() != 1 && inType.getRank() != 0) {
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        all[0].push_back(d);
+      flat = tensor::CollapseShapeOp::create(rewriter, loc, input, all);
+    }
+    if (outType.getRank() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, outType, flat,
+                                                           ArrayRef<ReassociationIndices>{});
+      return success();
+    }
+    SmallVector<ReassociationIndices> groups(1);
+    if (inType.getRank() == 0)
+      groups.clear();
+    else
+      for (int64_t d = 0; d < outType.getRank(); ++d)
+        groups[0].push_back(d);
+    if (outType.getRank() == 1 && inType.getRank() == 1) {
+      rewriter.replaceOpWithNewOp<tensor::CastOp>(op, outType, flat);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, groups, sizes);
+    return success();
+  }
+};
+
+struct TransposeToLinalg : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> perm = op.getPermutation();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < op.getType().getRank(); ++d)
+      if (op.getType().isDynamicDim(d))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, op.getInput(), perm[d]));
+    Value init = tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
+                                         op.getType().getElementType(), dynamicSizes);
+    auto transpose = linalg::TransposeOp::create(rewriter, loc, op.getInput(), init, perm);
+    rewriter.replaceOp(op, transpose.getResult());
+    return success();
+  }
+};
+
+struct ExpandToGeneric : OpRewritePattern<ExpandOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandOp op, PatternRewriter &rewriter) const override {
+    FailureOr<Value> result = lowering::buildBroadcastGeneric(
+        rewriter, op.getLoc(), op.getType(), ValueRange{op.getInput()},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "cannot size the result");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+struct ConcatToInsertSlices : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    SmallVector<Value> dynamicSizes;
+    Value axisTotal = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    for (Value in : op.getInputs())
+      axisTotal = arith::AddIOp::create(rewriter, loc, axisTotal, dimOf(rewriter, loc, in, axis));
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(d == axis ? axisTotal
+                                         : dimOf(rewriter, loc, op.getInputs().front(), d));
+    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                           type.getElementType(), dynamicSizes);
+    Value offset = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    for (Value in : op.getInputs()) {
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
+          strides(rank, rewriter.getIndexAttr(1));
+      offsets[axis] = offset;
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(dimOf(rewriter, loc, in, d));
+      result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offsets, sizes, strides);
+      offset = arith::AddIOp::create(rewriter, loc, offset, dimOf(rewriter, loc, in, axis));
+    }
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, type, result);
+    return success();
+  }
+};
+
+struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    int64_t rank = op.getInput().getType().getRank();
+    SmallVector<Value> pieces;
+    int64_t offset = 0;
+    for (auto [size, result] : llvm::zip(op.getSizes(), op.getResults())) {
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
+          strides(rank, rewriter.getIndexAttr(1));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(d == axis ? OpFoldResult(rewriter.getIndexAttr(size))
+                                  : OpFoldResult(dimOf(rewriter, loc, op.getInput(), d)));
+      Value slice = tensor::ExtractSliceOp::create(rewriter, loc, op.getInput(), offsets,
+                                                   sizes, strides);
+      pieces.push_back(tensor::CastOp::create(rewriter, loc, result.getType(), slice));
+      offset += size;
+    }
+    rewriter.replaceOp(op, pieces);
+    return success();
+  }
+};
+
+/// Positive-step slices of static dims, and full slices of dynamic dims,
+/// become tensor.extract_slice; anything else (reversal) a gathering
+/// generic.
+struct SliceToTensor : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType inType = op.getInput().getType();
+    int64_t rank = inType.getRank();
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<int64_t> firsts;
+    bool reversed = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t start = op.getStarts()[d], end = op.getEnds()[d], step = op.getSteps()[d];
+      if (inType.isDynamicDim(d)) {
+        if (start != 0 || end < INT32_MAX || step != 1)
+          return rewriter.notifyMatchFailure(op, "partial slices of dynamic dims");
+        offsets.push_back(rewriter.getIndexAttr(0));
+        sizes.push_back(dimOf(rewriter, loc, op.getInput(), d));
+        strides.push_back(rewriter.getIndexAttr(1));
+        firsts.push_back(0);
+        continue;
+      }
+      int64_t dim = inType.getDimSize(d);
+      if (start < 0)
+        start = start < -dim ? -1 : start + dim;
+      start = step > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, -1, dim - 1);
+      reversed |= step < 0;
+      firsts.push_back(start);
+      offsets.push_back(rewriter.getIndexAttr(start));
+      sizes.push_back(rewriter.getIndexAttr(op.getType().getDimSize(d)));
+      strides.push_back(rewriter.getIndexAttr(step));
+    }
+    if (!reversed) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), op.getInput(),
+                                                          offsets, sizes, strides);
+      return success();
+    }
+    // Read input[first + i * step] for every result index.
+    FailureOr<Value> init = lowering::buildEmpty(rewriter, loc, op.getType(), {op.getInput()});
+    if (failed(init))
+      return failure();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{op.getType()}, ValueRange{}, ValueRange{*init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(b, l, d);
+            Value scaled = arith::MulIOp::create(
+                b, l, i, arith::ConstantIndexOp::create(b, l, op.getSteps()[d]));
+            indices.push_back(arith::AddIOp::create(
+                b, l, scaled, arith::ConstantIndexOp::create(b, l, firsts[d])));
+          }
+          linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, op.getInput(), indices)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// result[..., j..., ...] = data[..., wrap(indices[j...]), ...]. An index
+/// outside the dim is clamped into it (no out-of-bounds read).
+struct GatherToGeneric : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value data = op.getData(), indices = op.getIndices();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    int64_t dataRank = op.getData().getType().getRank();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t rank = op.getType().getRank();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!op.getType().isDynamicDim(d))
+        continue;
+      if (d < axis)
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, data, d));
+      else if (d < axis + indexRank)
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, indices, d - axis));
+      else
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, data, d - indexRank + 1));
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
+                                         op.getType().getElementType(), dynamicSizes);
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t k = 0; k < indexRank; ++k)
+      indexExprs.push_back(rewriter.getAffineDimExpr(axis + k));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, indexExprs, rewriter.getContext()),
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    Value axisSize = dimOf(rewriter, loc, data, axis);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{op.getType()}, ValueRange{indices}, ValueRange{init}, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+          i = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, i, axisSize), i);
+          Value maxIndex = arith::SubIOp::create(b, l, axisSize,
+                                                 arith::ConstantIndexOp::create(b, l, 1));
+          i = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, i, maxIndex), zero);
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < dataRank; ++d) {
+            if (d < axis)
+              coords.push_back(linalg::IndexOp::create(b, l, d));
+            else if (d == axis)
+              coords.push_back(i);
+            else
+              coords.push_back(linalg::IndexOp::create(b, l, d + indexRank - 1));
+          }
+          linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, data, coords)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct PadToTensorPad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
+    if (op.getMode() != PadMode::constant)
+      return rewriter.notifyMatchFailure(op, "reflect and edge padding are not lowered yet");
+    Location loc = op.getLoc();
+    RankedTensorType inType = op.getInput().getType();
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    Value source = op.getInput();
+    // Negative pads crop first.
+    if (llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
+      SmallVector<OpFoldResult> offsets, sizes, strides(rank, rewriter.getIndexAttr(1));
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t lo = std::max<int64_t>(0, -pads[d]), hi = std::max<int64_t>(0, -pads[d + rank]);
+        offsets.push_back(rewriter.getIndexAttr(lo));
+        Value size = dimOf(rewriter, loc, source, d);
+        size = arith::SubIOp::create(rewriter, loc, size,
+                                     arith::ConstantIndexOp::create(rewriter, loc, lo + hi));
+        sizes.push_back(size);
+      }
+      source = tensor::ExtractSliceOp::create(rewriter, loc, source, offsets, sizes, strides);
+    }
+    SmallVector<OpFoldResult> low, high;
+    for (int64_t d = 0; d < rank; ++d) {
+      low.push_back(rewriter.getIndexAttr(std::max<int64_t>(0, pads[d])));
+      high.push_back(rewriter.getIndexAttr(std::max<int64_t>(0, pads[d + rank])));
+    }
+    Type element = inType.getElementType();
+    if (element.isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "unsigned padding is not lowered yet");
+    Value value = lowering::scalarConstant(rewriter, loc, element,
+                                           op.getValue().convertToDouble());
+    if (element.isInteger(1))
+      value = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getBoolAttr(op.getValue().convertToDouble() != 0));
+    auto pad = tensor::PadOp::create(rewriter, loc, Type(), source, low, high, value);
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, op.getType(), pad.getResult());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReshapeToTensor, TransposeToLinalg, ExpandToGeneric,
+               ConcatToInsertSlices, SplitToExtractSlices, SliceToTensor,
+               GatherToGeneric, PadToTensorPad>(patterns.getContext());
+}
+
+} // namespace kiln

@@ -1,0 +1,395 @@
+//===- ElementwiseToLinalg.cpp - kiln elementwise ops -> linalg.generic ---===//
+//
+// Every elementwise kiln op becomes one linalg.generic whose body is the
+// scalar form of the op (arith / math). Broadcast operands are read
+// through indexing maps, never materialised. Integer semantics follow the
+// type's signedness (ui* are unsigned); float min / max propagate NaN.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering/KilnToLinalg.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln {
+namespace lowering {
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(f, value));
+  auto intType = cast<IntegerType>(type);
+  // arith works on signless integers; the bits are the same.
+  Type signless = b.getIntegerType(intType.getWidth());
+  return arith::ConstantOp::create(
+      b, loc, IntegerAttr::get(signless, static_cast<int64_t>(value)));
+}
+
+FailureOr<Value> buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
+                            ValueRange sources) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    Value size;
+    for (Value s : sources) {
+      auto st = cast<RankedTensorType>(s.getType());
+      int64_t offset = st.getRank() - type.getRank();
+      int64_t sd = d + offset;
+      if (sd >= 0 && sd < st.getRank() && st.isDynamicDim(sd)) {
+        size = tensor::DimOp::create(b, loc, s, sd);
+        break;
+      }
+    }
+    if (!size)
+      return failure();
+    sizes.push_back(size);
+  }
+  return Value(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), sizes));
+}
+
+FailureOr<Value> buildBroadcastGeneric(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs) {
+    auto type = cast<RankedTensorType>(in.getType());
+    int64_t offset = rank - type.getRank();
+    if (offset < 0)
+      return failure();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      int64_t j = i + offset;
+      bool stretched = type.getDimSize(i) == 1 && resultType.getDimSize(j) != 1;
+      exprs.push_back(stretched ? b.getAffineConstantExpr(0)
+                                : b.getAffineDimExpr(j));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  // A result dim that is dynamic takes its size from an input with the
+  // same dim dynamic (aligned at the trailing dims).
+  FailureOr<Value> init = buildEmpty(b, loc, resultType, inputs);
+  if (failed(init))
+    return failure();
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{*init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value r = body(nb, nl, args.drop_back());
+        linalg::YieldOp::create(nb, nl, r);
+      });
+  return generic.getResult(0);
+}
+
+} // namespace lowering
+
+namespace {
+
+using lowering::scalarConstant;
+
+bool isUnsigned(Type t) { return t.isUnsignedInteger(); }
+
+/// The scalar body of a unary op on `x` (element type `t`).
+Value unaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Type t) {
+  bool isFloat = isa<FloatType>(t);
+  auto c = [&](double v) { return scalarConstant(b, loc, t, v); };
+  return TypeSwitch<Operation *, Value>(op)
+      .Case([&](NegOp) -> Value {
+        return isFloat ? Value(arith::NegFOp::create(b, loc, x))
+                       : Value(arith::SubIOp::create(b, loc, c(0), x));
+      })
+      .Case([&](AbsOp) -> Value {
+        if (isFloat)
+          return math::AbsFOp::create(b, loc, x);
+        if (isUnsigned(t))
+          return x;
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](SignOp) -> Value {
+        if (isFloat) {
+          // copysign(1, x) for non-zero, 0 for 0, NaN stays NaN.
+          Value one = math::CopySignOp::create(b, loc, c(1), x);
+          Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, c(0));
+          Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+          Value s = arith::SelectOp::create(b, loc, isZero, c(0), one);
+          return arith::SelectOp::create(b, loc, isNan, x, s);
+        }
+        Value pos = arith::CmpIOp::create(b, loc,
+                                          isUnsigned(t) ? arith::CmpIPredicate::ugt
+                                                        : arith::CmpIPredicate::sgt,
+                                          x, c(0));
+        Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, c(0));
+        Value s = arith::SelectOp::create(b, loc, pos, c(1), c(0));
+        return isUnsigned(t) ? s : Value(arith::SelectOp::create(b, loc, neg, c(-1), s));
+      })
+      .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
+      .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
+      .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
+      .Case([&](ReciprocalOp) -> Value { return arith::DivFOp::create(b, loc, c(1), x); })
+      .Case([&](ReluOp) -> Value {
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, x, c(0));
+        return isUnsigned(t) ? x : Value(arith::MaxSIOp::create(b, loc, x, c(0)));
+      })
+      .Case([&](SigmoidOp) -> Value {
+        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+        return arith::DivFOp::create(b, loc, c(1), arith::AddFOp::create(b, loc, c(1), e));
+      })
+      .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
+      .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
+      .Case([&](AtanOp) -> Value { return math::AtanOp::create(b, loc, x); })
+      .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
+      .Case([&](CeilOp) -> Value { return math::CeilOp::create(b, loc, x); })
+      .Case([&](RoundOp) -> Value { return math::RoundEvenOp::create(b, loc, x); })
+      .Case([&](NotOp) -> Value {
+        return arith::XOrIOp::create(b, loc, x,
+                                     arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+      })
+      .Case([&](GeluOp gelu) -> Value {
+        if (gelu.getApproximation() == GeluApproximation::tanh) {
+          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+          Value x3 = arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+          Value inner = arith::AddFOp::create(
+              b, loc, x, arith::MulFOp::create(b, loc, c(0.044715), x3));
+          Value t = math::TanhOp::create(
+              b, loc, arith::MulFOp::create(b, loc, c(std::sqrt(2.0 / M_PI)), inner));
+          Value half = arith::MulFOp::create(b, loc, c(0.5), x);
+          return arith::MulFOp::create(b, loc, half, arith::AddFOp::create(b, loc, c(1), t));
+        }
+        // 0.5 x (1 + erf(x / sqrt(2)))
+        Value e = math::ErfOp::create(b, loc, arith::MulFOp::create(b, loc, x, c(M_SQRT1_2)));
+        Value half = arith::MulFOp::create(b, loc, c(0.5), x);
+        return arith::MulFOp::create(b, loc, half, arith::AddFOp::create(b, loc, c(1), e));
+      })
+      .Case([&](ClipOp clip) -> Value {
+        double lo = clip.getMin().convertToDouble(), hi = clip.getMax().convertToDouble();
+        if (isFloat) {
+          Value v = arith::MaximumFOp::create(b, loc, x, c(lo));
+          return arith::MinimumFOp::create(b, loc, v, c(hi));
+        }
+        // Bounds beyond the type's range do not clamp.
+        unsigned width = t.getIntOrFloatBitWidth();
+        double tmin = isUnsigned(t) ? 0 : -std::ldexp(1.0, width - 1);
+        double tmax = isUnsigned(t) ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+        Value v = x;
+        if (lo > tmin)
+          v = isUnsigned(t) ? Value(arith::MaxUIOp::create(b, loc, v, c(lo)))
+                            : Value(arith::MaxSIOp::create(b, loc, v, c(lo)));
+        if (hi < tmax)
+          v = isUnsigned(t) ? Value(arith::MinUIOp::create(b, loc, v, c(hi)))
+                            : Value(arith::MinSIOp::create(b, loc, v, c(hi)));
+        return v;
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// (x op y) for a binary op on element type `t`.
+Value binaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Value y, Type t) {
+  bool isFloat = isa<FloatType>(t);
+  bool u = isUnsigned(t);
+  return TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) -> Value {
+        return isFloat ? Value(arith::AddFOp::create(b, loc, x, y))
+                       : Value(arith::AddIOp::create(b, loc, x, y));
+      })
+      .Case([&](SubOp) -> Value {
+        return isFloat ? Value(arith::SubFOp::create(b, loc, x, y))
+                       : Value(arith::SubIOp::create(b, loc, x, y));
+      })
+      .Case([&](MulOp) -> Value {
+        return isFloat ? Value(arith::MulFOp::create(b, loc, x, y))
+                       : Value(arith::MulIOp::create(b, loc, x, y));
+      })
+      .Case([&](DivOp) -> Value {
+        if (isFloat)
+          return arith::DivFOp::create(b, loc, x, y);
+        return u ? Value(arith::DivUIOp::create(b, loc, x, y))
+                 : Value(arith::DivSIOp::create(b, loc, x, y));
+      })
+      .Case([&](RemOp) -> Value {
+        if (isFloat)
+          return arith::RemFOp::create(b, loc, x, y);
+        return u ? Value(arith::RemUIOp::create(b, loc, x, y))
+                 : Value(arith::RemSIOp::create(b, loc, x, y));
+      })
+      .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
+      .Case([&](MaxOp) -> Value {
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, x, y);
+        return u ? Value(arith::MaxUIOp::create(b, loc, x, y))
+                 : Value(arith::MaxSIOp::create(b, loc, x, y));
+      })
+      .Case([&](MinOp) -> Value {
+        if (isFloat)
+          return arith::MinimumFOp::create(b, loc, x, y);
+        return u ? Value(arith::MinUIOp::create(b, loc, x, y))
+                 : Value(arith::MinSIOp::create(b, loc, x, y));
+      })
+      .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
+      .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Case([&](XorOp) -> Value { return arith::XOrIOp::create(b, loc, x, y); })
+      .Case<ShiftLeftOp, ShiftRightOp>([&](Operation *shift) -> Value {
+        // Shifting by the bit width or more gives 0 (LLVM would give poison).
+        unsigned width = t.getIntOrFloatBitWidth();
+        Value shifted = isa<ShiftLeftOp>(shift)
+                            ? Value(arith::ShLIOp::create(b, loc, x, y))
+                            : Value(arith::ShRUIOp::create(b, loc, x, y));
+        Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y,
+                                             scalarConstant(b, loc, t, width));
+        return arith::SelectOp::create(b, loc, tooFar, scalarConstant(b, loc, t, 0),
+                                       shifted);
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+Value compareScalar(ComparePredicate p, OpBuilder &b, Location loc, Value x, Value y,
+                    Type t) {
+  if (isa<FloatType>(t)) {
+    // Ordered comparisons: false with NaN; ne is unordered: true with NaN.
+    arith::CmpFPredicate fp;
+    switch (p) {
+    case ComparePredicate::eq: fp = arith::CmpFPredicate::OEQ; break;
+    case ComparePredicate::ne: fp = arith::CmpFPredicate::UNE; break;
+    case ComparePredicate::lt: fp = arith::CmpFPredicate::OLT; break;
+    case ComparePredicate::le: fp = arith::CmpFPredicate::OLE; break;
+    case ComparePredicate::gt: fp = arith::CmpFPredicate::OGT; break;
+    case ComparePredicate::ge: fp = arith::CmpFPredicate::OGE; break;
+    }
+    return arith::CmpFOp::create(b, loc, fp, x, y);
+  }
+  bool u = isUnsigned(t) || t.isInteger(1);
+  arith::CmpIPredicate ip;
+  switch (p) {
+  case ComparePredicate::eq: ip = arith::CmpIPredicate::eq; break;
+  case ComparePredicate::ne: ip = arith::CmpIPredicate::ne; break;
+  case ComparePredicate::lt: ip = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
+  case ComparePredicate::le: ip = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
+  case ComparePredicate::gt: ip = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
+  case ComparePredicate::ge: ip = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+  }
+  return arith::CmpIOp::create(b, loc, ip, x, y);
+}
+
+/// Converts one element from `from` to `to` with kiln.cast's semantics.
+Value castScalar(OpBuilder &b, Location loc, Value x, Type from, Type to) {
+  if (from == to)
+    return x;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  Type toStorage = toFloat ? to : b.getIntegerType(to.getIntOrFloatBitWidth());
+  if (to.isInteger(1)) {
+    // x != 0 (NaN is non-zero).
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                   scalarConstant(b, loc, from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                 scalarConstant(b, loc, from, 0));
+  }
+  bool fromUnsigned = isUnsigned(from) || from.isInteger(1);
+  if (fromFloat && toFloat) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    return arith::TruncFOp::create(b, loc, to, x);
+  }
+  if (!fromFloat && toFloat)
+    return fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, to, x))
+                        : Value(arith::SIToFPOp::create(b, loc, to, x));
+  if (fromFloat && !toFloat)
+    return isUnsigned(to) ? Value(arith::FPToUIOp::create(b, loc, toStorage, x))
+                          : Value(arith::FPToSIOp::create(b, loc, toStorage, x));
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw == tw)
+    return x;
+  if (fw > tw)
+    return arith::TruncIOp::create(b, loc, toStorage, x);
+  return fromUnsigned ? Value(arith::ExtUIOp::create(b, loc, toStorage, x))
+                      : Value(arith::ExtSIOp::create(b, loc, toStorage, x));
+}
+
+bool isUnaryElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, SignOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp,
+             ReluOp, SigmoidOp, TanhOp, ErfOp, SinOp, CosOp, AtanOp, FloorOp,
+             CeilOp, RoundOp, NotOp, GeluOp, ClipOp>(op);
+}
+
+bool isBinaryElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, AndOp, OrOp,
+             XorOp, ShiftLeftOp, ShiftRightOp>(op);
+}
+
+/// arith works on signless integers; unsigned (and i16 through them)
+/// tensors are not lowered yet.
+bool hasUnsigned(Operation *op) {
+  auto unsignedTensor = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.getElementType().isUnsignedInteger();
+  };
+  return llvm::any_of(op->getOperandTypes(), unsignedTensor) ||
+         llvm::any_of(op->getResultTypes(), unsignedTensor);
+}
+
+/// Lowers every elementwise op through buildBroadcastGeneric.
+struct ElementwiseToGeneric : RewritePattern {
+  ElementwiseToGeneric(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    bool unary = isUnaryElementwise(op), binary = isBinaryElementwise(op);
+    if (!unary && !binary && !isa<CompareOp, SelectOp, CastOp>(op))
+      return failure();
+    if (hasUnsigned(op))
+      return rewriter.notifyMatchFailure(op, "unsigned element types are not lowered yet");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type inType = cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+    Type outType = resultType.getElementType();
+    FailureOr<Value> result = lowering::buildBroadcastGeneric(
+        rewriter, op->getLoc(), resultType, op->getOperands(),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          if (auto cmp = dyn_cast<CompareOp>(op))
+            return compareScalar(cmp.getPredicate(), b, l, a[0], a[1], inType);
+          if (isa<SelectOp>(op))
+            return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
+          if (isa<CastOp>(op))
+            return castScalar(b, l, a[0], inType, outType);
+          if (unary)
+            return unaryScalar(op, b, l, a[0], inType);
+          return binaryScalar(op, b, l, a[0], a[1], inType);
+        });
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "cannot size the result");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+struct ConstantToArith : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
+                                                   cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ElementwiseToGeneric, ConstantToArith>(patterns.getContext());
+}
+
+} // namespace kiln

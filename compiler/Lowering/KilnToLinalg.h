@@ -1,0 +1,53 @@
+//===- KilnToLinalg.h - lowering kiln ops to linalg on tensors --*- C++ -*-===//
+//
+// Target-independent lowering of the kiln dialect to linalg, tensor, arith
+// and math on tensors, shared by every backend. Library operations
+// (matmul, conv) may be claimed by a backend before this runs; what is
+// left is lowered to generic loops nests here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_LOWERING_KILNTOLINALG_H
+#define KILN_COMPILER_LOWERING_KILNTOLINALG_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace kiln {
+
+/// Elementwise ops (unary, binary with broadcasting, compare, select,
+/// cast) and constants.
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Reductions and arg-reductions.
+void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Data movement: reshape, transpose, expand, concat, split, slice,
+/// gather, pad.
+void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+namespace lowering {
+
+/// A linalg.generic over the shape of `resultType` whose inputs broadcast
+/// numpy-style into it; `body` maps the input elements to the result
+/// element. A dynamic dim is taken to be equal in every input that has it
+/// dynamic (run-time broadcasting of a `?` that is 1 is not supported).
+mlir::FailureOr<mlir::Value> buildBroadcastGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    mlir::ValueRange inputs,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::ValueRange)>
+        body);
+
+/// tensor.empty of `type`, taking each dynamic size from the dim of the
+/// same index of the first `source` of that rank with a dynamic dim there.
+mlir::FailureOr<mlir::Value> buildEmpty(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::RankedTensorType type,
+                                        mlir::ValueRange sources);
+
+/// A scalar constant of `type` (float or integer) holding `value`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+
+} // namespace lowering
+} // namespace kiln
+
+#endif // KILN_COMPILER_LOWERING_KILNTOLINALG_H

@@ -1,0 +1,84 @@
+// RUN: kiln-opt %s -split-input-file -kiln-convert-to-linalg | FileCheck %s
+
+// Checks that a broadcasting binary op becomes one generic that reads the
+// smaller operand through its indexing map.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @broadcast_add
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x3xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1 : tensor<4x3xf32>, tensor<3xf32>) outs(%[[E]] : tensor<4x3xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: kiln.
+func.func @broadcast_add(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %0 = kiln.add %a, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// Checks that a size-1 dim that stretches is read at index 0, and that a
+// dynamic dim takes its size from the operand.
+// CHECK-DAG: #[[STRETCH:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func @stretch_dynamic
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %[[C0]] : tensor<?x3xf32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x3xf32>
+// CHECK: linalg.generic {indexing_maps = [{{.*}}, #[[STRETCH]], {{.*}}]
+// CHECK: arith.mulf
+func.func @stretch_dynamic(%a: tensor<?x3xf32>, %b: tensor<1x3xf32>) -> tensor<?x3xf32> {
+  %0 = kiln.mul %a, %b : (tensor<?x3xf32>, tensor<1x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// Checks the scalar forms that are not one instruction: integer division
+// and comparison follow signedness, float compare ne is unordered, casts
+// pick the right conversion.
+// CHECK-LABEL: func @scalar_forms
+// CHECK: arith.divsi
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpi slt
+// CHECK: arith.fptosi {{.*}} : f32 to i32
+// CHECK: arith.sitofp {{.*}} : i64 to f32
+// CHECK: arith.cmpf une
+func.func @scalar_forms(%i: tensor<4xi64>, %f: tensor<4xf32>) -> (tensor<4xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<4xi1>) {
+  %0 = kiln.div %i, %i : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = kiln.compare ne, %f, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = kiln.compare lt, %i, %i : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
+  %3 = kiln.cast %f : tensor<4xf32> to tensor<4xi32>
+  %4 = kiln.cast %i : tensor<4xi64> to tensor<4xf32>
+  %5 = kiln.cast %f : tensor<4xf32> to tensor<4xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<4xi1>
+}
+
+// -----
+
+// Checks that a reduction fills its accumulator with the identity and
+// reduces with reduction iterators; max starts at -inf and propagates NaN.
+// CHECK-LABEL: func @reductions
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<2x1xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} outs(%[[INIT]] : tensor<2x1xf32>)
+// CHECK: arith.maximumf
+func.func @reductions(%x: tensor<2x5xf32>) -> tensor<2x1xf32> {
+  %0 = kiln.reduce_max %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+// Checks data movement: transpose, reshape through a 1-D collapse, and
+// slices.
+// CHECK-LABEL: func @data_movement
+// CHECK: linalg.transpose ins(%arg0 : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK: tensor.expand_shape {{.*}} : tensor<6xf32> into tensor<3x2xf32>
+// CHECK: tensor.extract_slice %arg0[0, 1] [2, 2] [1, 1] : tensor<2x3xf32> to tensor<2x2xf32>
+func.func @data_movement(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>) {
+  %0 = kiln.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = kiln.reshape %x {shape = array<i64: 3, 2>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %2 = kiln.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  return %0, %1, %2 : tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>
+}
+
