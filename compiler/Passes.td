@@ -49,6 +49,28 @@ def InferShapes : Pass<"kiln-infer-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def Decompose : Pass<"kiln-decompose", "mlir::func::FuncOp"> {
+  let summary = "Rewrite composite kiln ops into primitive kiln ops";
+  let description = [{
+    Softmax, log-softmax, layer and batch normalisation become reductions
+    and elementwise ops, so that lowerings and fusion only deal with
+    primitives. Softmax subtracts the maximum first.
+
+    Before:
+    ```mlir
+    %y = kiln.softmax %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    ```
+    After:
+    ```mlir
+    %m = kiln.reduce_max %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+    %d = kiln.sub %x, %m : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+    %e = kiln.exp %d : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    %s = kiln.reduce_sum %e {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+    %y = kiln.div %e, %s : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering
 //===----------------------------------------------------------------------===//

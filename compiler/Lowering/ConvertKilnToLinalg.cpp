@@ -27,6 +27,7 @@ struct ConvertKilnToLinalgPass
     kiln::populateElementwiseToLinalgPatterns(patterns);
     kiln::populateReductionToLinalgPatterns(patterns);
     kiln::populateDataMovementToLinalgPatterns(patterns);
+    kiln::populateContractionToLinalgPatterns(patterns);
     ConversionTarget target(*context);
     target.addIllegalDialect<kiln::KilnDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,

@@ -20,6 +20,9 @@ namespace kiln {
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Reductions and arg-reductions.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Matmul, convolution and pooling as generic loop nests (the fallback
+/// when no library claims them).
+void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Data movement: reshape, transpose, expand, concat, split, slice,
 /// gather, pad.
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);

@@ -55,6 +55,9 @@ static void addGraphPhase(OpPassManager &pm) {
 
 /// linalg: kiln lowered to linalg / tensor / arith / math on tensors.
 static void addLinalgPhase(OpPassManager &pm) {
+  // Composite ops become primitives first, so the lowering (and later
+  // fusion) only sees reductions and elementwise ops.
+  pm.addNestedPass<func::FuncOp>(createDecompose());
   pm.addNestedPass<func::FuncOp>(createConvertKilnToLinalg());
   pm.addPass(createCanonicalizerPass());
   // Producer-consumer fusion of elementwise generics, before buffers exist.

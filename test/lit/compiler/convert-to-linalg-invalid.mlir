@@ -1,9 +1,19 @@
 // RUN: kiln-opt %s -split-input-file -kiln-convert-to-linalg -verify-diagnostics
 
-// Checks that ops without a lowering yet fail with their location instead
-// of being left behind silently.
-func.func @not_lowered(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32> {
-  // expected-error @+1 {{failed to legalize operation 'kiln.conv'}}
-  %0 = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
-  return %0 : tensor<1x1x2x2xf32>
+// Checks that an op without a lowering yet fails with its location instead
+// of being left behind silently (reflect padding).
+func.func @not_lowered(%x: tensor<2x3xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.pad'}}
+  %0 = kiln.pad %x mode reflect {pads = array<i64: 0, 1, 0, 1>} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Checks that unsigned element types are refused rather than lowered with
+// signed semantics.
+func.func @unsigned_add(%x: tensor<4xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.add'}}
+  %0 = kiln.add %x, %x : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
 }

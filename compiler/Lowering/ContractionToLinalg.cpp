@@ -1,0 +1,361 @@
+//===- ContractionToLinalg.cpp - matmul, conv, pooling -> linalg.generic --===//
+//
+// The generic fallback for the compute-heavy ops: one linalg.generic each
+// (a contraction for matmul and convolution, a window reduction for
+// pooling). A backend that has a library for these (oneDNN, cuDNN) claims
+// them before this lowering runs; these loop nests keep every model
+// compilable and serve as the reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering/KilnToLinalg.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+using lowering::scalarConstant;
+
+Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, v, d);
+}
+
+Value addOrOr(OpBuilder &b, Location loc, Value x, Value y) {
+  return isa<FloatType>(x.getType()) ? Value(arith::AddFOp::create(b, loc, x, y))
+                                     : Value(arith::AddIOp::create(b, loc, x, y));
+}
+
+Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
+  return isa<FloatType>(x.getType()) ? Value(arith::MulFOp::create(b, loc, x, y))
+                                     : Value(arith::MulIOp::create(b, loc, x, y));
+}
+
+/// A zero-filled tensor of `type`; dynamic dims sized by `dynamicSizes`.
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type,
+            ValueRange dynamicSizes, double value = 0) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType(), dynamicSizes);
+  return linalg::FillOp::create(b, loc, scalarConstant(b, loc, type.getElementType(), value),
+                                empty)
+      .getResult(0);
+}
+
+struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
+    RankedTensorType type = op.getType();
+    if (type.getElementType().isUnsignedInteger())
+      return b.notifyMatchFailure(op, "unsigned matmul is not lowered yet");
+    int64_t batch = type.getRank() - 2, rank = type.getRank() + 1; // + k
+    auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
+    auto operandMap = [&](RankedTensorType t, AffineExpr last2, AffineExpr last1) {
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = batch - (t.getRank() - 2);
+      for (int64_t i = 0; i < t.getRank() - 2; ++i) {
+        bool stretched = t.getDimSize(i) == 1 && type.getDimSize(i + offset) != 1;
+        exprs.push_back(stretched ? b.getAffineConstantExpr(0) : d(i + offset));
+      }
+      exprs.push_back(last2);
+      exprs.push_back(last1);
+      return AffineMap::get(rank, 0, exprs, b.getContext());
+    };
+    SmallVector<AffineMap> maps = {
+        operandMap(lhsType, d(batch), d(batch + 2)),
+        operandMap(rhsType, d(batch + 2), d(batch + 1))};
+    SmallVector<AffineExpr> out;
+    for (int64_t i = 0; i < batch + 2; ++i)
+      out.push_back(d(i));
+    maps.push_back(AffineMap::get(rank, 0, out, b.getContext()));
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!type.isDynamicDim(i))
+        continue;
+      if (i == batch) {
+        dynamicSizes.push_back(dimOf(b, loc, op.getLhs(), lhsType.getRank() - 2));
+      } else if (i == batch + 1) {
+        dynamicSizes.push_back(dimOf(b, loc, op.getRhs(), rhsType.getRank() - 1));
+      } else {
+        // A batch dim: from whichever operand has it dynamic.
+        Value size;
+        for (auto [v, t] : {std::pair(op.getLhs(), lhsType), std::pair(op.getRhs(), rhsType)}) {
+          int64_t j = i - (batch - (t.getRank() - 2));
+          if (j >= 0 && t.isDynamicDim(j)) {
+            size = tensor::DimOp::create(b, loc, v, j);
+            break;
+          }
+        }
+        if (!size)
+          return b.notifyMatchFailure(op, "cannot size a batch dim");
+        dynamicSizes.push_back(size);
+      }
+    }
+    SmallVector<utils::IteratorType> iterators(rank - 1, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{op.getLhs(), op.getRhs()},
+        ValueRange{zeros(b, loc, type, dynamicSizes)}, maps, iterators,
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          linalg::YieldOp::create(nb, nl, addOrOr(nb, nl, a[2], mulOf(nb, nl, a[0], a[1])));
+        });
+    b.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Pads the spatial dims (from 2) of `x` by `low` / `high` with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, double value) {
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return x;
+  SmallVector<OpFoldResult> lo = {b.getIndexAttr(0), b.getIndexAttr(0)},
+                            hi = {b.getIndexAttr(0), b.getIndexAttr(0)};
+  for (auto [l, h] : llvm::zip(low, high)) {
+    lo.push_back(b.getIndexAttr(l));
+    hi.push_back(b.getIndexAttr(h));
+  }
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  return tensor::PadOp::create(b, loc, Type(), x, lo, hi,
+                               scalarConstant(b, loc, element, value));
+}
+
+struct ConvToGeneric : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    RankedTensorType inType = op.getInput().getType(), wType = op.getWeight().getType();
+    RankedTensorType type = op.getType();
+    int64_t spatial = inType.getRank() - 2;
+    int64_t groups = static_cast<int64_t>(op.getGroups());
+    int64_t channels = inType.getDimSize(1), outChannels = wType.getDimSize(0);
+    if (ShapedType::isDynamic(channels) || !wType.hasStaticShape())
+      return b.notifyMatchFailure(op, "dynamic channels or kernel");
+    for (int64_t i = 0; i < spatial; ++i)
+      if (type.isDynamicDim(i + 2))
+        return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
+    ArrayRef<int64_t> pads = op.getPads();
+    Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial),
+                              pads.drop_front(spatial), 0);
+    // [N, C, D...] -> [N, G, C/G, D...]; [O, C/G, K...] -> [G, O/G, C/G, K...].
+    auto paddedType = cast<RankedTensorType>(padded.getType());
+    SmallVector<int64_t> inShape = {paddedType.getDimSize(0), groups, channels / groups};
+    SmallVector<int64_t> wShape = {groups, outChannels / groups, wType.getDimSize(1)};
+    SmallVector<int64_t> outShape = {type.getDimSize(0), groups, outChannels / groups};
+    SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
+    SmallVector<ReassociationIndices> wSplit = {{0, 1}, {2}};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inShape.push_back(paddedType.getDimSize(i + 2));
+      wShape.push_back(wType.getDimSize(i + 2));
+      outShape.push_back(type.getDimSize(i + 2));
+      split.push_back({3 + i});
+      wSplit.push_back({3 + i});
+    }
+    SmallVector<OpFoldResult> inSizes;
+    for (int64_t i = 0; i < (int64_t)inShape.size(); ++i)
+      inSizes.push_back(i == 0 ? OpFoldResult(dimOf(b, loc, padded, 0))
+                               : OpFoldResult(b.getIndexAttr(inShape[i])));
+    auto inGrouped = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(inShape, inType.getElementType()), padded, split, inSizes);
+    auto wGrouped = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(wShape, wType.getElementType()), op.getWeight(), wSplit);
+    // Iteration: n, g, o', e..., c', k...
+    int64_t rank = 3 + 2 * spatial + 1;
+    auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
+    SmallVector<AffineExpr> inExprs = {d(0), d(1), d(3 + spatial)};
+    SmallVector<AffineExpr> wExprs = {d(1), d(2), d(3 + spatial)};
+    SmallVector<AffineExpr> outExprs = {d(0), d(1), d(2)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      AffineExpr e = d(3 + i), k = d(4 + spatial + i);
+      inExprs.push_back(e * op.getStrides()[i] + k * op.getDilations()[i]);
+      wExprs.push_back(k);
+      outExprs.push_back(e);
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, inExprs, b.getContext()),
+                                   AffineMap::get(rank, 0, wExprs, b.getContext()),
+                                   AffineMap::get(rank, 0, outExprs, b.getContext())};
+    SmallVector<utils::IteratorType> iterators(3 + spatial, utils::IteratorType::parallel);
+    iterators.append(1 + spatial, utils::IteratorType::reduction);
+    auto outGroupedType = RankedTensorType::get(outShape, type.getElementType());
+    SmallVector<Value> dynamicSizes;
+    if (outGroupedType.isDynamicDim(0))
+      dynamicSizes.push_back(dimOf(b, loc, op.getInput(), 0));
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{outGroupedType}, ValueRange{inGrouped, wGrouped},
+        ValueRange{zeros(b, loc, outGroupedType, dynamicSizes)}, maps, iterators,
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          linalg::YieldOp::create(nb, nl, addOrOr(nb, nl, a[2], mulOf(nb, nl, a[0], a[1])));
+        });
+    SmallVector<ReassociationIndices> merge = {{0}, {1, 2}};
+    for (int64_t i = 0; i < spatial; ++i)
+      merge.push_back({3 + i});
+    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, generic.getResult(0), merge);
+    return success();
+  }
+};
+
+/// Sums (or maxes) every window of `x` ([N, C, D...] already padded) into
+/// a tensor of `type`.
+Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
+                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                   ArrayRef<int64_t> dilations, bool isMax, Value outSource) {
+  int64_t spatial = kernel.size();
+  int64_t rank = 2 + 2 * spatial;
+  auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs = {d(0), d(1)}, outExprs = {d(0), d(1)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    inExprs.push_back(d(2 + i) * strides[i] + d(2 + spatial + i) * dilations[i]);
+    outExprs.push_back(d(2 + i));
+  }
+  // The kernel's extent comes from a shape-only operand (the window).
+  Type element = type.getElementType();
+  Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+  SmallVector<AffineExpr> kExprs;
+  for (int64_t i = 0; i < spatial; ++i)
+    kExprs.push_back(d(2 + spatial + i));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, inExprs, b.getContext()),
+                                 AffineMap::get(rank, 0, kExprs, b.getContext()),
+                                 AffineMap::get(rank, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  double init = 0;
+  if (isMax)
+    init = isa<FloatType>(element) ? -std::numeric_limits<double>::infinity()
+                                   : -std::ldexp(1.0, element.getIntOrFloatBitWidth() - 1);
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < 2; ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, outSource, i));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{x, window},
+      ValueRange{zeros(b, loc, type, dynamicSizes, init)}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value r;
+        if (!isMax)
+          r = addOrOr(nb, nl, a[2], a[0]);
+        else if (isa<FloatType>(element))
+          r = arith::MaximumFOp::create(nb, nl, a[2], a[0]);
+        else
+          r = arith::MaxSIOp::create(nb, nl, a[2], a[0]);
+        linalg::YieldOp::create(nb, nl, r);
+      });
+  return generic.getResult(0);
+}
+
+/// Extra high padding so that ceil-mode windows stay inside the input.
+SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
+                               ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  int64_t spatial = kernel.size();
+  SmallVector<int64_t> extra;
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t needed = (out.getDimSize(i + 2) - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
+    int64_t have = in.getDimSize(i + 2) + pads[i] + pads[i + spatial];
+    extra.push_back(std::max<int64_t>(0, needed - have));
+  }
+  return extra;
+}
+
+template <typename PoolOpTy>
+LogicalResult checkStaticSpatial(PoolOpTy op, PatternRewriter &b) {
+  RankedTensorType in = op.getInput().getType();
+  for (int64_t i = 2; i < in.getRank(); ++i)
+    if (in.isDynamicDim(i))
+      return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
+  if (in.getElementType().isUnsignedInteger())
+    return b.notifyMatchFailure(op, "unsigned pooling is not lowered yet");
+  return success();
+}
+
+struct MaxPoolToGeneric : OpRewritePattern<MaxPoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPoolOp op, PatternRewriter &b) const override {
+    if (failed(checkStaticSpatial(op, b)))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t spatial = op.getKernelShape().size();
+    ArrayRef<int64_t> pads = op.getPads();
+    SmallVector<int64_t> extra = ceilExtra(op.getInput().getType(), op.getType(),
+                                           op.getKernelShape(), op.getStrides(), pads,
+                                           op.getDilations());
+    SmallVector<int64_t> high(pads.drop_front(spatial));
+    for (int64_t i = 0; i < spatial; ++i)
+      high[i] += extra[i];
+    Type element = op.getType().getElementType();
+    double lowest = isa<FloatType>(element) ? -std::numeric_limits<double>::infinity()
+                                            : -std::ldexp(1.0, element.getIntOrFloatBitWidth() - 1);
+    Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial), high, lowest);
+    b.replaceOp(op, windowReduce(b, loc, padded, op.getType(), op.getKernelShape(),
+                                 op.getStrides(), op.getDilations(), true, op.getInput()));
+    return success();
+  }
+};
+
+struct AvgPoolToGeneric : OpRewritePattern<AvgPoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPoolOp op, PatternRewriter &b) const override {
+    if (failed(checkStaticSpatial(op, b)))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType in = op.getInput().getType();
+    int64_t spatial = op.getKernelShape().size();
+    ArrayRef<int64_t> pads = op.getPads();
+    SmallVector<int64_t> extra = ceilExtra(in, op.getType(), op.getKernelShape(),
+                                           op.getStrides(), pads, op.getDilations());
+    SmallVector<int64_t> low(pads.take_front(spatial)), high(pads.drop_front(spatial));
+    SmallVector<int64_t> highAll(high);
+    for (int64_t i = 0; i < spatial; ++i)
+      highAll[i] += extra[i];
+    Value padded = padSpatial(b, loc, op.getInput(), low, highAll, 0);
+    Value sums = windowReduce(b, loc, padded, op.getType(), op.getKernelShape(),
+                              op.getStrides(), op.getDilations(), false, op.getInput());
+    // The divisor of every window: count the positions that are real input
+    // (or explicit padding, with count_include_pad), never the ceil-mode
+    // overflow.
+    Type element = in.getElementType();
+    SmallVector<int64_t> ones = {1, 1};
+    for (int64_t i = 0; i < spatial; ++i)
+      ones.push_back(in.getDimSize(i + 2));
+    auto onesType = RankedTensorType::get(ones, element);
+    Value mask = zeros(b, loc, onesType, {}, 1);
+    double padValue = op.getCountIncludePad() ? 1 : 0;
+    mask = padSpatial(b, loc, mask, low, high, padValue);
+    mask = padSpatial(b, loc, mask, SmallVector<int64_t>(spatial, 0), extra, 0);
+    SmallVector<int64_t> countShape = {1, 1};
+    for (int64_t i = 0; i < spatial; ++i)
+      countShape.push_back(op.getType().getDimSize(i + 2));
+    Value counts = windowReduce(b, loc, mask, RankedTensorType::get(countShape, element),
+                                op.getKernelShape(), op.getStrides(), op.getDilations(),
+                                false, mask);
+    FailureOr<Value> mean = lowering::buildBroadcastGeneric(
+        b, loc, op.getType(), ValueRange{sums, counts},
+        [](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          return arith::DivFOp::create(nb, nl, a[0], a[1]);
+        });
+    if (failed(mean))
+      return failure();
+    b.replaceOp(op, *mean);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulToGeneric, ConvToGeneric, MaxPoolToGeneric, AvgPoolToGeneric>(
+      patterns.getContext());
+}
+
+} // namespace kiln
