@@ -165,8 +165,9 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     }
     SmallVector<OpFoldResult> inSizes;
     for (int64_t i = 0; i < (int64_t)inShape.size(); ++i)
-      inSizes.push_back(i == 0 ? OpFoldResult(dimOf(b, loc, padded, 0))
-                               : OpFoldResult(b.getIndexAttr(inShape[i])));
+      inSizes.push_back(i == 0 && ShapedType::isDynamic(inShape[0])
+                            ? OpFoldResult(dimOf(b, loc, padded, 0))
+                            : OpFoldResult(b.getIndexAttr(inShape[i])));
     auto inGrouped = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get(inShape, inType.getElementType()), padded, split, inSizes);
     auto wGrouped = tensor::ExpandShapeOp::create(

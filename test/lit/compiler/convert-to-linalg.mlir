@@ -82,3 +82,17 @@ func.func @data_movement(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf3
   return %0, %1, %2 : tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>
 }
 
+
+// -----
+
+// Checks that a convolution with a static batch groups its operands with
+// static output shapes (a regression: a constant batch size used to be
+// passed as a dynamic size, which bufferisation rejects).
+// CHECK-LABEL: func @conv_static_batch
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 1, 4, 6, 6]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: tensor.collapse_shape {{.*}} into tensor<1x8x3x3xf32>
+func.func @conv_static_batch(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32> {
+  %0 = kiln.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+  return %0 : tensor<1x8x3x3xf32>
+}
