@@ -13,7 +13,9 @@ static void printUsage(llvm::raw_ostream &os) {
         "  check  <model.onnx>                 list inputs, outputs, opsets and\n"
         "                                      everything Kiln cannot import\n"
         "  import <model.onnx> [-o out.mlir]   write the model as kiln IR\n"
-        "  ops                                 list the ONNX ops Kiln imports\n\n"
+        "  ops                                 list the ONNX ops Kiln imports\n"
+        "  compile <model.onnx> -o model.so    compile for this CPU\n"
+        "  run <model.so> --input N=F ...      run a compiled model\n\n"
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
@@ -30,6 +32,10 @@ int runKiln(int argc, char **argv) {
     return runImport(args);
   if (command == "ops")
     return runOps(args);
+  if (command == "compile")
+    return runCompile(args);
+  if (command == "run")
+    return runRun(args);
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(llvm::outs());
     return 0;

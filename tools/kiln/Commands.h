@@ -25,6 +25,8 @@ void printImportIssues(llvm::raw_ostream &os,
 int runCheck(llvm::ArrayRef<llvm::StringRef> args);
 int runImport(llvm::ArrayRef<llvm::StringRef> args);
 int runOps(llvm::ArrayRef<llvm::StringRef> args);
+int runCompile(llvm::ArrayRef<llvm::StringRef> args);
+int runRun(llvm::ArrayRef<llvm::StringRef> args);
 
 /// Dispatches `kiln <command> ...`.
 int runKiln(int argc, char **argv);

@@ -1,0 +1,92 @@
+/*===- kiln.h - the Kiln runtime's C API -----------------------------------===*
+ *
+ * Load a compiled model, create sessions on it and run them. Every call
+ * returns a kiln_status; on failure kiln_last_error() says what went wrong
+ * (per thread). A model may be shared by many sessions; one session is
+ * used by one thread at a time; sessions run concurrently.
+ *
+ *   kiln_model *model;
+ *   if (kiln_model_load("resnet18.so", &model) != KILN_OK)
+ *     fprintf(stderr, "%s\n", kiln_last_error());
+ *   kiln_session *session;
+ *   kiln_session_create(model, &session);
+ *   kiln_tensor input = {data, KILN_DTYPE_F32, 4, {1, 3, 224, 224}};
+ *   kiln_session_run(session, &input, 1);
+ *   kiln_tensor output;
+ *   kiln_session_output(session, 0, &output);  // valid until the next run
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln/kiln_model_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kiln_status {
+  KILN_OK = 0,
+  KILN_ERROR_INVALID_ARGUMENT = 1, /* null pointer, index out of range */
+  KILN_ERROR_LOAD = 2,             /* the artifact cannot be opened */
+  KILN_ERROR_FORMAT = 3,           /* not a Kiln artifact, or another ABI version */
+  KILN_ERROR_SHAPE = 4,            /* an input's rank or dims do not match */
+  KILN_ERROR_DTYPE = 5,            /* an input's element type does not match */
+  KILN_ERROR_OUT_OF_MEMORY = 6,
+  KILN_ERROR_RUN = 7               /* the compiled code failed */
+} kiln_status;
+
+#define KILN_MAX_RANK 8
+
+/* A tensor handed to or returned by the runtime: row-major, dense. */
+typedef struct kiln_tensor {
+  void *data;
+  int32_t dtype; /* kiln_dtype */
+  int32_t rank;
+  int64_t dims[KILN_MAX_RANK];
+} kiln_tensor;
+
+typedef struct kiln_model kiln_model;
+typedef struct kiln_session kiln_session;
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *kiln_last_error(void);
+/* The name of a status ("KILN_ERROR_SHAPE"). */
+const char *kiln_status_name(kiln_status status);
+/* Bytes per element of a dtype, 0 for an unknown one. */
+size_t kiln_dtype_size(int32_t dtype);
+const char *kiln_dtype_name(int32_t dtype);
+
+/* Opens a compiled model (shared library). */
+kiln_status kiln_model_load(const char *path, kiln_model **model);
+/* Wraps a model linked into the program (its `kiln_model_descriptor`). */
+kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model);
+void kiln_model_free(kiln_model *model);
+
+uint32_t kiln_model_num_inputs(const kiln_model *model);
+uint32_t kiln_model_num_outputs(const kiln_model *model);
+/* The descriptor of input / output i (dims of -1 are dynamic). */
+const kiln_model_tensor *kiln_model_input(const kiln_model *model, uint32_t i);
+const kiln_model_tensor *kiln_model_output(const kiln_model *model, uint32_t i);
+const char *kiln_model_content_hash(const kiln_model *model);
+
+kiln_status kiln_session_create(kiln_model *model, kiln_session **session);
+void kiln_session_free(kiln_session *session);
+
+/* Runs the model on `num_inputs` inputs, in the model's input order. */
+kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
+                             size_t num_inputs);
+/* Output i of the last run; its data stays valid until the next run or
+ * kiln_session_free. */
+kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
+                                kiln_tensor *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_KILN_H */

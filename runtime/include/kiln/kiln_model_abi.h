@@ -1,0 +1,73 @@
+/*===- kiln_model_abi.h - the contract between an artifact and the runtime -===*
+ *
+ * A compiled model (shared library, static library or object) exports one
+ * symbol, `kiln_model_descriptor`, of type kiln_model_v1. The runtime reads
+ * the descriptor
+ * to validate inputs and calls `run`. Plain C, versioned: a runtime refuses
+ * an artifact whose abi_version it does not know.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_MODEL_ABI_H
+#define KILN_MODEL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_MODEL_ABI_VERSION 1u
+#define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
+
+/* Element types. Values are stable across versions. */
+typedef enum kiln_dtype {
+  KILN_DTYPE_F32 = 1,
+  KILN_DTYPE_F64 = 2,
+  KILN_DTYPE_F16 = 3,
+  KILN_DTYPE_BF16 = 4,
+  KILN_DTYPE_I64 = 5,
+  KILN_DTYPE_I32 = 6,
+  KILN_DTYPE_I16 = 7,
+  KILN_DTYPE_I8 = 8,
+  KILN_DTYPE_U8 = 9,
+  KILN_DTYPE_U16 = 10,
+  KILN_DTYPE_U32 = 11,
+  KILN_DTYPE_U64 = 12,
+  KILN_DTYPE_BOOL = 13
+} kiln_dtype;
+
+/* A model input or output. dims[i] is -1 for a dynamic dim. */
+typedef struct kiln_model_tensor {
+  const char *name;
+  int32_t dtype; /* kiln_dtype */
+  int32_t rank;
+  const int64_t *dims;
+} kiln_model_tensor;
+
+/* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.
+ * On success (0) output i is at `out_data[i]` with dims written to
+ * `out_dims[i]`; its storage starts at `out_alloc[i]`, which the caller
+ * releases with free(). A non-zero return is an error. */
+typedef int (*kiln_model_run_fn)(void *const *in_data,
+                                 const int64_t *const *in_dims,
+                                 void **out_alloc, void **out_data,
+                                 int64_t *const *out_dims);
+
+typedef struct kiln_model_v1 {
+  uint32_t magic;       /* KILN_MODEL_MAGIC */
+  uint32_t abi_version; /* KILN_MODEL_ABI_VERSION */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const kiln_model_tensor *inputs;
+  const kiln_model_tensor *outputs;
+  const char *content_hash; /* of the model and the compile flags */
+  const char *target;       /* e.g. "x86_64 znver3" */
+  kiln_model_run_fn run;
+} kiln_model_v1;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_MODEL_ABI_H */

@@ -1,0 +1,260 @@
+/*===- kiln_runtime.c - the Kiln runtime -----------------------------------===*
+ *
+ * Loads artifacts (dlopen), validates their descriptor, creates sessions
+ * and runs them with checked inputs. No MLIR, no LLVM: libc and libdl.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#define _GNU_SOURCE
+#include "kiln/kiln.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char last_error[1024];
+
+static kiln_status fail(kiln_status status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(last_error, sizeof(last_error), format, args);
+  va_end(args);
+  return status;
+}
+
+const char *kiln_last_error(void) { return last_error; }
+
+const char *kiln_status_name(kiln_status status) {
+  switch (status) {
+  case KILN_OK: return "KILN_OK";
+  case KILN_ERROR_INVALID_ARGUMENT: return "KILN_ERROR_INVALID_ARGUMENT";
+  case KILN_ERROR_LOAD: return "KILN_ERROR_LOAD";
+  case KILN_ERROR_FORMAT: return "KILN_ERROR_FORMAT";
+  case KILN_ERROR_SHAPE: return "KILN_ERROR_SHAPE";
+  case KILN_ERROR_DTYPE: return "KILN_ERROR_DTYPE";
+  case KILN_ERROR_OUT_OF_MEMORY: return "KILN_ERROR_OUT_OF_MEMORY";
+  case KILN_ERROR_RUN: return "KILN_ERROR_RUN";
+  }
+  return "KILN_ERROR_UNKNOWN";
+}
+
+size_t kiln_dtype_size(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_F64: case KILN_DTYPE_I64: case KILN_DTYPE_U64: return 8;
+  case KILN_DTYPE_F32: case KILN_DTYPE_I32: case KILN_DTYPE_U32: return 4;
+  case KILN_DTYPE_F16: case KILN_DTYPE_BF16: case KILN_DTYPE_I16: case KILN_DTYPE_U16: return 2;
+  case KILN_DTYPE_I8: case KILN_DTYPE_U8: case KILN_DTYPE_BOOL: return 1;
+  }
+  return 0;
+}
+
+const char *kiln_dtype_name(int32_t dtype) {
+  static const char *names[] = {"?", "float32", "float64", "float16", "bfloat16",
+                                "int64", "int32", "int16", "int8", "uint8",
+                                "uint16", "uint32", "uint64", "bool"};
+  return dtype >= 1 && dtype <= KILN_DTYPE_BOOL ? names[dtype] : "unknown";
+}
+
+struct kiln_model {
+  void *library; /* null for a linked-in model */
+  const kiln_model_v1 *abi;
+};
+
+static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) {
+  if (abi->magic != KILN_MODEL_MAGIC)
+    return fail(KILN_ERROR_FORMAT, "%s: not a Kiln model (bad magic 0x%08x)", what, abi->magic);
+  if (abi->abi_version != KILN_MODEL_ABI_VERSION)
+    return fail(KILN_ERROR_FORMAT,
+                "%s: artifact format version %u, this runtime reads version %u; "
+                "recompile the model with a matching kiln",
+                what, abi->abi_version, KILN_MODEL_ABI_VERSION);
+  if (!abi->run || (abi->num_inputs && !abi->inputs) || (abi->num_outputs && !abi->outputs))
+    return fail(KILN_ERROR_FORMAT, "%s: incomplete model descriptor", what);
+  const kiln_model_tensor *lists[2] = {abi->inputs, abi->outputs};
+  uint32_t counts[2] = {abi->num_inputs, abi->num_outputs};
+  for (int l = 0; l < 2; ++l)
+    for (uint32_t i = 0; i < counts[l]; ++i)
+      if (lists[l][i].rank < 0 || lists[l][i].rank > KILN_MAX_RANK ||
+          kiln_dtype_size(lists[l][i].dtype) == 0)
+        return fail(KILN_ERROR_FORMAT, "%s: %s %u has an invalid rank or dtype", what,
+                    l ? "output" : "input", i);
+  return KILN_OK;
+}
+
+kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
+  if (!abi || !model)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_from_abi: null argument");
+  kiln_status status = check_descriptor(abi, "linked model");
+  if (status != KILN_OK)
+    return status;
+  kiln_model *m = calloc(1, sizeof(*m));
+  if (!m)
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  m->abi = abi;
+  *model = m;
+  return KILN_OK;
+}
+
+kiln_status kiln_model_load(const char *path, kiln_model **model) {
+  if (!path || !model)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
+  *model = NULL;
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return fail(KILN_ERROR_LOAD, "cannot load '%s': %s", path, dlerror());
+  const kiln_model_v1 *abi = dlsym(library, "kiln_model_descriptor");
+  if (!abi) {
+    dlclose(library);
+    return fail(KILN_ERROR_FORMAT, "'%s' is not a Kiln model (no kiln_model_descriptor symbol)",
+                path);
+  }
+  kiln_status status = check_descriptor(abi, path);
+  if (status != KILN_OK) {
+    dlclose(library);
+    return status;
+  }
+  kiln_model *m = calloc(1, sizeof(*m));
+  if (!m) {
+    dlclose(library);
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  m->library = library;
+  m->abi = abi;
+  *model = m;
+  return KILN_OK;
+}
+
+void kiln_model_free(kiln_model *model) {
+  if (!model)
+    return;
+  if (model->library)
+    dlclose(model->library);
+  free(model);
+}
+
+uint32_t kiln_model_num_inputs(const kiln_model *model) { return model ? model->abi->num_inputs : 0; }
+uint32_t kiln_model_num_outputs(const kiln_model *model) { return model ? model->abi->num_outputs : 0; }
+
+const kiln_model_tensor *kiln_model_input(const kiln_model *model, uint32_t i) {
+  return model && i < model->abi->num_inputs ? &model->abi->inputs[i] : NULL;
+}
+
+const kiln_model_tensor *kiln_model_output(const kiln_model *model, uint32_t i) {
+  return model && i < model->abi->num_outputs ? &model->abi->outputs[i] : NULL;
+}
+
+const char *kiln_model_content_hash(const kiln_model *model) {
+  return model && model->abi->content_hash ? model->abi->content_hash : "";
+}
+
+struct kiln_session {
+  kiln_model *model;
+  /* Per output: the buffer of the last run and its dims. */
+  void **out_alloc;
+  void **out_data;
+  int64_t (*out_dims)[KILN_MAX_RANK];
+  int64_t **out_dims_ptrs;
+  const void **in_data;
+  const int64_t **in_dims;
+};
+
+kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
+  if (!model || !session)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_create: null argument");
+  uint32_t n_out = model->abi->num_outputs, n_in = model->abi->num_inputs;
+  kiln_session *s = calloc(1, sizeof(*s));
+  if (!s)
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  s->model = model;
+  s->out_alloc = calloc(n_out + 1, sizeof(void *));
+  s->out_data = calloc(n_out + 1, sizeof(void *));
+  s->out_dims = calloc(n_out + 1, sizeof(*s->out_dims));
+  s->out_dims_ptrs = calloc(n_out + 1, sizeof(int64_t *));
+  s->in_data = calloc(n_in + 1, sizeof(void *));
+  s->in_dims = calloc(n_in + 1, sizeof(int64_t *));
+  if (!s->out_alloc || !s->out_data || !s->out_dims || !s->out_dims_ptrs || !s->in_data ||
+      !s->in_dims) {
+    kiln_session_free(s);
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_out; ++i)
+    s->out_dims_ptrs[i] = s->out_dims[i];
+  *session = s;
+  return KILN_OK;
+}
+
+static void release_outputs(kiln_session *s) {
+  for (uint32_t i = 0; i < s->model->abi->num_outputs; ++i) {
+    free(s->out_alloc[i]);
+    s->out_alloc[i] = s->out_data[i] = NULL;
+  }
+}
+
+void kiln_session_free(kiln_session *session) {
+  if (!session)
+    return;
+  if (session->out_alloc)
+    release_outputs(session);
+  free(session->out_alloc);
+  free(session->out_data);
+  free(session->out_dims);
+  free(session->out_dims_ptrs);
+  free(session->in_data);
+  free(session->in_dims);
+  free(session);
+}
+
+kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
+                             size_t num_inputs) {
+  if (!session || (num_inputs && !inputs))
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_run: null argument");
+  const kiln_model_v1 *abi = session->model->abi;
+  if (num_inputs != abi->num_inputs)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "the model takes %u inputs, %zu given",
+                abi->num_inputs, num_inputs);
+  for (uint32_t i = 0; i < abi->num_inputs; ++i) {
+    const kiln_model_tensor *want = &abi->inputs[i];
+    const kiln_tensor *got = &inputs[i];
+    if (!got->data)
+      return fail(KILN_ERROR_INVALID_ARGUMENT, "input '%s' has no data", want->name);
+    if (got->dtype != want->dtype)
+      return fail(KILN_ERROR_DTYPE, "input '%s' must be %s, got %s", want->name,
+                  kiln_dtype_name(want->dtype), kiln_dtype_name(got->dtype));
+    if (got->rank != want->rank)
+      return fail(KILN_ERROR_SHAPE, "input '%s' must have rank %d, got %d", want->name,
+                  want->rank, got->rank);
+    for (int32_t d = 0; d < want->rank; ++d) {
+      if (got->dims[d] < 0 || (want->dims[d] >= 0 && got->dims[d] != want->dims[d]))
+        return fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
+                    d, (long long)want->dims[d], (long long)got->dims[d]);
+    }
+    session->in_data[i] = got->data;
+    session->in_dims[i] = got->dims;
+  }
+  release_outputs(session);
+  int rc = abi->run((void *const *)session->in_data, session->in_dims, session->out_alloc,
+                    session->out_data, session->out_dims_ptrs);
+  if (rc != 0)
+    return fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
+  return KILN_OK;
+}
+
+kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
+                                kiln_tensor *output) {
+  if (!session || !output)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_output: null argument");
+  const kiln_model_v1 *abi = session->model->abi;
+  if (i >= abi->num_outputs)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
+                abi->num_outputs);
+  if (!session->out_data[i])
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "no output yet: run the session first");
+  output->data = session->out_data[i];
+  output->dtype = abi->outputs[i].dtype;
+  output->rank = abi->outputs[i].rank;
+  for (int32_t d = 0; d < output->rank; ++d)
+    output->dims[d] = session->out_dims[i][d];
+  return KILN_OK;
+}

@@ -1,0 +1,198 @@
+//===- CompileCommand.cpp - `kiln compile model.onnx -o model.so` ---------===//
+//
+// ONNX -> kiln (import) -> graph -> linalg -> LLVM dialect -> object code ->
+// artifact (.so / .a / .o and .h). `--compile-to=PHASE` prints the IR after
+// a phase instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/cpu/Artifact.h"
+#include "backends/cpu/CpuCodegen.h"
+#include "compiler/Pipelines/Pipelines.h"
+#include "frontends/onnx/Importer.h"
+#include "frontends/onnx/TensorData.h"
+#include "kiln/kiln_model_abi.h"
+#include "tools/kiln/Commands.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace kiln::onnx_frontend;
+
+namespace kiln::cli {
+
+static const char *kCompileUsage =
+    "usage: kiln compile <model.onnx> -o <model.so|model.a|model.o> [options]\n\n"
+    "Compiles the model for this CPU and writes the artifact and its C header\n"
+    "(same name, .h).\n"
+    "  --cpu=NAME           target CPU: host (default), x86-64, x86-64-v3, ...\n"
+    "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
+    "  --compile-to=PHASE   print the IR after PHASE (import, graph, linalg,\n"
+    "                       llvm) instead of writing an artifact\n";
+
+static int32_t dtypeOf(Type t) {
+  if (t.isF32()) return KILN_DTYPE_F32;
+  if (t.isF64()) return KILN_DTYPE_F64;
+  if (t.isF16()) return KILN_DTYPE_F16;
+  if (t.isBF16()) return KILN_DTYPE_BF16;
+  if (t.isInteger(1)) return KILN_DTYPE_BOOL;
+  if (t.isUnsignedInteger(8)) return KILN_DTYPE_U8;
+  if (t.isUnsignedInteger(16)) return KILN_DTYPE_U16;
+  if (t.isUnsignedInteger(32)) return KILN_DTYPE_U32;
+  if (t.isUnsignedInteger(64)) return KILN_DTYPE_U64;
+  if (t.isInteger(8)) return KILN_DTYPE_I8;
+  if (t.isInteger(16)) return KILN_DTYPE_I16;
+  if (t.isInteger(32)) return KILN_DTYPE_I32;
+  if (t.isInteger(64)) return KILN_DTYPE_I64;
+  return 0;
+}
+
+static cpu::ArtifactTensor describe(Type type, Attribute name, size_t index,
+                                    const char *what) {
+  auto ranked = cast<RankedTensorType>(type);
+  cpu::ArtifactTensor t;
+  auto str = dyn_cast_or_null<StringAttr>(name);
+  t.name = str ? str.str() : std::string(what) + std::to_string(index);
+  t.dtype = dtypeOf(ranked.getElementType());
+  for (int64_t d : ranked.getShape())
+    t.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return t;
+}
+
+int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
+  std::string modelPath, outputPath, cpuName = "host";
+  std::optional<Phase> stopAfter;
+  std::vector<std::pair<std::string, std::string>> frozen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    auto value = [&](llvm::StringRef flag) -> std::optional<std::string> {
+      if (arg.consume_front(flag)) {
+        if (arg.consume_front("="))
+          return arg.str();
+        if (arg.empty() && i + 1 < args.size())
+          return args[++i].str();
+      }
+      return std::nullopt;
+    };
+    if (arg == "--help" || arg == "-h") {
+      llvm::outs() << kCompileUsage;
+      return 0;
+    }
+    if (auto v = value("--compile-to")) {
+      stopAfter = parsePhase(*v);
+      if (!stopAfter) {
+        llvm::errs() << "kiln compile: unknown phase '" << *v
+                     << "' (import, graph, linalg, llvm)\n";
+        return 2;
+      }
+    } else if (auto v = value("--cpu")) {
+      cpuName = *v;
+    } else if (auto v = value("--freeze-input")) {
+      size_t eq = v->find('=');
+      if (eq == std::string::npos || eq == 0) {
+        llvm::errs() << "kiln compile: --freeze-input takes NAME=FILE\n";
+        return 2;
+      }
+      frozen.push_back({v->substr(0, eq), v->substr(eq + 1)});
+    } else if (auto v = value("-o")) {
+      outputPath = *v;
+    } else if (!arg.starts_with("-") && modelPath.empty()) {
+      modelPath = arg.str();
+    } else {
+      llvm::errs() << "kiln compile: unexpected argument '" << args[i] << "'\n\n"
+                   << kCompileUsage;
+      return 2;
+    }
+  }
+  if (modelPath.empty() || (outputPath.empty() && !stopAfter)) {
+    llvm::errs() << kCompileUsage;
+    return 2;
+  }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  MLIRContext context(registry);
+  cpu::registerTranslations(context);
+  ImportOptions options;
+  loadImporterDialects(context);
+  for (const auto &[name, file] : frozen) {
+    auto attr = readTensorFile(&context, file);
+    if (!attr) {
+      llvm::errs() << "kiln compile: --freeze-input " << name << ": "
+                   << llvm::toString(attr.takeError()) << "\n";
+      return 1;
+    }
+    options.frozenInputs[name] = *attr;
+  }
+  ImportResult imported = importOnnxModel(context, modelPath, options);
+  if (!imported.module) {
+    llvm::errs() << "kiln compile: " << modelPath << " cannot be imported:\n";
+    printImportIssues(llvm::errs(), imported);
+    return 1;
+  }
+  ModuleOp module = *imported.module;
+  auto entry = module.lookupSymbol<func::FuncOp>("main");
+  cpu::ArtifactInfo info;
+  FunctionType signature = entry.getFunctionType();
+  for (size_t i = 0; i < signature.getNumInputs(); ++i)
+    info.inputs.push_back(describe(signature.getInput(i), entry.getArgAttr(i, "kiln.name"), i, "input"));
+  for (size_t i = 0; i < signature.getNumResults(); ++i)
+    info.outputs.push_back(describe(signature.getResult(i), entry.getResultAttr(i, "kiln.name"), i, "output"));
+  entry.setSymName("kiln_main");
+  entry->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
+
+  if (!stopAfter || *stopAfter != Phase::Import) {
+    PassManager pm(&context);
+    PipelineOptions pipeline;
+    pipeline.stopAfter = stopAfter.value_or(Phase::LLVM);
+    buildPipeline(pm, pipeline);
+    if (failed(pm.run(module))) {
+      llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
+      return 1;
+    }
+  }
+  if (stopAfter) {
+    module.print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+
+  auto object = cpu::emitObject(module, cpu::CpuTarget{cpuName});
+  if (!object) {
+    llvm::errs() << "kiln compile: " << llvm::toString(object.takeError()) << "\n";
+    return 1;
+  }
+  // The content hash covers the model's bytes, the flags and the frozen
+  // inputs' bytes: the same inputs give the same hash and artifact.
+  llvm::SHA256 hash;
+  auto addFile = [&](llvm::StringRef path) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(path, false, false))
+      hash.update((*buffer)->getBuffer());
+  };
+  addFile(modelPath);
+  hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target);
+  for (const auto &[name, file] : frozen) {
+    hash.update("freeze " + name);
+    addFile(file);
+  }
+  info.contentHash = llvm::toHex(hash.final(), /*LowerCase=*/true);
+  info.target = object->target;
+  info.entrySymbol = "_mlir_ciface_kiln_main";
+  if (llvm::Error e = cpu::writeArtifact(outputPath, object->bytes, info)) {
+    llvm::errs() << "kiln compile: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  llvm::outs() << "compiled " << modelPath << " -> " << outputPath << " (target "
+               << info.target << ", hash " << info.contentHash.substr(0, 16) << ")\n";
+  return 0;
+}
+
+} // namespace kiln::cli

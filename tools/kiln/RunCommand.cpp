@@ -1,0 +1,219 @@
+//===- RunCommand.cpp - `kiln run model.so --input x=x.npy ...` -----------===//
+//
+// Loads an artifact through the runtime's C API, runs it on tensors read
+// from .npy / .pb files, writes the outputs as .npy and compares them with
+// expected outputs (max abs and relative error, and numpy's allclose rule
+// |got - want| <= atol + rtol * |want|).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/kiln.h"
+#include "tools/kiln/Commands.h"
+#include "tools/kiln/TensorFiles.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace kiln::cli {
+
+static const char *kRunUsage =
+    "usage: kiln run <model.so> --input NAME=FILE... [options]\n\n"
+    "Runs a compiled model on tensors from .npy or ONNX .pb files.\n"
+    "  --input NAME=FILE      an input (NAME may be left out for a single input)\n"
+    "  --expected NAME=FILE   compare output NAME with FILE\n"
+    "  --atol A, --rtol R     tolerance: |got - want| <= A + R * |want|\n"
+    "                         (defaults 1e-7 and 1e-3, ONNX's rule)\n"
+    "  --output-dir DIR       write every output as DIR/NAME.npy\n";
+
+int runRun(llvm::ArrayRef<llvm::StringRef> args) {
+  std::string modelPath, outputDir;
+  std::vector<std::pair<std::string, std::string>> inputs, expected;
+  double atol = 1e-7, rtol = 1e-3;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    auto value = [&](llvm::StringRef flag) -> std::optional<std::string> {
+      if (arg.consume_front(flag)) {
+        if (arg.consume_front("="))
+          return arg.str();
+        if (arg.empty() && i + 1 < args.size())
+          return args[++i].str();
+      }
+      return std::nullopt;
+    };
+    auto pair = [](const std::string &v) {
+      size_t eq = v.find('=');
+      return eq == std::string::npos ? std::pair<std::string, std::string>("", v)
+                                     : std::pair(v.substr(0, eq), v.substr(eq + 1));
+    };
+    if (arg == "--help" || arg == "-h") {
+      llvm::outs() << kRunUsage;
+      return 0;
+    }
+    if (auto v = value("--input"))
+      inputs.push_back(pair(*v));
+    else if (auto v = value("--expected"))
+      expected.push_back(pair(*v));
+    else if (auto v = value("--output-dir"))
+      outputDir = *v;
+    else if (auto v = value("--atol"))
+      atol = std::atof(v->c_str());
+    else if (auto v = value("--rtol"))
+      rtol = std::atof(v->c_str());
+    else if (!arg.starts_with("-") && modelPath.empty())
+      modelPath = arg.str();
+    else {
+      llvm::errs() << "kiln run: unexpected argument '" << args[i] << "'\n\n" << kRunUsage;
+      return 2;
+    }
+  }
+  if (modelPath.empty()) {
+    llvm::errs() << kRunUsage;
+    return 2;
+  }
+  kiln_model *model = nullptr;
+  if (kiln_model_load(modelPath.c_str(), &model) != KILN_OK) {
+    llvm::errs() << "kiln run: " << kiln_last_error() << "\n";
+    return 1;
+  }
+  auto freeModel = llvm::make_scope_exit([&] { kiln_model_free(model); });
+  uint32_t numInputs = kiln_model_num_inputs(model);
+  std::vector<HostTensor> hostInputs(numInputs);
+  std::vector<bool> given(numInputs, false);
+  for (auto &[name, file] : inputs) {
+    uint32_t index = numInputs;
+    for (uint32_t i = 0; i < numInputs; ++i)
+      if (name == kiln_model_input(model, i)->name || (name.empty() && numInputs == 1))
+        index = i;
+    if (index == numInputs) {
+      llvm::errs() << "kiln run: the model has no input named '" << name << "'; its inputs are:";
+      for (uint32_t i = 0; i < numInputs; ++i)
+        llvm::errs() << " " << kiln_model_input(model, i)->name;
+      llvm::errs() << "\n";
+      return 1;
+    }
+    auto tensor = readTensor(file);
+    if (!tensor) {
+      llvm::errs() << "kiln run: " << llvm::toString(tensor.takeError()) << "\n";
+      return 1;
+    }
+    hostInputs[index] = std::move(*tensor);
+    given[index] = true;
+  }
+  std::vector<kiln_tensor> runInputs(numInputs);
+  for (uint32_t i = 0; i < numInputs; ++i) {
+    if (!given[i]) {
+      llvm::errs() << "kiln run: input '" << kiln_model_input(model, i)->name
+                   << "' is not given (--input " << kiln_model_input(model, i)->name
+                   << "=FILE)\n";
+      return 1;
+    }
+    if (hostInputs[i].dims.size() > KILN_MAX_RANK) {
+      llvm::errs() << "kiln run: input rank too large\n";
+      return 1;
+    }
+    runInputs[i].data = hostInputs[i].bytes.data();
+    runInputs[i].dtype = hostInputs[i].dtype;
+    runInputs[i].rank = static_cast<int32_t>(hostInputs[i].dims.size());
+    for (size_t d = 0; d < hostInputs[i].dims.size(); ++d)
+      runInputs[i].dims[d] = hostInputs[i].dims[d];
+  }
+  kiln_session *session = nullptr;
+  if (kiln_session_create(model, &session) != KILN_OK) {
+    llvm::errs() << "kiln run: " << kiln_last_error() << "\n";
+    return 1;
+  }
+  auto freeSession = llvm::make_scope_exit([&] { kiln_session_free(session); });
+  auto start = std::chrono::steady_clock::now();
+  kiln_status status = kiln_session_run(session, runInputs.data(), numInputs);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (status != KILN_OK) {
+    llvm::errs() << "kiln run: " << kiln_status_name(status) << ": " << kiln_last_error() << "\n";
+    return 1;
+  }
+  llvm::outs() << "ran " << modelPath << " in " << llvm::format("%.2f", ms) << " ms\n";
+  bool allMatch = true;
+  for (uint32_t i = 0; i < kiln_model_num_outputs(model); ++i) {
+    kiln_tensor out;
+    if (kiln_session_output(session, i, &out) != KILN_OK) {
+      llvm::errs() << "kiln run: " << kiln_last_error() << "\n";
+      return 1;
+    }
+    std::string name = kiln_model_output(model, i)->name;
+    int64_t count = 1;
+    llvm::outs() << "output " << name << ": " << kiln_dtype_name(out.dtype) << " [";
+    for (int32_t d = 0; d < out.rank; ++d) {
+      llvm::outs() << (d ? ", " : "") << out.dims[d];
+      count *= out.dims[d];
+    }
+    llvm::outs() << "]";
+    if (!outputDir.empty()) {
+      HostTensor t;
+      t.dtype = out.dtype;
+      t.dims.assign(out.dims, out.dims + out.rank);
+      const char *bytes = static_cast<const char *>(out.data);
+      t.bytes.assign(bytes, bytes + count * kiln_dtype_size(out.dtype));
+      llvm::sys::fs::create_directories(outputDir);
+      llvm::SmallString<256> file(outputDir);
+      std::string safe = name;
+      for (char &c : safe)
+        if (c == '/' || c == '\\')
+          c = '_';
+      llvm::sys::path::append(file, safe + ".npy");
+      if (llvm::Error e = writeNpy(file, t)) {
+        llvm::errs() << "\nkiln run: " << llvm::toString(std::move(e)) << "\n";
+        return 1;
+      }
+    }
+    for (auto &[want, file] : expected) {
+      if (!(want == name || (want.empty() && kiln_model_num_outputs(model) == 1)))
+        continue;
+      auto reference = readTensor(file);
+      if (!reference) {
+        llvm::errs() << "\nkiln run: " << llvm::toString(reference.takeError()) << "\n";
+        return 1;
+      }
+      if (reference->numElements() != count ||
+          reference->dims != std::vector<int64_t>(out.dims, out.dims + out.rank)) {
+        llvm::outs() << "  MISMATCH: expected dims differ\n";
+        allMatch = false;
+        continue;
+      }
+      double maxAbs = 0, maxRef = 0;
+      int64_t bad = 0;
+      for (int64_t k = 0; k < count; ++k) {
+        double g = elementAsDouble(out.dtype, out.data, k);
+        double w = elementAsDouble(*reference, k);
+        double err = std::fabs(g - w);
+        bool nanSame = std::isnan(g) && std::isnan(w);
+        bool infSame = std::isinf(g) && g == w;
+        if (nanSame || infSame)
+          err = 0;
+        else if (std::isnan(err))
+          err = INFINITY;
+        maxAbs = std::max(maxAbs, err);
+        if (std::isfinite(w))
+          maxRef = std::max(maxRef, std::fabs(w));
+        if (err > atol + rtol * std::fabs(w))
+          ++bad;
+      }
+      double rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+      llvm::outs() << "  max abs error " << llvm::format("%.3g", maxAbs) << ", relative "
+                   << llvm::format("%.3g", rel) << (bad ? ", MISMATCH: " : ", within tolerance");
+      if (bad)
+        llvm::outs() << bad << " of " << count << " elements outside atol " << atol
+                     << " + rtol " << rtol;
+      allMatch &= bad == 0;
+    }
+    llvm::outs() << "\n";
+  }
+  return allMatch ? 0 : 1;
+}
+
+} // namespace kiln::cli

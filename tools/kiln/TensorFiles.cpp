@@ -1,0 +1,209 @@
+//===- TensorFiles.cpp - tensors in .npy and ONNX .pb files ---------------===//
+
+#include "tools/kiln/TensorFiles.h"
+
+#include "kiln/kiln_model_abi.h"
+#include "onnx/onnx.pb.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+namespace kiln::cli {
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static size_t dtypeSize(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_F64: case KILN_DTYPE_I64: case KILN_DTYPE_U64: return 8;
+  case KILN_DTYPE_F32: case KILN_DTYPE_I32: case KILN_DTYPE_U32: return 4;
+  case KILN_DTYPE_F16: case KILN_DTYPE_BF16: case KILN_DTYPE_I16: case KILN_DTYPE_U16: return 2;
+  default: return 1;
+  }
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+static const struct {
+  const char *npy;
+  int32_t dtype;
+} kNpyTypes[] = {{"<f4", KILN_DTYPE_F32}, {"<f8", KILN_DTYPE_F64}, {"<f2", KILN_DTYPE_F16},
+                 {"<i8", KILN_DTYPE_I64}, {"<i4", KILN_DTYPE_I32}, {"<i2", KILN_DTYPE_I16},
+                 {"|i1", KILN_DTYPE_I8},  {"|u1", KILN_DTYPE_U8},  {"<u2", KILN_DTYPE_U16},
+                 {"<u4", KILN_DTYPE_U32}, {"<u8", KILN_DTYPE_U64}, {"|b1", KILN_DTYPE_BOOL}};
+
+static llvm::Expected<HostTensor> readNpy(llvm::StringRef path, llvm::StringRef data) {
+  if (data.size() < 10 || !data.starts_with("\x93NUMPY"))
+    return error("'" + path + "' is not a .npy file");
+  unsigned major = static_cast<unsigned char>(data[6]);
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = static_cast<unsigned char>(data[8]) | (static_cast<unsigned char>(data[9]) << 8);
+    headerStart = 10;
+  } else {
+    if (data.size() < 12)
+      return error("'" + path + "' is truncated");
+    headerLength = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLength |= size_t(static_cast<unsigned char>(data[8 + i])) << (8 * i);
+    headerStart = 12;
+  }
+  if (headerStart + headerLength > data.size())
+    return error("'" + path + "' is truncated");
+  llvm::StringRef header = data.substr(headerStart, headerLength);
+  HostTensor t;
+  auto descrAt = header.find("'descr':");
+  if (descrAt == llvm::StringRef::npos)
+    return error("'" + path + "': no dtype in the .npy header");
+  llvm::StringRef descr = header.drop_front(descrAt + 8).ltrim();
+  descr = descr.drop_front(1);
+  descr = descr.take_until([](char c) { return c == '\''; });
+  for (const auto &entry : kNpyTypes)
+    if (descr == entry.npy || (descr.size() == 3 && descr[0] == '=' && descr.drop_front() == llvm::StringRef(entry.npy).drop_front()))
+      t.dtype = entry.dtype;
+  if (!t.dtype)
+    return error("'" + path + "': unsupported .npy dtype '" + descr + "'");
+  if (header.contains("'fortran_order': True"))
+    return error("'" + path + "': Fortran-ordered arrays are not supported");
+  auto shapeAt = header.find("'shape':");
+  if (shapeAt == llvm::StringRef::npos)
+    return error("'" + path + "': no shape in the .npy header");
+  llvm::StringRef shape = header.drop_front(shapeAt + 8).ltrim();
+  shape = shape.drop_front(1).take_until([](char c) { return c == ')'; });
+  llvm::SmallVector<llvm::StringRef> parts;
+  shape.split(parts, ',', -1, false);
+  for (llvm::StringRef p : parts) {
+    p = p.trim();
+    if (p.empty())
+      continue;
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0)
+      return error("'" + path + "': bad shape entry '" + p + "'");
+    t.dims.push_back(d);
+  }
+  size_t bytes = t.numElements() * dtypeSize(t.dtype);
+  llvm::StringRef payload = data.drop_front(headerStart + headerLength);
+  if (payload.size() < bytes)
+    return error("'" + path + "' holds " + llvm::Twine(payload.size()) + " bytes of data, " +
+                 llvm::Twine(bytes) + " expected");
+  t.bytes.assign(payload.begin(), payload.begin() + bytes);
+  return t;
+}
+
+static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef data) {
+  onnx::TensorProto proto;
+  if (data.size() > INT32_MAX || !proto.ParseFromArray(data.data(), static_cast<int>(data.size())))
+    return error("'" + path + "' is not a serialised ONNX TensorProto");
+  HostTensor t;
+  static const int32_t fromOnnx[] = {0, KILN_DTYPE_F32, KILN_DTYPE_U8, KILN_DTYPE_I8,
+                                     KILN_DTYPE_U16, KILN_DTYPE_I16, KILN_DTYPE_I32,
+                                     KILN_DTYPE_I64, 0, KILN_DTYPE_BOOL, KILN_DTYPE_F16,
+                                     KILN_DTYPE_F64, KILN_DTYPE_U32, KILN_DTYPE_U64, 0, 0,
+                                     KILN_DTYPE_BF16};
+  int type = proto.data_type();
+  if (type <= 0 || type >= static_cast<int>(std::size(fromOnnx)) || !fromOnnx[type])
+    return error("'" + path + "': unsupported ONNX data type " + llvm::Twine(type));
+  t.dtype = fromOnnx[type];
+  for (int64_t d : proto.dims())
+    t.dims.push_back(d);
+  size_t width = dtypeSize(t.dtype), count = t.numElements();
+  t.bytes.resize(count * width);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != t.bytes.size())
+      return error("'" + path + "': raw data does not match the dims");
+    std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
+    return t;
+  }
+  auto fill = [&](auto field) -> llvm::Error {
+    if (static_cast<size_t>(field.size()) != count)
+      return error("'" + path + "': typed data does not match the dims");
+    for (size_t i = 0; i < count; ++i) {
+      auto v = field.Get(i);
+      std::memcpy(t.bytes.data() + i * width, &v, width);
+    }
+    return llvm::Error::success();
+  };
+  llvm::Error e = llvm::Error::success();
+  switch (t.dtype) {
+  case KILN_DTYPE_F32: e = fill(proto.float_data()); break;
+  case KILN_DTYPE_F64: e = fill(proto.double_data()); break;
+  case KILN_DTYPE_I64: e = fill(proto.int64_data()); break;
+  case KILN_DTYPE_U32: case KILN_DTYPE_U64: e = fill(proto.uint64_data()); break;
+  default: e = fill(proto.int32_data()); break;
+  }
+  if (e)
+    return std::move(e);
+  return t;
+}
+
+llvm::Expected<HostTensor> readTensor(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, false, false);
+  if (!buffer)
+    return error("cannot read '" + path + "': " + buffer.getError().message());
+  llvm::StringRef data = (*buffer)->getBuffer();
+  if (data.starts_with("\x93NUMPY"))
+    return readNpy(path, data);
+  return readPb(path, data);
+}
+
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &t) {
+  const char *descr = nullptr;
+  for (const auto &entry : kNpyTypes)
+    if (entry.dtype == t.dtype)
+      descr = entry.npy;
+  if (!descr)
+    return error("cannot write dtype " + llvm::Twine(t.dtype) + " to .npy");
+  std::string shape = "(";
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    shape += std::to_string(t.dims[i]) + (t.dims.size() == 1 ? "," : i + 1 < t.dims.size() ? ", " : "");
+  shape += ")";
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
+                       shape + ", }";
+  while ((10 + header.size() + 1) % 64)
+    header += ' ';
+  header += '\n';
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  os << "\x93NUMPY" << '\x01' << '\x00';
+  os << static_cast<char>(header.size() & 0xff) << static_cast<char>(header.size() >> 8);
+  os << header;
+  os.write(t.bytes.data(), t.bytes.size());
+  return llvm::Error::success();
+}
+
+double elementAsDouble(int32_t dtype, const void *data, int64_t i) {
+  auto at = [&](auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, static_cast<const char *>(data) + i * sizeof(v), sizeof(v));
+    return static_cast<double>(v);
+  };
+  switch (dtype) {
+  case KILN_DTYPE_F32: return at(float());
+  case KILN_DTYPE_F64: return at(double());
+  case KILN_DTYPE_I64: return at(int64_t());
+  case KILN_DTYPE_I32: return at(int32_t());
+  case KILN_DTYPE_I16: return at(int16_t());
+  case KILN_DTYPE_I8: return at(int8_t());
+  case KILN_DTYPE_U8: case KILN_DTYPE_BOOL: return at(uint8_t());
+  case KILN_DTYPE_U16: return at(uint16_t());
+  case KILN_DTYPE_U32: return at(uint32_t());
+  case KILN_DTYPE_U64: return at(uint64_t());
+  }
+  return 0;
+}
+
+double elementAsDouble(const HostTensor &t, int64_t i) {
+  return elementAsDouble(t.dtype, t.bytes.data(), i);
+}
+
+} // namespace kiln::cli

@@ -1,0 +1,34 @@
+//===- TensorFiles.h - tensors in .npy and ONNX .pb files -------*- C++ -*-===//
+
+#ifndef KILN_TOOLS_KILN_TENSORFILES_H
+#define KILN_TOOLS_KILN_TENSORFILES_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+/// A dense row-major tensor on the host, dtype as kiln_dtype.
+struct HostTensor {
+  int32_t dtype = 0;
+  std::vector<int64_t> dims;
+  std::vector<char> bytes;
+  int64_t numElements() const;
+};
+
+/// Reads a NumPy .npy (C order, little-endian) or an ONNX TensorProto .pb.
+llvm::Expected<HostTensor> readTensor(llvm::StringRef path);
+/// Writes a NumPy .npy file.
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
+
+/// Element `i` of a tensor as double (for comparisons).
+double elementAsDouble(const HostTensor &tensor, int64_t i);
+double elementAsDouble(int32_t dtype, const void *data, int64_t i);
+
+} // namespace kiln::cli
+
+#endif // KILN_TOOLS_KILN_TENSORFILES_H
