@@ -229,7 +229,7 @@ llvm::Error writeArtifact(llvm::StringRef outputPath, llvm::StringRef object,
   llvm::SmallString<128> work;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-artifact", work))
     return error("cannot create a temporary folder: " + ec.message());
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(work); });
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(work); });
   std::string modelObject = (work + "/model.o").str();
   std::string entrySource = (work + "/entry.c").str();
   std::string entryObject = (work + "/entry.o").str();

@@ -9,6 +9,8 @@
 #include "kiln/kiln.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,10 +99,58 @@ kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
   return KILN_OK;
 }
 
+/* The dynamic loader maps segments without checking that the file holds
+ * them; a truncated library then crashes it (SIGBUS). Check the ELF
+ * headers against the file's size first. */
+static kiln_status check_elf(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(KILN_ERROR_LOAD, "cannot open '%s'", path);
+  struct stat st;
+  Elf64_Ehdr header;
+  int ok = fstat(fileno(f), &st) == 0 && fread(&header, sizeof(header), 1, f) == 1;
+  if (!ok || memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64) {
+    fclose(f);
+    return fail(KILN_ERROR_LOAD, "cannot load '%s': not a 64-bit ELF shared library", path);
+  }
+  uint64_t size = (uint64_t)st.st_size;
+  if (header.e_machine != EM_X86_64) {
+    fclose(f);
+    return fail(KILN_ERROR_LOAD, "cannot load '%s': built for another machine (%u)", path,
+                header.e_machine);
+  }
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      header.e_phoff + (uint64_t)header.e_phnum * sizeof(Elf64_Phdr) > size ||
+      header.e_shoff + (uint64_t)header.e_shnum * header.e_shentsize > size) {
+    fclose(f);
+    return fail(KILN_ERROR_LOAD, "cannot load '%s': the file is truncated (%llu bytes)", path,
+                (unsigned long long)size);
+  }
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    if (fseek(f, (long)(header.e_phoff + i * sizeof(segment)), SEEK_SET) != 0 ||
+        fread(&segment, sizeof(segment), 1, f) != 1 ||
+        (segment.p_type == PT_LOAD && segment.p_offset + segment.p_filesz > size)) {
+      fclose(f);
+      return fail(KILN_ERROR_LOAD, "cannot load '%s': the file is truncated (%llu bytes)",
+                  path, (unsigned long long)size);
+    }
+  }
+  fclose(f);
+  return KILN_OK;
+}
+
 kiln_status kiln_model_load(const char *path, kiln_model **model) {
   if (!path || !model)
     return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
   *model = NULL;
+  /* A bare name ("libm.so.6") is left to the loader's search path. */
+  if (strchr(path, '/')) {
+    kiln_status status = check_elf(path);
+    if (status != KILN_OK)
+      return status;
+  }
   void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library)
     return fail(KILN_ERROR_LOAD, "cannot load '%s': %s", path, dlerror());
@@ -156,7 +206,7 @@ struct kiln_session {
   void **out_data;
   int64_t (*out_dims)[KILN_MAX_RANK];
   int64_t **out_dims_ptrs;
-  const void **in_data;
+  void **in_data;
   const int64_t **in_dims;
 };
 
@@ -234,7 +284,7 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
-  int rc = abi->run((void *const *)session->in_data, session->in_dims, session->out_alloc,
+  int rc = abi->run(session->in_data, session->in_dims, session->out_alloc,
                     session->out_data, session->out_dims_ptrs);
   if (rc != 0)
     return fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);

@@ -1,0 +1,167 @@
+/* runtime_c_api_test.c MODEL.so
+ * A C program that uses only kiln.h: loads a compiled model, checks its
+ * metadata and the runtime's errors for bad inputs and artifacts, runs it,
+ * and checks that 4 sessions on 4 threads give outputs bit-identical to
+ * one session. Prints "N passed, N failed". */
+#include "kiln/kiln.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (cond) {                                                                \
+      ++passed;                                                                \
+    } else {                                                                   \
+      ++failed;                                                                \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
+      printf(__VA_ARGS__);                                                     \
+      printf(" (%s)\n", kiln_last_error());                                    \
+    }                                                                          \
+  } while (0)
+
+static kiln_model *model;
+static kiln_tensor input;
+static float *reference;
+static size_t output_count;
+
+static size_t count_of(const kiln_tensor *t) {
+  size_t n = 1;
+  for (int d = 0; d < t->rank; ++d)
+    n *= (size_t)t->dims[d];
+  return n;
+}
+
+static void *run_on_thread(void *arg) {
+  int *same = arg;
+  kiln_session *session;
+  *same = 0;
+  if (kiln_session_create(model, &session) != KILN_OK)
+    return NULL;
+  kiln_tensor out;
+  if (kiln_session_run(session, &input, 1) == KILN_OK &&
+      kiln_session_output(session, 0, &out) == KILN_OK)
+    *same = memcmp(out.data, reference, output_count * sizeof(float)) == 0;
+  kiln_session_free(session);
+  return NULL;
+}
+
+static void write_file(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fwrite(data, 1, size, f);
+    fclose(f);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s MODEL.so SCRATCH_DIR\n", argv[0]);
+    return 2;
+  }
+  CHECK(kiln_model_load(argv[1], &model) == KILN_OK, "loading %s", argv[1]);
+  if (!model) {
+    printf("%d passed, %d failed\n", passed, failed);
+    return 1;
+  }
+  CHECK(kiln_model_num_inputs(model) == 1, "one input");
+  CHECK(kiln_model_num_outputs(model) == 1, "one output");
+  const kiln_model_tensor *in = kiln_model_input(model, 0);
+  CHECK(in && in->dtype == KILN_DTYPE_F32 && in->rank == 4, "input is a float32 image");
+  CHECK(strlen(kiln_model_content_hash(model)) == 64, "a SHA-256 content hash");
+  CHECK(kiln_model_input(model, 5) == NULL, "input index out of range");
+
+  input.dtype = KILN_DTYPE_F32;
+  input.rank = in->rank;
+  size_t n = 1;
+  for (int d = 0; d < in->rank; ++d) {
+    input.dims[d] = in->dims[d] < 0 ? 1 : in->dims[d];
+    n *= (size_t)input.dims[d];
+  }
+  float *data = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; ++i)
+    data[i] = (float)sin((double)i * 0.001);
+  input.data = data;
+
+  kiln_session *session;
+  CHECK(kiln_session_create(model, &session) == KILN_OK, "creating a session");
+
+  /* Bad inputs are errors with messages, not crashes. */
+  kiln_tensor bad = input;
+  bad.dtype = KILN_DTYPE_I64;
+  CHECK(kiln_session_run(session, &bad, 1) == KILN_ERROR_DTYPE, "wrong dtype");
+  CHECK(strstr(kiln_last_error(), in->name) != NULL, "the message names the input");
+  bad = input;
+  bad.dims[1] += 1;
+  CHECK(kiln_session_run(session, &bad, 1) == KILN_ERROR_SHAPE, "wrong dim");
+  bad = input;
+  bad.rank = 3;
+  CHECK(kiln_session_run(session, &bad, 1) == KILN_ERROR_SHAPE, "wrong rank");
+  CHECK(kiln_session_run(session, &input, 2) == KILN_ERROR_INVALID_ARGUMENT, "wrong count");
+  kiln_tensor out;
+  CHECK(kiln_session_output(session, 0, &out) == KILN_ERROR_INVALID_ARGUMENT,
+        "no output before a run");
+
+  CHECK(kiln_session_run(session, &input, 1) == KILN_OK, "running");
+  CHECK(kiln_session_output(session, 0, &out) == KILN_OK, "reading the output");
+  output_count = count_of(&out);
+  int finite = 1;
+  for (size_t i = 0; i < output_count; ++i)
+    finite &= isfinite(((float *)out.data)[i]);
+  CHECK(finite && output_count > 0, "finite outputs");
+  reference = malloc(output_count * sizeof(float));
+  memcpy(reference, out.data, output_count * sizeof(float));
+  CHECK(kiln_session_run(session, &input, 1) == KILN_OK &&
+            kiln_session_output(session, 0, &out) == KILN_OK &&
+            memcmp(out.data, reference, output_count * sizeof(float)) == 0,
+        "a second run gives the same bits");
+  kiln_session_free(session);
+
+  /* Four sessions on four threads, concurrently. */
+  pthread_t threads[4];
+  int same[4];
+  for (int t = 0; t < 4; ++t)
+    pthread_create(&threads[t], NULL, run_on_thread, &same[t]);
+  for (int t = 0; t < 4; ++t) {
+    pthread_join(threads[t], NULL);
+    CHECK(same[t], "thread %d matches one thread bit for bit", t);
+  }
+
+  /* Broken artifacts. */
+  char path[4096];
+  kiln_model *broken = NULL;
+  CHECK(kiln_model_load("/nonexistent/model.so", &broken) == KILN_ERROR_LOAD, "missing file");
+  snprintf(path, sizeof(path), "%s/not-a-library.so", argv[2]);
+  write_file(path, "this is not an ELF file", 23);
+  CHECK(kiln_model_load(path, &broken) == KILN_ERROR_LOAD, "random bytes");
+  snprintf(path, sizeof(path), "%s/truncated.so", argv[2]);
+  {
+    FILE *f = fopen(argv[1], "rb");
+    char buffer[4096];
+    size_t got = f ? fread(buffer, 1, sizeof(buffer), f) : 0;
+    if (f)
+      fclose(f);
+    write_file(path, buffer, got);
+  }
+  CHECK(kiln_model_load(path, &broken) == KILN_ERROR_LOAD, "truncated library");
+  CHECK(kiln_model_load("libm.so.6", &broken) == KILN_ERROR_FORMAT, "a library that is not a model");
+  kiln_model_v1 wrong = {0};
+  wrong.magic = KILN_MODEL_MAGIC;
+  wrong.abi_version = KILN_MODEL_ABI_VERSION + 1;
+  CHECK(kiln_model_from_abi(&wrong, &broken) == KILN_ERROR_FORMAT, "another format version");
+  CHECK(strstr(kiln_last_error(), "version") != NULL, "the message says version");
+  wrong.magic = 0;
+  CHECK(kiln_model_from_abi(&wrong, &broken) == KILN_ERROR_FORMAT, "bad magic");
+  CHECK(kiln_model_load(NULL, &broken) == KILN_ERROR_INVALID_ARGUMENT, "null path");
+
+  kiln_model_free(model);
+  free(data);
+  free(reference);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
