@@ -17,7 +17,7 @@ CMAKE_FLAGS = -G Ninja \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
-.PHONY: all deps configure build test demo clean import-sweep-update
+.PHONY: all deps configure build test demo clean import-sweep-update conformance-update
 
 all: build
 
@@ -42,6 +42,10 @@ demo: build
 # ops); the sweep in `make test` fails on any case that gets worse.
 import-sweep-update: build
 	cmake --build $(BUILD_DIR) --target import-sweep-update
+
+# Record which ONNX test cases compile and match (after a backend change).
+conformance-update: build
+	cmake --build $(BUILD_DIR) --target conformance-update
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -80,6 +80,8 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   // Free every intermediate buffer after its last use; function results
   // become owned by the caller (the runtime frees them).
   bufferization::buildBufferDeallocationPipeline(pm);
+  // Clones that make returned constants owned become alloc + copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

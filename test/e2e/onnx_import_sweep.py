@@ -17,92 +17,23 @@ the expected list.
 import argparse
 import concurrent.futures
 import os
-import re
-import subprocess
 import sys
 
-SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+from onnx_cases import first_reason, freeze_args, list_cases
+
 RANK = {"failed": 0, "unsupported": 1, "frozen": 2, "imported": 3}
-FREEZE = re.compile(r"--freeze-input (\S+)=<file>")
-
-
-def tensor_name(pb_path):
-    """The `name` field of a serialised TensorProto (field 8), read without
-    the onnx package so the sweep has no Python dependencies."""
-    data = open(pb_path, "rb").read()
-    i = 0
-    while i < len(data):
-        key = data[i]
-        i += 1
-        # Multi-byte keys do not occur for TensorProto's fields below 16.
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            while data[i] & 0x80:
-                i += 1
-            i += 1
-        elif wire == 2:
-            length, shift = 0, 0
-            while True:
-                b = data[i]
-                i += 1
-                length |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80:
-                    break
-            if field == 8:
-                return data[i:i + length].decode("utf-8", "replace")
-            i += length
-        elif wire == 5:
-            i += 4
-        elif wire == 1:
-            i += 8
-        else:
-            return None
-    return None
-
-
-def run_kiln(kiln, args, timeout):
-    try:
-        p = subprocess.run([kiln, "import", *args, "-o", os.devnull],
-                           capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stderr
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
 
 
 def classify(kiln, case_dir, timeout):
     model = os.path.join(case_dir, "model.onnx")
-    code, err = run_kiln(kiln, [model], timeout)
-    frozen, names = [], set()
-    data_dir = os.path.join(case_dir, "test_data_set_0")
-    files = {}
-    if os.path.isdir(data_dir):
-        for f in sorted(os.listdir(data_dir)):
-            if f.startswith("input_"):
-                path = os.path.join(data_dir, f)
-                files[tensor_name(path)] = path
-    # Each round freezes the inputs the importer asked for; a node asks for
-    # one input at a time, so repeat while it asks for new ones.
-    while code == 1 and "needs a constant" in err and "invalid (" not in err:
-        wanted = set(FREEZE.findall(err)) - names
-        if not wanted or not wanted <= set(files):
-            break
-        names |= wanted
-        frozen = []
-        for name in sorted(names):
-            frozen += ["--freeze-input", f"{name}={files[name]}"]
-        code, err = run_kiln(kiln, [model] + frozen, timeout)
+    code, out, names, _ = freeze_args(kiln, "import", model, case_dir,
+                                      ["-o", os.devnull], timeout)
     if code == 0:
-        return ("frozen" if frozen else "imported"), ""
-    if code == 1 and "invalid (" not in err:
-        return "unsupported", first_reason(err)
-    reason = "timeout" if code == "timeout" else f"exit {code}: {first_reason(err)}"
+        return ("frozen" if names else "imported"), ""
+    if code == 1 and "invalid (" not in out:
+        return "unsupported", first_reason(out)
+    reason = "timeout" if code == "timeout" else f"exit {code}: {first_reason(out)}"
     return "failed", reason
-
-
-def first_reason(err):
-    lines = [l.strip() for l in err.splitlines() if l.startswith("  ")]
-    return lines[0] if lines else err.strip().splitlines()[-1] if err.strip() else ""
 
 
 OP_TYPES = {}
@@ -139,12 +70,7 @@ def main():
         print(f"SKIPPED: ONNX test data not found at {args.data}")
         return 0
     load_op_types(args.data)
-    cases = []
-    for suite in SUITES:
-        root = os.path.join(args.data, suite)
-        for case in sorted(os.listdir(root)):
-            if os.path.exists(os.path.join(root, case, "model.onnx")):
-                cases.append((f"{suite}/{case}", os.path.join(root, case)))
+    cases = list_cases(args.data)
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = dict(zip([c[0] for c in cases],

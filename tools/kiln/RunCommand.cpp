@@ -26,7 +26,8 @@ namespace kiln::cli {
 static const char *kRunUsage =
     "usage: kiln run <model.so> --input NAME=FILE... [options]\n\n"
     "Runs a compiled model on tensors from .npy or ONNX .pb files.\n"
-    "  --input NAME=FILE      an input (NAME may be left out for a single input)\n"
+    "  --input NAME=FILE      an input (NAME may be left out for a single input,\n"
+    "                         or be @I for the I-th input)\n"
     "  --expected NAME=FILE   compare output NAME with FILE\n"
     "  --atol A, --rtol R     tolerance: |got - want| <= A + R * |want|\n"
     "                         (defaults 1e-7 and 1e-3, ONNX's rule)\n"
@@ -93,7 +94,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
   for (auto &[name, file] : inputs) {
     uint32_t index = numInputs;
     for (uint32_t i = 0; i < numInputs; ++i)
-      if (name == kiln_model_input(model, i)->name || (name.empty() && numInputs == 1))
+      if (name == kiln_model_input(model, i)->name || (name.empty() && numInputs == 1) ||
+          name == "@" + std::to_string(i))
         index = i;
     if (index == numInputs) {
       llvm::errs() << "kiln run: the model has no input named '" << name << "'; its inputs are:";
@@ -176,7 +178,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
       }
     }
     for (auto &[want, file] : expected) {
-      if (!(want == name || (want.empty() && kiln_model_num_outputs(model) == 1)))
+      if (!(want == name || (want.empty() && kiln_model_num_outputs(model) == 1) ||
+            want == "@" + std::to_string(i)))
         continue;
       auto reference = readTensor(file);
       if (!reference) {

@@ -1,0 +1,100 @@
+"""Shared helpers of the ONNX test-suite drivers: listing the cases of
+Debian's libonnx-testdata and reading tensor names from .pb files."""
+import os
+import re
+import subprocess
+
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+FREEZE = re.compile(r"--freeze-input (\S+)=<file>")
+
+
+def list_cases(data):
+    """(suite/case, folder) of every case with a model."""
+    cases = []
+    for suite in SUITES:
+        root = os.path.join(data, suite)
+        for case in sorted(os.listdir(root)):
+            if os.path.exists(os.path.join(root, case, "model.onnx")):
+                cases.append((f"{suite}/{case}", os.path.join(root, case)))
+    return cases
+
+
+def tensor_name(pb_path):
+    """The `name` field of a serialised TensorProto (field 8), read without
+    the onnx package so the drivers have no Python dependencies."""
+    data = open(pb_path, "rb").read()
+    i = 0
+    while i < len(data):
+        key = data[i]
+        i += 1
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            while data[i] & 0x80:
+                i += 1
+            i += 1
+        elif wire == 2:
+            length, shift = 0, 0
+            while True:
+                b = data[i]
+                i += 1
+                length |= (b & 0x7F) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+            if field == 8:
+                return data[i:i + length].decode("utf-8", "replace")
+            i += length
+        elif wire == 5:
+            i += 4
+        elif wire == 1:
+            i += 8
+        else:
+            return None
+    return None
+
+
+def data_files(case_dir, prefix, data_set="test_data_set_0"):
+    """name -> path of the input_* or output_* files of a data set. A file
+    without a tensor name is keyed `@I` by its position (as `kiln run`
+    accepts)."""
+    folder = os.path.join(case_dir, data_set)
+    files = {}
+    if os.path.isdir(folder):
+        numbered = [f for f in os.listdir(folder) if f.startswith(prefix)]
+        numbered.sort(key=lambda f: int(f[len(prefix):].split(".")[0]))
+        for index, f in enumerate(numbered):
+            path = os.path.join(folder, f)
+            files[tensor_name(path) or f"@{index}"] = path
+    return files
+
+
+def run(args, timeout):
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+
+
+def freeze_args(kiln, command, model, case_dir, extra, timeout):
+    """Runs `kiln COMMAND model ...`, freezing the graph inputs the importer
+    asks for (from the case's first data set) until it asks for no more.
+    Returns (exit code, output, frozen names, the extra arguments used)."""
+    inputs = data_files(case_dir, "input_")
+    names, frozen = set(), []
+    code, out = run([kiln, command, model] + extra, timeout)
+    while code == 1 and "needs a constant" in out and "invalid (" not in out:
+        wanted = set(FREEZE.findall(out)) - names
+        if not wanted or not wanted <= set(inputs):
+            break
+        names |= wanted
+        frozen = []
+        for name in sorted(names):
+            frozen += ["--freeze-input", f"{name}={inputs[name]}"]
+        code, out = run([kiln, command, model] + frozen + extra, timeout)
+    return code, out, names, frozen
+
+
+def first_reason(out):
+    lines = [l.strip() for l in out.splitlines() if l.startswith("  ") or "error" in l]
+    return lines[0][:200] if lines else (out.strip().splitlines() or [""])[-1][:200]
