@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes examples' small CNN (conv-bn-relu, pool, linear) as an ONNX model
-with fixed pseudo-random weights: make_small_cnn.py OUT.onnx"""
+with fixed pseudo-random weights, and a sample input of batch 2:
+make_small_cnn.py OUT.onnx [INPUT.npy]"""
 import sys
 
 import numpy as np
@@ -37,3 +38,5 @@ model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                           producer_name="kiln-examples")
 onnx.checker.check_model(model)
 onnx.save(model, sys.argv[1])
+if len(sys.argv) > 2:
+    np.save(sys.argv[2], rng.standard_normal((2, 3, 16, 16)).astype(np.float32))

@@ -15,7 +15,8 @@ static void printUsage(llvm::raw_ostream &os) {
         "  import <model.onnx> [-o out.mlir]   write the model as kiln IR\n"
         "  ops                                 list the ONNX ops Kiln imports\n"
         "  compile <model.onnx> -o model.so    compile for this CPU\n"
-        "  run <model.so> --input N=F ...      run a compiled model\n\n"
+        "  run <model.so> --input N=F ...      run a compiled model\n"
+        "  bench <model.so> [--batch N]        time a compiled model\n\n"
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
@@ -36,6 +37,8 @@ int runKiln(int argc, char **argv) {
     return runCompile(args);
   if (command == "run")
     return runRun(args);
+  if (command == "bench")
+    return runBench(args);
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(llvm::outs());
     return 0;

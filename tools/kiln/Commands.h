@@ -27,6 +27,7 @@ int runImport(llvm::ArrayRef<llvm::StringRef> args);
 int runOps(llvm::ArrayRef<llvm::StringRef> args);
 int runCompile(llvm::ArrayRef<llvm::StringRef> args);
 int runRun(llvm::ArrayRef<llvm::StringRef> args);
+int runBench(llvm::ArrayRef<llvm::StringRef> args);
 
 /// Dispatches `kiln <command> ...`.
 int runKiln(int argc, char **argv);
