@@ -17,7 +17,7 @@ CMAKE_FLAGS = -G Ninja \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
-.PHONY: all deps configure build test demo clean import-sweep-update conformance-update
+.PHONY: all deps configure build test demo clean import-sweep-update conformance-update asan
 
 all: build
 
@@ -42,6 +42,17 @@ demo: build
 # ops); the sweep in `make test` fails on any case that gets worse.
 import-sweep-update: build
 	cmake --build $(BUILD_DIR) --target import-sweep-update
+
+# ASan + UBSan build of Kiln (compiler, runtime, CLI, tests) in
+# build-asan, then every test but the two long ONNX-suite sweeps.
+ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+asan: deps
+	cmake -S . -B build-asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_C_FLAGS=$(ASAN_FLAGS)" "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" \
+	  "-DCMAKE_EXE_LINKER_FLAGS=$(ASAN_FLAGS)" "-DCMAKE_SHARED_LINKER_FLAGS=$(ASAN_FLAGS)"
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -E "onnx-conformance|onnx-import-sweep"
 
 # Record which ONNX test cases compile and match (after a backend change).
 conformance-update: build
