@@ -9,6 +9,8 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # Tests: Catch2 (unit), lit + FileCheck come with llvm-22-tools.
   catch2
+  # oneDNN runs convolutions at run time.
+  libdnnl-dev
   # ONNX frontend (onnx.proto from libonnx-dev) and its reference data.
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   # References for numeric checks and the reference models (Debian's

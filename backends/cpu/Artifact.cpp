@@ -81,6 +81,8 @@ static std::string entryPointSource(const ArtifactInfo &info) {
   for (const auto *list : {&info.inputs, &info.outputs})
     for (const ArtifactTensor &t : *list)
       ranks.insert(t.dims.size());
+  for (const LibraryCall &c : info.libraryCalls)
+    ranks.insert(c.input.size());
   for (int64_t r : ranks) {
     os << "typedef struct { void *allocated; void *aligned; int64_t offset;";
     if (r > 0)
@@ -120,8 +122,47 @@ static std::string entryPointSource(const ArtifactInfo &info) {
   };
   tensorTable("input", info.inputs);
   tensorTable("output", info.outputs);
-  os << "\nstatic int run(void *const *in_data, const int64_t *const *in_dims,\n"
-        "               void **out_alloc, void **out_data, int64_t *const *out_dims) {\n";
+  // The library call table and the forwarders the compiled code calls.
+  auto array = [&](const std::string &name, const std::vector<int64_t> &v) {
+    os << "static const int64_t " << name << "[] = {";
+    for (size_t i = 0; i < v.size(); ++i)
+      os << (i ? ", " : "") << v[i];
+    os << (v.empty() ? "0" : "") << "};\n";
+  };
+  os << "\nstatic __thread const kiln_runtime_services *services;\n"
+        "static __thread void *services_state;\nstatic __thread int call_failed;\n";
+  for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
+    const LibraryCall &c = info.libraryCalls[i];
+    std::string p = "call" + std::to_string(i) + "_";
+    array(p + "in", c.input);
+    array(p + "w", c.weight);
+    array(p + "out", c.output);
+    array(p + "strides", c.strides);
+    array(p + "dilations", c.dilations);
+    array(p + "pads", c.pads);
+    size_t r = c.input.size();
+    os << "void _mlir_ciface_kiln_library_call_" << i << "(memref" << r << " *x, memref" << r
+       << " *w, memref" << r << " *y) {\n"
+       << "  void *operands[3] = {(float *)x->aligned + x->offset, (float *)w->aligned + w->offset,\n"
+       << "                       (float *)y->aligned + y->offset};\n"
+       << "  const int64_t *dims[3] = {x->sizes, w->sizes, y->sizes};\n"
+       << "  if (services->library_call(services_state, " << i << ", operands, dims) != 0)\n"
+       << "    call_failed = 1;\n}\n";
+  }
+  os << "static const kiln_library_call library_calls[] = {\n";
+  for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
+    const LibraryCall &c = info.libraryCalls[i];
+    std::string p = "call" + std::to_string(i) + "_";
+    os << "  {" << c.kind << ", " << c.input.size() << ", " << p << "in, " << p << "w, " << p
+       << "out, " << p << "strides, " << p << "dilations, " << p << "pads, " << c.groups << "},\n";
+  }
+  if (info.libraryCalls.empty())
+    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
+  os << "};\n";
+  os << "\nstatic int run(const kiln_runtime_services *svc, void *state,\n"
+        "               void *const *in_data, const int64_t *const *in_dims,\n"
+        "               void **out_alloc, void **out_data, int64_t *const *out_dims) {\n"
+        "  services = svc;\n  services_state = state;\n  call_failed = 0;\n";
   for (size_t i = 0; i < info.inputs.size(); ++i) {
     size_t r = info.inputs[i].dims.size();
     os << "  memref" << r << " in" << i << ";\n  in" << i << ".allocated = in" << i
@@ -154,11 +195,11 @@ static std::string entryPointSource(const ArtifactInfo &info) {
     for (size_t d = 0; d < info.outputs[i].dims.size(); ++d)
       os << "  out_dims[" << i << "][" << d << "] = r.out" << i << ".sizes[" << d << "];\n";
   }
-  os << "  return 0;\n}\n\n"
+  os << "  return call_failed;\n}\n\n"
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
      << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << info.inputs.size() << ", "
      << info.outputs.size() << ", inputs, outputs,\n  " << quoted(info.contentHash) << ", "
-     << quoted(info.target) << ", run};\n";
+     << quoted(info.target) << ", " << info.libraryCalls.size() << ", library_calls, run};\n";
   return s;
 }
 

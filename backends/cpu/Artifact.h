@@ -12,6 +12,8 @@
 #ifndef KILN_BACKENDS_CPU_ARTIFACT_H
 #define KILN_BACKENDS_CPU_ARTIFACT_H
 
+#include "backends/cpu/LibraryCalls.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -33,6 +35,8 @@ struct ArtifactInfo {
   std::string target;
   /// The symbol of the compiled entry point's C interface.
   std::string entrySymbol;
+  /// Operations the runtime performs for the code (oneDNN convolutions).
+  std::vector<LibraryCall> libraryCalls;
 };
 
 /// Writes `object` + the generated entry point to `outputPath` (.so, .a or

@@ -135,6 +135,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
 struct ConvToGeneric : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &b) const override {
+    if (op->hasAttr("kiln.library_call"))
+      return b.notifyMatchFailure(op, "claimed by a library");
     Location loc = op.getLoc();
     RankedTensorType inType = op.getInput().getType(), wType = op.getWeight().getType();
     RankedTensorType type = op.getType();

@@ -102,7 +102,8 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.stopAfter == Phase::Import)
     return;
-  addGraphPhase(pm);
+  if (!options.skipGraphPhase)
+    addGraphPhase(pm);
   if (options.stopAfter == Phase::Graph)
     return;
   addLinalgPhase(pm);

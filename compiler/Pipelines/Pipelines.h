@@ -32,6 +32,8 @@ struct PipelineOptions {
   /// point uses) instead of MLIR's memref descriptors (what mlir-runner and
   /// printMemref need).
   bool barePointerCalls = false;
+  /// Start after the graph phase (the caller has run it).
+  bool skipGraphPhase = false;
 };
 
 /// Adds the passes of every phase after import up to `options.stopAfter`.

@@ -7,6 +7,7 @@
 
 #define _GNU_SOURCE
 #include "kiln/kiln.h"
+#include "library_calls.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -72,7 +73,8 @@ static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) 
                 "%s: artifact format version %u, this runtime reads version %u; "
                 "recompile the model with a matching kiln",
                 what, abi->abi_version, KILN_MODEL_ABI_VERSION);
-  if (!abi->run || (abi->num_inputs && !abi->inputs) || (abi->num_outputs && !abi->outputs))
+  if (!abi->run || (abi->num_inputs && !abi->inputs) || (abi->num_outputs && !abi->outputs) ||
+      (abi->num_library_calls && !abi->library_calls))
     return fail(KILN_ERROR_FORMAT, "%s: incomplete model descriptor", what);
   const kiln_model_tensor *lists[2] = {abi->inputs, abi->outputs};
   uint32_t counts[2] = {abi->num_inputs, abi->num_outputs};
@@ -201,6 +203,7 @@ const char *kiln_model_content_hash(const kiln_model *model) {
 
 struct kiln_session {
   kiln_model *model;
+  kiln_library_state *library; /* prepared oneDNN primitives */
   /* Per output: the buffer of the last run and its dims. */
   void **out_alloc;
   void **out_data;
@@ -231,6 +234,11 @@ kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
+  kiln_status status = kiln_library_state_create(model->abi, &s->library);
+  if (status != KILN_OK) {
+    kiln_session_free(s);
+    return fail(status, "cannot prepare the model's library calls (oneDNN)");
+  }
   *session = s;
   return KILN_OK;
 }
@@ -247,6 +255,7 @@ void kiln_session_free(kiln_session *session) {
     return;
   if (session->out_alloc)
     release_outputs(session);
+  kiln_library_state_free(session->library);
   free(session->out_alloc);
   free(session->out_data);
   free(session->out_dims);
@@ -284,7 +293,8 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
-  int rc = abi->run(session->in_data, session->in_dims, session->out_alloc,
+  int rc = abi->run(kiln_library_services(), session->library, session->in_data,
+                    session->in_dims, session->out_alloc,
                     session->out_data, session->out_dims_ptrs);
   if (rc != 0)
     return fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/Artifact.h"
 #include "backends/cpu/CpuCodegen.h"
+#include "backends/cpu/LibraryCalls.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "frontends/onnx/Importer.h"
 #include "frontends/onnx/TensorData.h"
@@ -33,6 +34,7 @@ static const char *kCompileUsage =
     "Compiles the model for this CPU and writes the artifact and its C header\n"
     "(same name, .h).\n"
     "  --cpu=NAME           target CPU: host (default), x86-64, x86-64-v3, ...\n"
+    "  --no-libraries       generate every convolution instead of calling oneDNN\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
     "  --compile-to=PHASE   print the IR after PHASE (import, graph, linalg,\n"
     "                       llvm) instead of writing an artifact\n";
@@ -68,6 +70,7 @@ static cpu::ArtifactTensor describe(Type type, Attribute name, size_t index,
 
 int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputPath, cpuName = "host";
+  bool noLibraries = false;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -92,6 +95,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
                      << "' (import, graph, linalg, llvm)\n";
         return 2;
       }
+    } else if (arg == "--no-libraries") {
+      noLibraries = true;
     } else if (auto v = value("--cpu")) {
       cpuName = *v;
     } else if (auto v = value("--freeze-input")) {
@@ -119,6 +124,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  cpu::registerLibraryCallBufferization(registry);
   MLIRContext context(registry);
   cpu::registerTranslations(context);
   ImportOptions options;
@@ -150,9 +156,19 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   entry->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
 
   if (!stopAfter || *stopAfter != Phase::Import) {
+    // The graph phase first, so library calls see exact shapes.
+    PassManager graph(&context);
+    buildPipeline(graph, PipelineOptions{Phase::Graph});
+    if (failed(graph.run(module))) {
+      llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
+      return 1;
+    }
+    if (!noLibraries)
+      info.libraryCalls = cpu::assignLibraryCalls(module);
     PassManager pm(&context);
     PipelineOptions pipeline;
     pipeline.stopAfter = stopAfter.value_or(Phase::LLVM);
+    pipeline.skipGraphPhase = true;
     buildPipeline(pm, pipeline);
     if (failed(pm.run(module))) {
       llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
@@ -178,7 +194,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       hash.update((*buffer)->getBuffer());
   };
   addFile(modelPath);
-  hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target);
+  hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target +
+              (noLibraries ? " no-libraries" : ""));
   for (const auto &[name, file] : frozen) {
     hash.update("freeze " + name);
     addFile(file);

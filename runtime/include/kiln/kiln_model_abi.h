@@ -45,11 +45,38 @@ typedef struct kiln_model_tensor {
   const int64_t *dims;
 } kiln_model_tensor;
 
+/* A library operation the compiled code asks the runtime to perform
+ * (convolution through oneDNN on CPU). The runtime prepares each one when a
+ * session is created (or, for a dynamic batch, the first time a batch size
+ * is seen) and executes it when the code calls back. */
+typedef enum kiln_library_kind {
+  KILN_LIBRARY_CONV = 1 /* operands: input [N,C,H,W], weight [O,C/g,KH,KW], output */
+} kiln_library_kind;
+
+typedef struct kiln_library_call {
+  int32_t kind; /* kiln_library_kind */
+  int32_t rank; /* of every operand */
+  const int64_t *input_dims, *weight_dims, *output_dims; /* -1 dynamic */
+  const int64_t *strides, *dilations; /* rank - 2 each */
+  const int64_t *pads;                /* 2 * (rank - 2): all low, then all high */
+  int64_t groups;
+} kiln_library_call;
+
+/* What the runtime offers compiled code during `run`. `library_call`
+ * executes call `id` on `operands` (data pointers, row-major) with their
+ * dims; it returns 0 on success. */
+typedef struct kiln_runtime_services {
+  int (*library_call)(void *state, uint32_t id, void *const *operands,
+                      const int64_t *const *dims);
+} kiln_runtime_services;
+
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.
- * On success (0) output i is at `out_data[i]` with dims written to
- * `out_dims[i]`; its storage starts at `out_alloc[i]`, which the caller
- * releases with free(). A non-zero return is an error. */
-typedef int (*kiln_model_run_fn)(void *const *in_data,
+ * `services` and `state` are handed back to library calls. On success (0)
+ * output i is at `out_data[i]` with dims written to `out_dims[i]`; its
+ * storage starts at `out_alloc[i]`, which the caller releases with free().
+ * A non-zero return is an error. */
+typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
+                                 void *state, void *const *in_data,
                                  const int64_t *const *in_dims,
                                  void **out_alloc, void **out_data,
                                  int64_t *const *out_dims);
@@ -63,6 +90,8 @@ typedef struct kiln_model_v1 {
   const kiln_model_tensor *outputs;
   const char *content_hash; /* of the model and the compile flags */
   const char *target;       /* e.g. "x86_64 znver3" */
+  uint32_t num_library_calls;
+  const kiln_library_call *library_calls;
   kiln_model_run_fn run;
 } kiln_model_v1;
 

@@ -1,0 +1,39 @@
+//===- LibraryCalls.h - conv / matmul handed to the runtime -----*- C++ -*-===//
+//
+// On CPU, convolutions run in oneDNN through the runtime. Before lowering,
+// every convolution oneDNN can run gets `kiln.library_call = N`; the
+// linalg lowering leaves those ops alone, and bufferisation turns each into
+// a call of `kiln_library_call_N(input, weight, output)`, which the
+// artifact's entry point forwards to the runtime. The table of calls goes
+// into the artifact's descriptor so the runtime can prepare them up front.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BACKENDS_CPU_LIBRARYCALLS_H
+#define KILN_BACKENDS_CPU_LIBRARYCALLS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::cpu {
+
+struct LibraryCall {
+  int32_t kind; ///< kiln_library_kind
+  std::vector<int64_t> input, weight, output; ///< dims, -1 dynamic
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t groups = 1;
+};
+
+/// Marks the ops of `module` that the runtime will run and returns their
+/// table, indexed by the ids in the marks.
+std::vector<LibraryCall> assignLibraryCalls(mlir::ModuleOp module);
+
+/// Makes marked kiln.conv ops bufferise into library calls.
+void registerLibraryCallBufferization(mlir::DialectRegistry &registry);
+
+} // namespace kiln::cpu
+
+#endif // KILN_BACKENDS_CPU_LIBRARYCALLS_H

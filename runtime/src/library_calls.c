@@ -1,0 +1,157 @@
+/*===- library_calls.c - convolutions through oneDNN ------------------------===*
+ *
+ * Each library call of an artifact becomes a oneDNN primitive, created when
+ * the session is created (or, when the batch is dynamic, the first time a
+ * batch size is seen; the primitive of the last size is kept). A call
+ * binds the operand pointers to prepared memory objects and executes.
+ * Plain NCHW / OIHW layouts: the compiled code's buffers are row-major.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "library_calls.h"
+
+#include <oneapi/dnnl/dnnl.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct prepared_call {
+  const kiln_library_call *desc;
+  int64_t batch; /* the batch the primitive was made for, -1 for none */
+  dnnl_primitive_t primitive;
+  dnnl_memory_t src, weights, dst;
+} prepared_call;
+
+struct kiln_library_state {
+  dnnl_engine_t engine;
+  dnnl_stream_t stream;
+  uint32_t num_calls;
+  prepared_call *calls;
+};
+
+static void release_call(prepared_call *c) {
+  if (c->primitive) dnnl_primitive_destroy(c->primitive);
+  if (c->src) dnnl_memory_destroy(c->src);
+  if (c->weights) dnnl_memory_destroy(c->weights);
+  if (c->dst) dnnl_memory_destroy(c->dst);
+  c->primitive = NULL;
+  c->src = c->weights = c->dst = NULL;
+  c->batch = -1;
+}
+
+/* Builds the convolution primitive of `c` for batch `batch`. */
+static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t batch) {
+  const kiln_library_call *d = c->desc;
+  release_call(c);
+  dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
+  dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
+  dnnl_memory_desc_t src_md, weights_md, dst_md;
+  int64_t g = d->groups;
+  if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, dnnl_nchw) ||
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dnnl_nchw))
+    return 1;
+  if (g == 1) {
+    dnnl_dims_t w_dims = {d->weight_dims[0], d->weight_dims[1], d->weight_dims[2], d->weight_dims[3]};
+    if (dnnl_memory_desc_init_by_tag(&weights_md, 4, w_dims, dnnl_f32, dnnl_oihw))
+      return 1;
+  } else {
+    dnnl_dims_t w_dims = {g, d->weight_dims[0] / g, d->weight_dims[1], d->weight_dims[2],
+                          d->weight_dims[3]};
+    if (dnnl_memory_desc_init_by_tag(&weights_md, 5, w_dims, dnnl_f32, dnnl_goihw))
+      return 1;
+  }
+  dnnl_dims_t strides = {d->strides[0], d->strides[1]};
+  dnnl_dims_t dilates = {d->dilations[0] - 1, d->dilations[1] - 1};
+  dnnl_dims_t pad_l = {d->pads[0], d->pads[1]};
+  dnnl_dims_t pad_r = {d->pads[2], d->pads[3]};
+  /* oneDNN wants the high padding that makes its output size match. */
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = d->input_dims[2 + i], k = (d->weight_dims[2 + i] - 1) * d->dilations[i] + 1;
+    int64_t out = d->output_dims[2 + i];
+    pad_r[i] = (out - 1) * d->strides[i] + k - in - pad_l[i];
+  }
+  dnnl_convolution_desc_t conv;
+  if (dnnl_dilated_convolution_forward_desc_init(&conv, dnnl_forward_inference,
+                                                 dnnl_convolution_direct, &src_md, &weights_md,
+                                                 NULL, &dst_md, strides, dilates, pad_l, pad_r))
+    return 1;
+  dnnl_primitive_desc_t pd;
+  if (dnnl_primitive_desc_create(&pd, &conv, NULL, state->engine, NULL))
+    return 1;
+  int rc = dnnl_primitive_create(&c->primitive, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (rc)
+    return 1;
+  if (dnnl_memory_create(&c->src, &src_md, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->weights, &weights_md, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->dst, &dst_md, state->engine, DNNL_MEMORY_NONE))
+    return 1;
+  c->batch = batch;
+  return 0;
+}
+
+kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_state **out) {
+  *out = NULL;
+  kiln_library_state *state = calloc(1, sizeof(*state));
+  if (!state)
+    return KILN_ERROR_OUT_OF_MEMORY;
+  state->num_calls = abi->num_library_calls;
+  if (state->num_calls) {
+    state->calls = calloc(state->num_calls, sizeof(prepared_call));
+    if (!state->calls || dnnl_engine_create(&state->engine, dnnl_cpu, 0) ||
+        dnnl_stream_create(&state->stream, state->engine, dnnl_stream_default_flags)) {
+      kiln_library_state_free(state);
+      return KILN_ERROR_RUN;
+    }
+  }
+  for (uint32_t i = 0; i < state->num_calls; ++i) {
+    prepared_call *c = &state->calls[i];
+    c->desc = &abi->library_calls[i];
+    c->batch = -1;
+    if (c->desc->kind != KILN_LIBRARY_CONV || c->desc->rank != 4) {
+      kiln_library_state_free(state);
+      return KILN_ERROR_FORMAT;
+    }
+    /* A static batch is prepared now; a dynamic one at its first run. */
+    if (c->desc->input_dims[0] >= 0 && prepare_conv(state, c, c->desc->input_dims[0])) {
+      kiln_library_state_free(state);
+      return KILN_ERROR_RUN;
+    }
+  }
+  *out = state;
+  return KILN_OK;
+}
+
+void kiln_library_state_free(kiln_library_state *state) {
+  if (!state)
+    return;
+  for (uint32_t i = 0; state->calls && i < state->num_calls; ++i)
+    release_call(&state->calls[i]);
+  free(state->calls);
+  if (state->stream) dnnl_stream_destroy(state->stream);
+  if (state->engine) dnnl_engine_destroy(state->engine);
+  free(state);
+}
+
+static int library_call(void *opaque, uint32_t id, void *const *operands,
+                        const int64_t *const *dims) {
+  kiln_library_state *state = opaque;
+  if (!state || id >= state->num_calls)
+    return 1;
+  prepared_call *c = &state->calls[id];
+  int64_t batch = dims[0][0];
+  if (c->batch != batch && prepare_conv(state, c, batch))
+    return 1;
+  if (dnnl_memory_set_data_handle(c->src, operands[0]) ||
+      dnnl_memory_set_data_handle(c->weights, operands[1]) ||
+      dnnl_memory_set_data_handle(c->dst, operands[2]))
+    return 1;
+  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights},
+                             {DNNL_ARG_DST, c->dst}};
+  if (dnnl_primitive_execute(c->primitive, state->stream, 3, args))
+    return 1;
+  return dnnl_stream_wait(state->stream) ? 1 : 0;
+}
+
+static const kiln_runtime_services services = {library_call};
+
+const kiln_runtime_services *kiln_library_services(void) { return &services; }
