@@ -131,6 +131,17 @@ static std::string entryPointSource(const ArtifactInfo &info) {
   };
   os << "\nstatic __thread const kiln_runtime_services *services;\n"
         "static __thread void *services_state;\nstatic __thread int call_failed;\n";
+  // The compiled code allocates through these (MLIR's generic allocation
+  // functions); the runtime's pooled allocator serves them.
+  os << "__attribute__((visibility(\"hidden\"))) void *_mlir_memref_to_llvm_alloc(size_t size) {\n"
+        "  void *p = services->allocate(services_state, size, 64);\n"
+        "  if (!p) call_failed = 1;\n  return p;\n}\n"
+        "__attribute__((visibility(\"hidden\"))) void *_mlir_memref_to_llvm_aligned_alloc(\n"
+        "    size_t alignment, size_t size) {\n"
+        "  void *p = services->allocate(services_state, size, alignment);\n"
+        "  if (!p) call_failed = 1;\n  return p;\n}\n"
+        "__attribute__((visibility(\"hidden\"))) void _mlir_memref_to_llvm_free(void *p) {\n"
+        "  services->release(services_state, p);\n}\n";
   for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
     const LibraryCall &c = info.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";

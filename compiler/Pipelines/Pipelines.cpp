@@ -86,7 +86,9 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.genericAllocation;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   // Intrinsics first; what LLVM has no intrinsic for (erf, atan, tanh)
   // becomes a libm call.
   pm.addPass(createConvertMathToLLVMPass());

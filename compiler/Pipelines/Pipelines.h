@@ -34,6 +34,10 @@ struct PipelineOptions {
   bool barePointerCalls = false;
   /// Start after the graph phase (the caller has run it).
   bool skipGraphPhase = false;
+  /// Allocate through MLIR's generic functions (_mlir_memref_to_llvm_alloc
+  /// / _free), which the artifact routes to the runtime's pooled
+  /// allocator, instead of malloc / free.
+  bool genericAllocation = false;
 };
 
 /// Adds the passes of every phase after import up to `options.stopAfter`.

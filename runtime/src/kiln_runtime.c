@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "kiln/kiln.h"
 #include "library_calls.h"
+#include "pool.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -197,6 +198,10 @@ const kiln_model_tensor *kiln_model_output(const kiln_model *model, uint32_t i) 
   return model && i < model->abi->num_outputs ? &model->abi->outputs[i] : NULL;
 }
 
+uint32_t kiln_model_library_call_count(const kiln_model *model) {
+  return model ? model->abi->num_library_calls : 0;
+}
+
 const char *kiln_model_content_hash(const kiln_model *model) {
   return model && model->abi->content_hash ? model->abi->content_hash : "";
 }
@@ -204,6 +209,7 @@ const char *kiln_model_content_hash(const kiln_model *model) {
 struct kiln_session {
   kiln_model *model;
   kiln_library_state *library; /* prepared oneDNN primitives */
+  kiln_pool *pool;              /* every buffer of a run */
   /* Per output: the buffer of the last run and its dims. */
   void **out_alloc;
   void **out_data;
@@ -234,6 +240,11 @@ kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
+  s->pool = kiln_pool_create();
+  if (!s->pool) {
+    kiln_session_free(s);
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
   kiln_status status = kiln_library_state_create(model->abi, &s->library);
   if (status != KILN_OK) {
     kiln_session_free(s);
@@ -245,17 +256,37 @@ kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
 
 static void release_outputs(kiln_session *s) {
   for (uint32_t i = 0; i < s->model->abi->num_outputs; ++i) {
-    free(s->out_alloc[i]);
+    kiln_pool_free(s->pool, s->out_alloc[i]);
     s->out_alloc[i] = s->out_data[i] = NULL;
   }
 }
 
+/* The services compiled code calls back into; `state` is the session. */
+static int service_library_call(void *state, uint32_t id, void *const *operands,
+                                const int64_t *const *dims) {
+  return kiln_library_execute(((kiln_session *)state)->library, id, operands, dims);
+}
+
+static void *service_allocate(void *state, size_t bytes, size_t alignment) {
+  if (alignment > 64)
+    return NULL;
+  return kiln_pool_alloc(((kiln_session *)state)->pool, bytes);
+}
+
+static void service_release(void *state, void *ptr) {
+  kiln_pool_free(((kiln_session *)state)->pool, ptr);
+}
+
+static const kiln_runtime_services services = {service_library_call, service_allocate,
+                                               service_release};
+
 void kiln_session_free(kiln_session *session) {
   if (!session)
     return;
-  if (session->out_alloc)
+  if (session->out_alloc && session->pool)
     release_outputs(session);
   kiln_library_state_free(session->library);
+  kiln_pool_destroy(session->pool);
   free(session->out_alloc);
   free(session->out_data);
   free(session->out_dims);
@@ -293,7 +324,7 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
-  int rc = abi->run(kiln_library_services(), session->library, session->in_data,
+  int rc = abi->run(&services, session, session->in_data,
                     session->in_dims, session->out_alloc,
                     session->out_data, session->out_dims_ptrs);
   if (rc != 0)
@@ -316,5 +347,12 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
   output->rank = abi->outputs[i].rank;
   for (int32_t d = 0; d < output->rank; ++d)
     output->dims[d] = session->out_dims[i][d];
+  return KILN_OK;
+}
+
+kiln_status kiln_session_memory_stats(const kiln_session *session, kiln_memory_stats *stats) {
+  if (!session || !stats)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_memory_stats: null argument");
+  kiln_pool_stats(session->pool, stats);
   return KILN_OK;
 }

@@ -19,6 +19,8 @@ typedef struct prepared_call {
   int64_t batch; /* the batch the primitive was made for, -1 for none */
   dnnl_primitive_t primitive;
   dnnl_memory_t src, weights, dst;
+  dnnl_memory_t scratchpad; /* owned by the call: no allocation per run */
+  void *scratchpad_data;
 } prepared_call;
 
 struct kiln_library_state {
@@ -33,8 +35,11 @@ static void release_call(prepared_call *c) {
   if (c->src) dnnl_memory_destroy(c->src);
   if (c->weights) dnnl_memory_destroy(c->weights);
   if (c->dst) dnnl_memory_destroy(c->dst);
+  if (c->scratchpad) dnnl_memory_destroy(c->scratchpad);
+  free(c->scratchpad_data);
   c->primitive = NULL;
-  c->src = c->weights = c->dst = NULL;
+  c->src = c->weights = c->dst = c->scratchpad = NULL;
+  c->scratchpad_data = NULL;
   c->batch = -1;
 }
 
@@ -74,10 +79,28 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t bat
                                                  dnnl_convolution_direct, &src_md, &weights_md,
                                                  NULL, &dst_md, strides, dilates, pad_l, pad_r))
     return 1;
-  dnnl_primitive_desc_t pd;
-  if (dnnl_primitive_desc_create(&pd, &conv, NULL, state->engine, NULL))
+  /* The scratchpad is the call's own, allocated here: executing then
+   * allocates nothing. */
+  dnnl_primitive_attr_t attr;
+  if (dnnl_primitive_attr_create(&attr))
     return 1;
-  int rc = dnnl_primitive_create(&c->primitive, pd);
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_primitive_desc_t pd;
+  int rc = dnnl_primitive_desc_create(&pd, &conv, attr, state->engine, NULL);
+  dnnl_primitive_attr_destroy(attr);
+  if (rc)
+    return 1;
+  const dnnl_memory_desc_t *scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  size_t scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
+  if (scratch_bytes) {
+    c->scratchpad_data = aligned_alloc(64, (scratch_bytes + 63) / 64 * 64);
+    if (!c->scratchpad_data ||
+        dnnl_memory_create(&c->scratchpad, scratch_md, state->engine, c->scratchpad_data)) {
+      dnnl_primitive_desc_destroy(pd);
+      return 1;
+    }
+  }
+  rc = dnnl_primitive_create(&c->primitive, pd);
   dnnl_primitive_desc_destroy(pd);
   if (rc)
     return 1;
@@ -132,9 +155,8 @@ void kiln_library_state_free(kiln_library_state *state) {
   free(state);
 }
 
-static int library_call(void *opaque, uint32_t id, void *const *operands,
-                        const int64_t *const *dims) {
-  kiln_library_state *state = opaque;
+int kiln_library_execute(kiln_library_state *state, uint32_t id, void *const *operands,
+                         const int64_t *const *dims) {
   if (!state || id >= state->num_calls)
     return 1;
   prepared_call *c = &state->calls[id];
@@ -145,13 +167,9 @@ static int library_call(void *opaque, uint32_t id, void *const *operands,
       dnnl_memory_set_data_handle(c->weights, operands[1]) ||
       dnnl_memory_set_data_handle(c->dst, operands[2]))
     return 1;
-  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights},
-                             {DNNL_ARG_DST, c->dst}};
-  if (dnnl_primitive_execute(c->primitive, state->stream, 3, args))
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights},
+                             {DNNL_ARG_DST, c->dst}, {DNNL_ARG_SCRATCHPAD, c->scratchpad}};
+  if (dnnl_primitive_execute(c->primitive, state->stream, c->scratchpad ? 4 : 3, args))
     return 1;
   return dnnl_stream_wait(state->stream) ? 1 : 0;
 }
-
-static const kiln_runtime_services services = {library_call};
-
-const kiln_runtime_services *kiln_library_services(void) { return &services; }

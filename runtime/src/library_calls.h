@@ -10,7 +10,8 @@ typedef struct kiln_library_state kiln_library_state;
 /* Prepares every call whose shapes are static (oneDNN primitives). */
 kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_state **state);
 void kiln_library_state_free(kiln_library_state *state);
-/* The services compiled code calls back into during a run. */
-const kiln_runtime_services *kiln_library_services(void);
+/* Executes call `id` on `operands`; 0 on success. */
+int kiln_library_execute(kiln_library_state *state, uint32_t id, void *const *operands,
+                         const int64_t *const *dims);
 
 #endif

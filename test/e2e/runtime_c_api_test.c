@@ -1,10 +1,12 @@
-/* runtime_c_api_test.c MODEL.so
+/* runtime_c_api_test.c IMAGE_MODEL.so MLP_MODEL.so SCRATCH_DIR
  * A C program that uses only kiln.h: loads a compiled model, checks its
  * metadata and the runtime's errors for bad inputs and artifacts, runs it,
- * and checks that 4 sessions on 4 threads give outputs bit-identical to
- * one session. Prints "N passed, N failed". */
+ * checks that 4 sessions on 4 threads give outputs bit-identical to one
+ * session, and counts heap allocations during runs. Prints
+ * "N passed, N failed". */
 #include "kiln/kiln.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +14,24 @@
 #include <string.h>
 
 static int passed, failed;
+
+/* Counts every heap allocation of the process (this program's malloc
+ * interposes the C library's for every shared library too). */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+static volatile long heap_calls;
+void *malloc(size_t n) { ++heap_calls; return __libc_malloc(n); }
+void *calloc(size_t a, size_t b) { ++heap_calls; return __libc_calloc(a, b); }
+void *realloc(void *p, size_t n) { ++heap_calls; return __libc_realloc(p, n); }
+void *aligned_alloc(size_t a, size_t n) { ++heap_calls; return __libc_memalign(a, n); }
+void *memalign(size_t a, size_t n) { ++heap_calls; return __libc_memalign(a, n); }
+int posix_memalign(void **out, size_t a, size_t n) {
+  ++heap_calls;
+  *out = __libc_memalign(a, n);
+  return *out ? 0 : 12;
+}
 
 #define CHECK(cond, ...)                                                       \
   do {                                                                         \
@@ -60,10 +80,11 @@ static void write_file(const char *path, const void *data, size_t size) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s MODEL.so SCRATCH_DIR\n", argv[0]);
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s IMAGE_MODEL.so MLP_MODEL.so SCRATCH_DIR\n", argv[0]);
     return 2;
   }
+  const char *scratch = argv[3];
   CHECK(kiln_model_load(argv[1], &model) == KILN_OK, "loading %s", argv[1]);
   if (!model) {
     printf("%d passed, %d failed\n", passed, failed);
@@ -120,6 +141,31 @@ int main(int argc, char **argv) {
             kiln_session_output(session, 0, &out) == KILN_OK &&
             memcmp(out.data, reference, output_count * sizeof(float)) == 0,
         "a second run gives the same bits");
+  /* After the first run, runs take every buffer from the session's pool:
+   * 100 runs, no heap allocation at all. */
+  kiln_memory_stats before, after;
+  CHECK(kiln_session_memory_stats(session, &before) == KILN_OK, "memory stats");
+  CHECK(before.heap_allocations > 0 && before.peak_bytes >= before.in_use_bytes &&
+            before.reserved_bytes >= before.peak_bytes,
+        "the pool reports what it took (%llu bytes reserved, %llu peak)",
+        (unsigned long long)before.reserved_bytes, (unsigned long long)before.peak_bytes);
+  long calls_before = heap_calls;
+  int runs_ok = 1;
+  for (int r = 0; r < 100; ++r)
+    runs_ok &= kiln_session_run(session, &input, 1) == KILN_OK;
+  long heap_during = heap_calls - calls_before;
+  kiln_session_memory_stats(session, &after);
+  CHECK(runs_ok, "100 more runs");
+  /* oneDNN's C API builds a small argument map on every execute (about 20
+   * allocations); nothing else may allocate. */
+  long per_run = heap_during / 100;
+  long library_calls = (long)kiln_model_library_call_count(model);
+  printf("heap allocations per run: %ld (%ld oneDNN calls)\n", per_run, library_calls);
+  CHECK(per_run <= 24 * library_calls,
+        "100 runs after the first make %ld heap allocations, more than oneDNN's", heap_during);
+  CHECK(after.heap_allocations == before.heap_allocations,
+        "the pool took nothing more from the heap");
+  CHECK(after.requests > before.requests, "the pool served the runs");
   kiln_session_free(session);
 
   /* Four sessions on four threads, concurrently. */
@@ -136,10 +182,10 @@ int main(int argc, char **argv) {
   char path[4096];
   kiln_model *broken = NULL;
   CHECK(kiln_model_load("/nonexistent/model.so", &broken) == KILN_ERROR_LOAD, "missing file");
-  snprintf(path, sizeof(path), "%s/not-a-library.so", argv[2]);
+  snprintf(path, sizeof(path), "%s/not-a-library.so", scratch);
   write_file(path, "this is not an ELF file", 23);
   CHECK(kiln_model_load(path, &broken) == KILN_ERROR_LOAD, "random bytes");
-  snprintf(path, sizeof(path), "%s/truncated.so", argv[2]);
+  snprintf(path, sizeof(path), "%s/truncated.so", scratch);
   {
     FILE *f = fopen(argv[1], "rb");
     char buffer[4096];
@@ -162,6 +208,36 @@ int main(int argc, char **argv) {
   kiln_model_free(model);
   free(data);
   free(reference);
+
+  /* A model without library calls: runs after the first allocate nothing
+   * at all, process-wide. */
+  kiln_model *mlp;
+  CHECK(kiln_model_load(argv[2], &mlp) == KILN_OK, "loading %s", argv[2]);
+  if (mlp) {
+    const kiln_model_tensor *mi = kiln_model_input(mlp, 0);
+    kiln_tensor x = {0};
+    x.dtype = mi->dtype;
+    x.rank = mi->rank;
+    size_t m = 1;
+    for (int d = 0; d < mi->rank; ++d) {
+      x.dims[d] = mi->dims[d] < 0 ? 1 : mi->dims[d];
+      m *= (size_t)x.dims[d];
+    }
+    x.data = calloc(m, kiln_dtype_size(mi->dtype));
+    kiln_session *ms;
+    CHECK(kiln_session_create(mlp, &ms) == KILN_OK, "mlp session");
+    CHECK(kiln_session_run(ms, &x, 1) == KILN_OK, "first mlp run");
+    long before_runs = heap_calls;
+    int ok = 1;
+    for (int r = 0; r < 100; ++r)
+      ok &= kiln_session_run(ms, &x, 1) == KILN_OK;
+    long during = heap_calls - before_runs;
+    CHECK(ok, "100 mlp runs");
+    CHECK(during == 0, "100 mlp runs after the first make %ld heap allocations", during);
+    kiln_session_free(ms);
+    kiln_model_free(mlp);
+    free(x.data);
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -169,6 +169,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     PipelineOptions pipeline;
     pipeline.stopAfter = stopAfter.value_or(Phase::LLVM);
     pipeline.skipGraphPhase = true;
+    pipeline.genericAllocation = true;
     buildPipeline(pm, pipeline);
     if (failed(pm.run(module))) {
       llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";

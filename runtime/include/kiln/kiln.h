@@ -73,6 +73,8 @@ uint32_t kiln_model_num_outputs(const kiln_model *model);
 const kiln_model_tensor *kiln_model_input(const kiln_model *model, uint32_t i);
 const kiln_model_tensor *kiln_model_output(const kiln_model *model, uint32_t i);
 const char *kiln_model_content_hash(const kiln_model *model);
+/* How many operations the model hands to libraries (oneDNN) per run. */
+uint32_t kiln_model_library_call_count(const kiln_model *model);
 
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session);
 void kiln_session_free(kiln_session *session);
@@ -84,6 +86,19 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
  * kiln_session_free. */
 kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
                                 kiln_tensor *output);
+
+/* The session's pooled allocator: it serves every buffer of a run (the
+ * compiled code's intermediates and the outputs) and keeps freed blocks,
+ * so that after the first run of a shape a run allocates nothing. */
+typedef struct kiln_memory_stats {
+  uint64_t reserved_bytes;   /* taken from the heap, all time */
+  uint64_t in_use_bytes;     /* handed out now */
+  uint64_t peak_bytes;       /* most in use at once */
+  uint64_t heap_allocations; /* blocks taken from the heap */
+  uint64_t requests;         /* blocks handed out */
+} kiln_memory_stats;
+kiln_status kiln_session_memory_stats(const kiln_session *session,
+                                      kiln_memory_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #ifndef KILN_MODEL_ABI_H
 #define KILN_MODEL_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -68,13 +69,17 @@ typedef struct kiln_library_call {
 typedef struct kiln_runtime_services {
   int (*library_call)(void *state, uint32_t id, void *const *operands,
                       const int64_t *const *dims);
+  /* Every buffer the compiled code allocates (intermediates and outputs)
+   * comes from here; outputs are released by the runtime with `release`. */
+  void *(*allocate)(void *state, size_t bytes, size_t alignment);
+  void (*release)(void *state, void *ptr);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.
- * `services` and `state` are handed back to library calls. On success (0)
- * output i is at `out_data[i]` with dims written to `out_dims[i]`; its
- * storage starts at `out_alloc[i]`, which the caller releases with free().
- * A non-zero return is an error. */
+ * `services` and `state` are handed back to library calls and allocations.
+ * On success (0) output i is at `out_data[i]` with dims written to
+ * `out_dims[i]`; its storage starts at `out_alloc[i]`, which the caller
+ * hands back to `services->release`. A non-zero return is an error. */
 typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
                                  void *state, void *const *in_data,
                                  const int64_t *const *in_dims,

@@ -1,0 +1,90 @@
+/*===- pool.c - the runtime's pooled allocator ------------------------------===*/
+
+#include "pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KILN_POOL_ALIGN 64
+#define KILN_POOL_CLASSES 48 /* 64 B << 47 covers any real size */
+
+/* Every block starts with this header, one alignment unit before the
+ * pointer handed out. */
+typedef struct block {
+  struct block *next; /* in its class's free list */
+  uint32_t size_class;
+  uint32_t magic;
+} block;
+
+#define KILN_BLOCK_MAGIC 0x6b626c6bu
+
+struct kiln_pool {
+  block *free_lists[KILN_POOL_CLASSES];
+  kiln_memory_stats stats;
+};
+
+kiln_pool *kiln_pool_create(void) { return calloc(1, sizeof(kiln_pool)); }
+
+void kiln_pool_destroy(kiln_pool *pool) {
+  if (!pool)
+    return;
+  for (int c = 0; c < KILN_POOL_CLASSES; ++c) {
+    block *b = pool->free_lists[c];
+    while (b) {
+      block *next = b->next;
+      free(b);
+      b = next;
+    }
+  }
+  free(pool);
+}
+
+static uint32_t size_class(size_t size) {
+  uint32_t c = 0;
+  size_t capacity = KILN_POOL_ALIGN;
+  while (capacity < size && c + 1 < KILN_POOL_CLASSES) {
+    capacity <<= 1;
+    ++c;
+  }
+  return c;
+}
+
+static size_t class_bytes(uint32_t c) { return (size_t)KILN_POOL_ALIGN << c; }
+
+void *kiln_pool_alloc(kiln_pool *pool, size_t size) {
+  uint32_t c = size_class(size ? size : 1);
+  size_t bytes = class_bytes(c);
+  if (bytes < size)
+    return NULL;
+  block *b = pool->free_lists[c];
+  if (b) {
+    pool->free_lists[c] = b->next;
+  } else {
+    b = aligned_alloc(KILN_POOL_ALIGN, KILN_POOL_ALIGN + bytes);
+    if (!b)
+      return NULL;
+    b->size_class = c;
+    b->magic = KILN_BLOCK_MAGIC;
+    pool->stats.reserved_bytes += bytes;
+    pool->stats.heap_allocations += 1;
+  }
+  b->next = NULL;
+  pool->stats.requests += 1;
+  pool->stats.in_use_bytes += bytes;
+  if (pool->stats.in_use_bytes > pool->stats.peak_bytes)
+    pool->stats.peak_bytes = pool->stats.in_use_bytes;
+  return (char *)b + KILN_POOL_ALIGN;
+}
+
+void kiln_pool_free(kiln_pool *pool, void *ptr) {
+  if (!ptr)
+    return;
+  block *b = (block *)((char *)ptr - KILN_POOL_ALIGN);
+  if (b->magic != KILN_BLOCK_MAGIC || b->size_class >= KILN_POOL_CLASSES)
+    return; /* not ours: never free what the pool did not hand out */
+  pool->stats.in_use_bytes -= class_bytes(b->size_class);
+  b->next = pool->free_lists[b->size_class];
+  pool->free_lists[b->size_class] = b;
+}
+
+void kiln_pool_stats(const kiln_pool *pool, kiln_memory_stats *stats) { *stats = pool->stats; }
