@@ -81,8 +81,11 @@ static std::string entryPointSource(const ArtifactInfo &info) {
   for (const auto *list : {&info.inputs, &info.outputs})
     for (const ArtifactTensor &t : *list)
       ranks.insert(t.dims.size());
-  for (const LibraryCall &c : info.libraryCalls)
+  for (const LibraryCall &c : info.libraryCalls) {
     ranks.insert(c.input.size());
+    ranks.insert(c.weight.size());
+    ranks.insert(c.output.size());
+  }
   for (int64_t r : ranks) {
     os << "typedef struct { void *allocated; void *aligned; int64_t offset;";
     if (r > 0)
@@ -151,9 +154,8 @@ static std::string entryPointSource(const ArtifactInfo &info) {
     array(p + "strides", c.strides);
     array(p + "dilations", c.dilations);
     array(p + "pads", c.pads);
-    size_t r = c.input.size();
-    os << "void _mlir_ciface_kiln_library_call_" << i << "(memref" << r << " *x, memref" << r
-       << " *w, memref" << r << " *y) {\n"
+    os << "void _mlir_ciface_kiln_library_call_" << i << "(memref" << c.input.size()
+       << " *x, memref" << c.weight.size() << " *w, memref" << c.output.size() << " *y) {\n"
        << "  void *operands[3] = {(float *)x->aligned + x->offset, (float *)w->aligned + w->offset,\n"
        << "                       (float *)y->aligned + y->offset};\n"
        << "  const int64_t *dims[3] = {x->sizes, w->sizes, y->sizes};\n"
@@ -164,11 +166,12 @@ static std::string entryPointSource(const ArtifactInfo &info) {
   for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
     const LibraryCall &c = info.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    os << "  {" << c.kind << ", " << c.input.size() << ", " << p << "in, " << p << "w, " << p
-       << "out, " << p << "strides, " << p << "dilations, " << p << "pads, " << c.groups << "},\n";
+    os << "  {" << c.kind << ", " << c.output.size() << ", " << c.input.size() << ", "
+       << c.weight.size() << ", " << p << "in, " << p << "w, " << p << "out, " << p
+       << "strides, " << p << "dilations, " << p << "pads, " << c.groups << "},\n";
   }
   if (info.libraryCalls.empty())
-    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
+    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
   os << "};\n";
   os << "\nstatic int run(const kiln_runtime_services *svc, void *state,\n"
         "               void *const *in_data, const int64_t *const *in_dims,\n"

@@ -34,8 +34,38 @@ static bool runsInOneDnn(ConvOp conv) {
   return true;
 }
 
+/// oneDNN runs f32 matmuls of rank <= 3 whose dynamic dims are leading dims
+/// of the lhs that the output shares.
+static bool runsInOneDnn(MatmulOp matmul) {
+  RankedTensorType lhs = matmul.getLhs().getType(), rhs = matmul.getRhs().getType();
+  RankedTensorType out = matmul.getType();
+  if (!lhs.getElementType().isF32() || out.getRank() > 3 || !rhs.hasStaticShape())
+    return false;
+  if (lhs.getRank() != out.getRank())
+    return false;
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (out.isDynamicDim(d) && (d >= out.getRank() - 1 || !lhs.isDynamicDim(d)))
+      return false;
+  return !lhs.isDynamicDim(lhs.getRank() - 1);
+}
+
 std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
   std::vector<LibraryCall> calls;
+  auto mark = [&](Operation *op) {
+    op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                            calls.size()));
+  };
+  module.walk([&](MatmulOp matmul) {
+    if (!runsInOneDnn(matmul))
+      return;
+    LibraryCall call;
+    call.kind = KILN_LIBRARY_MATMUL;
+    call.input = dimsOf(matmul.getLhs().getType());
+    call.weight = dimsOf(matmul.getRhs().getType());
+    call.output = dimsOf(matmul.getType());
+    mark(matmul);
+    calls.push_back(std::move(call));
+  });
   module.walk([&](ConvOp conv) {
     if (!runsInOneDnn(conv))
       return;
@@ -48,8 +78,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
     call.dilations.assign(conv.getDilations().begin(), conv.getDilations().end());
     call.pads.assign(conv.getPads().begin(), conv.getPads().end());
     call.groups = static_cast<int64_t>(conv.getGroups());
-    conv->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(conv.getContext(), 32),
-                                              calls.size()));
+    mark(conv);
     calls.push_back(std::move(call));
   });
   return calls;
@@ -77,8 +106,12 @@ FailureOr<Value> contiguousBuffer(RewriterBase &rewriter, Location loc, Value te
   return copy;
 }
 
-struct ConvLibraryCallModel
-    : bufferization::BufferizableOpInterface::ExternalModel<ConvLibraryCallModel, ConvOp> {
+/// Bufferises a marked op into `call @kiln_library_call_N(operands...,
+/// output)`; a dynamic output dim takes its size from the same dim of the
+/// first operand.
+template <typename OpTy>
+struct LibraryCallModel
+    : bufferization::BufferizableOpInterface::ExternalModel<LibraryCallModel<OpTy>, OpTy> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
     return true;
   }
@@ -92,19 +125,19 @@ struct ConvLibraryCallModel
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
-    auto conv = cast<ConvOp>(op);
     auto id = op->getAttrOfType<IntegerAttr>(kCallAttr);
     if (!id)
       return op->emitOpError("has no library call assigned and no lowering");
     Location loc = op->getLoc();
-    FailureOr<Value> input = contiguousBuffer(rewriter, loc, conv.getInput(), options, state);
-    FailureOr<Value> weight = contiguousBuffer(rewriter, loc, conv.getWeight(), options, state);
+    FailureOr<Value> input = contiguousBuffer(rewriter, loc, op->getOperand(0), options, state);
+    FailureOr<Value> weight = contiguousBuffer(rewriter, loc, op->getOperand(1), options, state);
     if (failed(input) || failed(weight))
       return failure();
-    RankedTensorType resultType = conv.getType();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     SmallVector<Value> sizes;
-    if (resultType.isDynamicDim(0))
-      sizes.push_back(memref::DimOp::create(rewriter, loc, *input, 0));
+    for (int64_t d = 0; d < resultType.getRank(); ++d)
+      if (resultType.isDynamicDim(d))
+        sizes.push_back(memref::DimOp::create(rewriter, loc, *input, d));
     auto outType = MemRefType::get(resultType.getShape(), resultType.getElementType());
     Value output = memref::AllocOp::create(rewriter, loc, outType, sizes);
     // One private declaration per call, typed like its operands.
@@ -130,7 +163,8 @@ struct ConvLibraryCallModel
 
 void registerLibraryCallBufferization(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
-    ConvOp::attachInterface<ConvLibraryCallModel>(*context);
+    ConvOp::attachInterface<LibraryCallModel<ConvOp>>(*context);
+    MatmulOp::attachInterface<LibraryCallModel<MatmulOp>>(*context);
   });
 }
 

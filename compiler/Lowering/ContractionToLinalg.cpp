@@ -54,6 +54,8 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type,
 struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &b) const override {
+    if (op->hasAttr("kiln.library_call"))
+      return b.notifyMatchFailure(op, "claimed by a library");
     Location loc = op.getLoc();
     RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
     RankedTensorType type = op.getType();

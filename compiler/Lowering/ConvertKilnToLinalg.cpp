@@ -32,8 +32,8 @@ struct ConvertKilnToLinalgPass
     target.addIllegalDialect<kiln::KilnDialect>();
     // A backend that runs a convolution in a library marks it; it is
     // bufferised into a call instead of lowered here.
-    target.addDynamicallyLegalOp<kiln::ConvOp>(
-        [](kiln::ConvOp op) { return op->hasAttr("kiln.library_call"); });
+    target.addDynamicallyLegalOp<kiln::ConvOp, kiln::MatmulOp>(
+        [](Operation *op) { return op->hasAttr("kiln.library_call"); });
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            func::FuncDialect>();

@@ -17,6 +17,7 @@
 typedef struct prepared_call {
   const kiln_library_call *desc;
   int64_t batch; /* the batch the primitive was made for, -1 for none */
+  int64_t shape[KILN_MAX_RANK]; /* matmul: the lhs dims it was made for */
   dnnl_primitive_t primitive;
   dnnl_memory_t src, weights, dst;
   dnnl_memory_t scratchpad; /* owned by the call: no allocation per run */
@@ -42,6 +43,10 @@ static void release_call(prepared_call *c) {
   c->scratchpad_data = NULL;
   c->batch = -1;
 }
+
+static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
+                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
+                            const dnnl_memory_desc_t *dst_md);
 
 /* Builds the convolution primitive of `c` for batch `batch`. */
 static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t batch) {
@@ -79,14 +84,22 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t bat
                                                  dnnl_convolution_direct, &src_md, &weights_md,
                                                  NULL, &dst_md, strides, dilates, pad_l, pad_r))
     return 1;
-  /* The scratchpad is the call's own, allocated here: executing then
-   * allocates nothing. */
+  if (finish_primitive(state, c, &conv, &src_md, &weights_md, &dst_md))
+    return 1;
+  c->batch = batch;
+  return 0;
+}
+
+/* Creates the primitive for prepared descriptors and owns a scratchpad. */
+static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
+                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
+                            const dnnl_memory_desc_t *dst_md) {
   dnnl_primitive_attr_t attr;
   if (dnnl_primitive_attr_create(&attr))
     return 1;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
   dnnl_primitive_desc_t pd;
-  int rc = dnnl_primitive_desc_create(&pd, &conv, attr, state->engine, NULL);
+  int rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);
   dnnl_primitive_attr_destroy(attr);
   if (rc)
     return 1;
@@ -102,14 +115,51 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t bat
   }
   rc = dnnl_primitive_create(&c->primitive, pd);
   dnnl_primitive_desc_destroy(pd);
-  if (rc)
+  if (rc || dnnl_memory_create(&c->src, src_md, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->weights, w_md, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->dst, dst_md, state->engine, DNNL_MEMORY_NONE))
     return 1;
-  if (dnnl_memory_create(&c->src, &src_md, state->engine, DNNL_MEMORY_NONE) ||
-      dnnl_memory_create(&c->weights, &weights_md, state->engine, DNNL_MEMORY_NONE) ||
-      dnnl_memory_create(&c->dst, &dst_md, state->engine, DNNL_MEMORY_NONE))
-    return 1;
-  c->batch = batch;
   return 0;
+}
+
+/* Row-major memory descriptor of `dims` padded with leading 1s to `rank`. */
+static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, int rank) {
+  dnnl_dims_t full;
+  for (int d = 0; d < rank; ++d)
+    full[d] = d < rank - dims_rank ? 1 : dims[d - (rank - dims_rank)];
+  static const dnnl_format_tag_t tags[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
+                                           dnnl_abcd};
+  return dnnl_memory_desc_init_by_tag(md, rank, full, dnnl_f32, tags[rank]) != dnnl_success;
+}
+
+/* Builds the matmul primitive of `c` for lhs dims `lhs`. */
+static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int64_t *lhs,
+                          const int64_t *out) {
+  const kiln_library_call *d = c->desc;
+  release_call(c);
+  dnnl_memory_desc_t src_md, w_md, dst_md;
+  if (plain_md(&src_md, lhs, d->input_rank, d->rank) ||
+      plain_md(&w_md, d->weight_dims, d->weight_rank, d->rank) ||
+      plain_md(&dst_md, out, d->rank, d->rank))
+    return 1;
+  dnnl_matmul_desc_t matmul;
+  if (dnnl_matmul_desc_init(&matmul, &src_md, &w_md, NULL, &dst_md))
+    return 1;
+  if (finish_primitive(state, c, &matmul, &src_md, &w_md, &dst_md))
+    return 1;
+  for (int i = 0; i < d->input_rank; ++i)
+    c->shape[i] = lhs[i];
+  c->batch = 0;
+  return 0;
+}
+
+static int same_shape(const prepared_call *c, const int64_t *lhs) {
+  if (c->batch < 0)
+    return 0;
+  for (int i = 0; i < c->desc->input_rank; ++i)
+    if (c->shape[i] != lhs[i])
+      return 0;
+  return 1;
 }
 
 kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_state **out) {
@@ -130,12 +180,24 @@ kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_sta
     prepared_call *c = &state->calls[i];
     c->desc = &abi->library_calls[i];
     c->batch = -1;
-    if (c->desc->kind != KILN_LIBRARY_CONV || c->desc->rank != 4) {
+    const kiln_library_call *d = c->desc;
+    int valid = (d->kind == KILN_LIBRARY_CONV && d->rank == 4) ||
+                (d->kind == KILN_LIBRARY_MATMUL && d->rank >= 2 && d->rank <= 4 &&
+                 d->input_rank <= d->rank && d->weight_rank <= d->rank);
+    if (!valid) {
       kiln_library_state_free(state);
       return KILN_ERROR_FORMAT;
     }
-    /* A static batch is prepared now; a dynamic one at its first run. */
-    if (c->desc->input_dims[0] >= 0 && prepare_conv(state, c, c->desc->input_dims[0])) {
+    /* Static shapes are prepared now; dynamic ones at their first run. */
+    int is_static = 1;
+    for (int k = 0; k < d->rank; ++k)
+      is_static &= d->output_dims[k] >= 0;
+    int failed_prepare = 0;
+    if (is_static && d->kind == KILN_LIBRARY_CONV)
+      failed_prepare = prepare_conv(state, c, d->input_dims[0]);
+    else if (is_static && d->kind == KILN_LIBRARY_MATMUL)
+      failed_prepare = prepare_matmul(state, c, d->input_dims, d->output_dims);
+    if (failed_prepare) {
       kiln_library_state_free(state);
       return KILN_ERROR_RUN;
     }
@@ -160,9 +222,14 @@ int kiln_library_execute(kiln_library_state *state, uint32_t id, void *const *op
   if (!state || id >= state->num_calls)
     return 1;
   prepared_call *c = &state->calls[id];
-  int64_t batch = dims[0][0];
-  if (c->batch != batch && prepare_conv(state, c, batch))
-    return 1;
+  if (c->desc->kind == KILN_LIBRARY_MATMUL) {
+    if (!same_shape(c, dims[0]) && prepare_matmul(state, c, dims[0], dims[2]))
+      return 1;
+  } else {
+    int64_t batch = dims[0][0];
+    if (c->batch != batch && prepare_conv(state, c, batch))
+      return 1;
+  }
   if (dnnl_memory_set_data_handle(c->src, operands[0]) ||
       dnnl_memory_set_data_handle(c->weights, operands[1]) ||
       dnnl_memory_set_data_handle(c->dst, operands[2]))

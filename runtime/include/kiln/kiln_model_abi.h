@@ -51,12 +51,16 @@ typedef struct kiln_model_tensor {
  * session is created (or, for a dynamic batch, the first time a batch size
  * is seen) and executes it when the code calls back. */
 typedef enum kiln_library_kind {
-  KILN_LIBRARY_CONV = 1 /* operands: input [N,C,H,W], weight [O,C/g,KH,KW], output */
+  KILN_LIBRARY_CONV = 1,  /* operands: input [N,C,H,W], weight [O,C/g,KH,KW], output */
+  KILN_LIBRARY_MATMUL = 2 /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N];
+                             `rank` is the output's, lower-rank operands are
+                             broadcast from the front */
 } kiln_library_kind;
 
 typedef struct kiln_library_call {
   int32_t kind; /* kiln_library_kind */
-  int32_t rank; /* of every operand */
+  int32_t rank; /* of the output (conv: of every operand) */
+  int32_t input_rank, weight_rank;
   const int64_t *input_dims, *weight_dims, *output_dims; /* -1 dynamic */
   const int64_t *strides, *dilations; /* rank - 2 each */
   const int64_t *pads;                /* 2 * (rank - 2): all low, then all high */
