@@ -170,6 +170,11 @@ static Expected<std::string> packTypedFields(const onnx::TensorProto &tensor,
   size_t width = storageBytes(elementType);
   bytes.resize(count * width);
   char *out = bytes.data();
+  // memcpy from an empty repeated field would read a null pointer.
+  auto copy = [&](const void *from, size_t n) {
+    if (n)
+      std::memcpy(out, from, n);
+  };
   auto need = [&](int have) -> llvm::Error {
     if (have != count)
       return tensorError(tensor, "holds " + llvm::Twine(have) +
@@ -181,17 +186,17 @@ static Expected<std::string> packTypedFields(const onnx::TensorProto &tensor,
   case onnx::TensorProto::FLOAT:
     if (auto e = need(tensor.float_data_size()))
       return std::move(e);
-    std::memcpy(out, tensor.float_data().data(), count * 4);
+    copy(tensor.float_data().data(), count * 4);
     break;
   case onnx::TensorProto::DOUBLE:
     if (auto e = need(tensor.double_data_size()))
       return std::move(e);
-    std::memcpy(out, tensor.double_data().data(), count * 8);
+    copy(tensor.double_data().data(), count * 8);
     break;
   case onnx::TensorProto::INT64:
     if (auto e = need(tensor.int64_data_size()))
       return std::move(e);
-    std::memcpy(out, tensor.int64_data().data(), count * 8);
+    copy(tensor.int64_data().data(), count * 8);
     break;
   case onnx::TensorProto::UINT32:
   case onnx::TensorProto::UINT64: {
