@@ -20,6 +20,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,7 +38,10 @@ static const char *kCompileUsage =
     "  --no-libraries       generate every convolution instead of calling oneDNN\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
     "  --compile-to=PHASE   print the IR after PHASE (import, graph, linalg,\n"
-    "                       llvm) instead of writing an artifact\n";
+    "                       llvm) instead of writing an artifact\n"
+    "  --verify=DIR         then run the artifact on DIR/input_*.pb (or .npy)\n"
+    "                       and compare with DIR/output_*.pb; fail beyond the\n"
+    "                       tolerance (--atol, --rtol as for kiln run)\n";
 
 static int32_t dtypeOf(Type t) {
   if (t.isF32()) return KILN_DTYPE_F32;
@@ -71,6 +75,7 @@ static cpu::ArtifactTensor describe(Type type, Attribute name, size_t index,
 int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputPath, cpuName = "host";
   bool noLibraries = false;
+  std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -95,6 +100,12 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
                      << "' (import, graph, linalg, llvm)\n";
         return 2;
       }
+    } else if (auto v = value("--verify")) {
+      verifyDir = *v;
+    } else if (auto v = value("--atol")) {
+      atol = *v;
+    } else if (auto v = value("--rtol")) {
+      rtol = *v;
     } else if (arg == "--no-libraries") {
       noLibraries = true;
     } else if (auto v = value("--cpu")) {
@@ -210,7 +221,33 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   }
   llvm::outs() << "compiled " << modelPath << " -> " << outputPath << " (target "
                << info.target << ", hash " << info.contentHash.substr(0, 16) << ")\n";
-  return 0;
+  if (verifyDir.empty())
+    return 0;
+  // --verify: run the artifact on the data set, matching files to tensors
+  // by position (input_0 is the first input).
+  std::vector<std::string> runArgs = {outputPath};
+  for (const char *kind : {"input", "output"}) {
+    for (size_t i = 0;; ++i) {
+      std::string base = verifyDir + "/" + kind + "_" + std::to_string(i);
+      std::string file;
+      for (const char *ext : {".pb", ".npy"})
+        if (llvm::sys::fs::exists(base + ext))
+          file = base + ext;
+      if (file.empty())
+        break;
+      runArgs.push_back(std::string(kind) == "input" ? "--input" : "--expected");
+      runArgs.push_back("@" + std::to_string(i) + "=" + file);
+    }
+  }
+  if (!atol.empty())
+    runArgs.insert(runArgs.end(), {"--atol", atol});
+  if (!rtol.empty())
+    runArgs.insert(runArgs.end(), {"--rtol", rtol});
+  std::vector<llvm::StringRef> refs(runArgs.begin(), runArgs.end());
+  int rc = runRun(refs);
+  if (rc != 0)
+    llvm::errs() << "kiln compile: --verify failed for " << outputPath << "\n";
+  return rc;
 }
 
 } // namespace kiln::cli
