@@ -16,6 +16,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -23,13 +25,14 @@
 namespace kiln::cli {
 
 static const char *kBenchUsage =
-    "usage: kiln bench <model.so> [--batch N] [--runs R] [--warmup W]\n\n"
+    "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n\n"
     "Times the model on synthetic inputs. Dynamic dims take --batch (dim 0,\n"
-    "default 1) or 1.\n";
+    "default 1) or 1. --threads sets the OpenMP threads of the library calls\n"
+    "(default: all cores).\n";
 
 int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
-  int64_t batch = 1, runs = 20, warmup = 3;
+  int64_t batch = 1, runs = 20, warmup = 3, threads = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];
     auto number = [&](llvm::StringRef flag, int64_t &out) {
@@ -42,7 +45,8 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
       llvm::outs() << kBenchUsage;
       return 0;
     }
-    if (number("--batch", batch) || number("--runs", runs) || number("--warmup", warmup))
+    if (number("--batch", batch) || number("--runs", runs) || number("--warmup", warmup) ||
+        number("--threads", threads))
       continue;
     if (!arg.starts_with("-") && modelPath.empty()) {
       modelPath = arg.str();
@@ -55,6 +59,9 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << kBenchUsage;
     return 2;
   }
+  // oneDNN's OpenMP reads the thread count when it first starts.
+  if (threads > 0)
+    setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
   kiln_model *model = nullptr;
   if (kiln_model_load(modelPath.c_str(), &model) != KILN_OK) {
     llvm::errs() << "kiln bench: " << kiln_last_error() << "\n";
@@ -100,12 +107,16 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   double p90 = times[std::min(times.size() - 1, static_cast<size_t>(std::ceil(times.size() * 0.9)) - 1)];
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
+  kiln_memory_stats memory;
+  kiln_session_memory_stats(session, &memory);
   llvm::outs() << "model " << modelPath << ", batch " << batch << ", " << runs << " runs after "
                << warmup << " warm-up\n"
                << "  median " << llvm::format("%.3f", median) << " ms, p90 "
                << llvm::format("%.3f", p90) << " ms, throughput "
                << llvm::format("%.1f", 1000.0 * batch / median) << " samples/s\n"
-               << "  arena: not planned yet (intermediates are allocated per run)\n"
+               << "  buffers: peak " << memory.peak_bytes / 1024 << " KiB in use, "
+               << memory.reserved_bytes / 1024 << " KiB reserved by the pool in "
+               << memory.heap_allocations << " blocks (no planned arena yet)\n"
                << "  peak RSS " << usage.ru_maxrss / 1024 << " MiB\n";
   return 0;
 }
