@@ -116,21 +116,28 @@ DenseElementsAttr NodeContext::constantOf(Value v) {
   return {};
 }
 
+/// The dense constant behind input `i`, or null after recording why not.
+static DenseElementsAttr requireConstant(NodeContext &ctx, size_t i, StringRef what) {
+  Value v = ctx.input(i);
+  if (!v)
+    return {};
+  DenseElementsAttr attr = NodeContext::constantOf(v);
+  if (!attr)
+    ctx.needsConstant(i, what);
+  return attr;
+}
+
 std::optional<SmallVector<int64_t>> NodeContext::intsInput(size_t i,
                                                            StringRef what) {
-  Value v = input(i);
-  if (!v)
+  DenseElementsAttr attr = requireConstant(*this, i, what);
+  if (!attr)
     return std::nullopt;
-  DenseElementsAttr attr = constantOf(v);
-  if (!attr) {
-    needsConstant(i, what);
-    return std::nullopt;
-  }
   SmallVector<int64_t> out;
   if (isa<IntegerType>(attr.getElementType())) {
+    bool zeroExtend = attr.getElementType().isInteger(1) ||
+                      attr.getElementType().isUnsignedInteger();
     for (const APInt &x : attr.getValues<APInt>())
-      out.push_back(attr.getElementType().isInteger(1) ? x.getZExtValue()
-                                                       : x.getSExtValue());
+      out.push_back(zeroExtend ? x.getZExtValue() : x.getSExtValue());
   } else {
     for (const APFloat &x : attr.getValues<APFloat>())
       out.push_back(static_cast<int64_t>(x.convertToDouble()));
@@ -140,18 +147,16 @@ std::optional<SmallVector<int64_t>> NodeContext::intsInput(size_t i,
 
 std::optional<SmallVector<double>> NodeContext::floatsInput(size_t i,
                                                             StringRef what) {
-  Value v = input(i);
-  if (!v)
+  DenseElementsAttr attr = requireConstant(*this, i, what);
+  if (!attr)
     return std::nullopt;
-  DenseElementsAttr attr = constantOf(v);
-  if (!attr) {
-    needsConstant(i, what);
-    return std::nullopt;
-  }
   SmallVector<double> out;
   if (isa<IntegerType>(attr.getElementType())) {
+    bool zeroExtend = attr.getElementType().isInteger(1) ||
+                      attr.getElementType().isUnsignedInteger();
     for (const APInt &x : attr.getValues<APInt>())
-      out.push_back(static_cast<double>(x.getSExtValue()));
+      out.push_back(zeroExtend ? static_cast<double>(x.getZExtValue())
+                               : static_cast<double>(x.getSExtValue()));
   } else {
     for (APFloat x : attr.getValues<APFloat>()) {
       bool lost;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/kiln.h"
+#include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -33,26 +34,34 @@ static const char *kBenchUsage =
 int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
   int64_t batch = 1, runs = 20, warmup = 3, threads = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
+  for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
+    llvm::StringRef arg = cursor.current();
+    std::string badFlag;
     auto number = [&](llvm::StringRef flag, int64_t &out) {
-      if (!arg.consume_front(flag))
+      std::optional<std::string> v = cursor.value(flag);
+      if (!v)
         return false;
-      llvm::StringRef v = arg.consume_front("=") ? arg : (i + 1 < args.size() ? args[++i] : "");
-      return !v.getAsInteger(10, out) && out > 0;
+      if (llvm::StringRef(*v).getAsInteger(10, out) || out <= 0)
+        badFlag = flag.str();
+      return true;
     };
     if (arg == "--help" || arg == "-h") {
       llvm::outs() << kBenchUsage;
       return 0;
     }
     if (number("--batch", batch) || number("--runs", runs) || number("--warmup", warmup) ||
-        number("--threads", threads))
+        number("--threads", threads)) {
+      if (!badFlag.empty()) {
+        llvm::errs() << "kiln bench: " << badFlag << " takes a positive number\n";
+        return 2;
+      }
       continue;
+    }
     if (!arg.starts_with("-") && modelPath.empty()) {
       modelPath = arg.str();
       continue;
     }
-    llvm::errs() << "kiln bench: unexpected argument '" << args[i] << "'\n\n" << kBenchUsage;
+    llvm::errs() << "kiln bench: unexpected argument '" << arg << "'\n\n" << kBenchUsage;
     return 2;
   }
   if (modelPath.empty()) {

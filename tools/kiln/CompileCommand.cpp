@@ -13,6 +13,7 @@
 #include "frontends/onnx/Importer.h"
 #include "frontends/onnx/TensorData.h"
 #include "kiln/kiln_model_abi.h"
+#include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,17 +79,9 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
-    auto value = [&](llvm::StringRef flag) -> std::optional<std::string> {
-      if (arg.consume_front(flag)) {
-        if (arg.consume_front("="))
-          return arg.str();
-        if (arg.empty() && i + 1 < args.size())
-          return args[++i].str();
-      }
-      return std::nullopt;
-    };
+  for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
+    llvm::StringRef arg = cursor.current();
+    auto value = [&](llvm::StringRef flag) { return cursor.value(flag); };
     if (arg == "--help" || arg == "-h") {
       llvm::outs() << kCompileUsage;
       return 0;
@@ -122,7 +115,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     } else if (!arg.starts_with("-") && modelPath.empty()) {
       modelPath = arg.str();
     } else {
-      llvm::errs() << "kiln compile: unexpected argument '" << args[i] << "'\n\n"
+      llvm::errs() << "kiln compile: unexpected argument '" << arg << "'\n\n"
                    << kCompileUsage;
       return 2;
     }

@@ -3,6 +3,7 @@
 #include "compiler/Pipelines/Pipelines.h"
 #include "frontends/onnx/Importer.h"
 #include "frontends/onnx/TensorData.h"
+#include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 
 #include "mlir/IR/AsmState.h"
@@ -28,17 +29,9 @@ int runImport(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputPath = "-";
   Phase phase = Phase::Import;
   std::vector<std::pair<std::string, std::string>> frozen;
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
-    auto value = [&](llvm::StringRef flag) -> std::optional<std::string> {
-      if (arg.consume_front(flag)) {
-        if (arg.consume_front("="))
-          return arg.str();
-        if (arg.empty() && i + 1 < args.size())
-          return args[++i].str();
-      }
-      return std::nullopt;
-    };
+  for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
+    llvm::StringRef arg = cursor.current();
+    auto value = [&](llvm::StringRef flag) { return cursor.value(flag); };
     if (arg == "--help" || arg == "-h") {
       llvm::outs() << kImportUsage;
       return 0;
@@ -64,7 +57,7 @@ int runImport(llvm::ArrayRef<llvm::StringRef> args) {
     } else if (!arg.starts_with("-") && modelPath.empty()) {
       modelPath = arg.str();
     } else {
-      llvm::errs() << "kiln import: unexpected argument '" << args[i]
+      llvm::errs() << "kiln import: unexpected argument '" << arg
                    << "'\n\n" << kImportUsage;
       return 2;
     }

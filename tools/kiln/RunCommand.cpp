@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/kiln.h"
+#include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 #include "tools/kiln/TensorFiles.h"
 
@@ -39,30 +40,17 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputDir;
   std::vector<std::pair<std::string, std::string>> inputs, expected;
   double atol = 1e-7, rtol = 1e-3, maxRelative = -1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
-    auto value = [&](llvm::StringRef flag) -> std::optional<std::string> {
-      if (arg.consume_front(flag)) {
-        if (arg.consume_front("="))
-          return arg.str();
-        if (arg.empty() && i + 1 < args.size())
-          return args[++i].str();
-      }
-      return std::nullopt;
-    };
-    auto pair = [](const std::string &v) {
-      size_t eq = v.find('=');
-      return eq == std::string::npos ? std::pair<std::string, std::string>("", v)
-                                     : std::pair(v.substr(0, eq), v.substr(eq + 1));
-    };
+  for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
+    llvm::StringRef arg = cursor.current();
+    auto value = [&](llvm::StringRef flag) { return cursor.value(flag); };
     if (arg == "--help" || arg == "-h") {
       llvm::outs() << kRunUsage;
       return 0;
     }
     if (auto v = value("--input"))
-      inputs.push_back(pair(*v));
+      inputs.push_back(splitNameFile(*v));
     else if (auto v = value("--expected"))
-      expected.push_back(pair(*v));
+      expected.push_back(splitNameFile(*v));
     else if (auto v = value("--output-dir"))
       outputDir = *v;
     else if (auto v = value("--atol"))
@@ -74,7 +62,7 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
     else if (!arg.starts_with("-") && modelPath.empty())
       modelPath = arg.str();
     else {
-      llvm::errs() << "kiln run: unexpected argument '" << args[i] << "'\n\n" << kRunUsage;
+      llvm::errs() << "kiln run: unexpected argument '" << arg << "'\n\n" << kRunUsage;
       return 2;
     }
   }
