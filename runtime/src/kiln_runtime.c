@@ -7,8 +7,11 @@
 
 #define _GNU_SOURCE
 #include "kiln/kiln.h"
+#include "devices/device.h"
 #include "library_calls.h"
 #include "pool.h"
+
+#include <omp.h>
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -210,6 +213,8 @@ struct kiln_session {
   kiln_model *model;
   kiln_library_state *library; /* prepared oneDNN primitives */
   kiln_pool *pool;              /* every buffer of a run */
+  const kiln_device *device;
+  int32_t num_threads;
   /* Per output: the buffer of the last run and its dims. */
   void **out_alloc;
   void **out_data;
@@ -220,8 +225,19 @@ struct kiln_session {
 };
 
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
+  return kiln_session_create_with_options(model, NULL, session);
+}
+
+kiln_status kiln_session_create_with_options(kiln_model *model,
+                                             const kiln_session_options *options,
+                                             kiln_session **session) {
   if (!model || !session)
     return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_create: null argument");
+  if (options && options->num_threads < 0)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "num_threads must not be negative");
+  if (options && options->allocator &&
+      (!options->allocator->allocate || !options->allocator->release))
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "an allocator needs allocate and release");
   uint32_t n_out = model->abi->num_outputs, n_in = model->abi->num_inputs;
   kiln_session *s = calloc(1, sizeof(*s));
   if (!s)
@@ -240,7 +256,9 @@ kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
-  s->pool = kiln_pool_create();
+  s->device = kiln_cpu_device();
+  s->num_threads = options ? options->num_threads : 0;
+  s->pool = kiln_pool_create(s->device, options ? options->allocator : NULL);
   if (!s->pool) {
     kiln_session_free(s);
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -324,6 +342,10 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
+  /* The thread count is a session option: it applies to the OpenMP
+   * parallel regions (oneDNN's) started from this thread. */
+  if (session->num_threads > 0)
+    omp_set_num_threads(session->num_threads);
   int rc = abi->run(&services, session, session->in_data,
                     session->in_dims, session->out_alloc,
                     session->out_data, session->out_dims_ptrs);

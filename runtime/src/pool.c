@@ -21,9 +21,26 @@ typedef struct block {
 struct kiln_pool {
   block *free_lists[KILN_POOL_CLASSES];
   kiln_memory_stats stats;
+  const kiln_device *device;
+  kiln_allocator allocator;
+  int has_allocator;
 };
 
-kiln_pool *kiln_pool_create(void) { return calloc(1, sizeof(kiln_pool)); }
+kiln_pool *kiln_pool_create(const kiln_device *device, const kiln_allocator *allocator) {
+  kiln_pool *pool = calloc(1, sizeof(kiln_pool));
+  if (!pool)
+    return NULL;
+  pool->device = device;
+  if (allocator) {
+    pool->allocator = *allocator;
+    pool->has_allocator = 1;
+  }
+  return pool;
+}
+
+static const kiln_allocator *hook(const kiln_pool *pool) {
+  return pool->has_allocator ? &pool->allocator : NULL;
+}
 
 void kiln_pool_destroy(kiln_pool *pool) {
   if (!pool)
@@ -32,7 +49,7 @@ void kiln_pool_destroy(kiln_pool *pool) {
     block *b = pool->free_lists[c];
     while (b) {
       block *next = b->next;
-      free(b);
+      pool->device->release(hook(pool), b);
       b = next;
     }
   }
@@ -60,7 +77,7 @@ void *kiln_pool_alloc(kiln_pool *pool, size_t size) {
   if (b) {
     pool->free_lists[c] = b->next;
   } else {
-    b = aligned_alloc(KILN_POOL_ALIGN, KILN_POOL_ALIGN + bytes);
+    b = pool->device->allocate(hook(pool), KILN_POOL_ALIGN + bytes, KILN_POOL_ALIGN);
     if (!b)
       return NULL;
     b->size_class = c;

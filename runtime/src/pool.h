@@ -9,11 +9,14 @@
 #ifndef KILN_RUNTIME_POOL_H
 #define KILN_RUNTIME_POOL_H
 
+#include "devices/device.h"
 #include "kiln/kiln.h"
 
 typedef struct kiln_pool kiln_pool;
 
-kiln_pool *kiln_pool_create(void);
+/* Blocks come from `device` (through `allocator` when one is given; the
+ * pool keeps its own copy of it). */
+kiln_pool *kiln_pool_create(const kiln_device *device, const kiln_allocator *allocator);
 void kiln_pool_destroy(kiln_pool *pool);
 /* 64-byte aligned; NULL when the heap is exhausted. */
 void *kiln_pool_alloc(kiln_pool *pool, size_t size);

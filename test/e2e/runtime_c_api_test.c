@@ -78,6 +78,18 @@ static void *run_on_thread(void *arg) {
   return NULL;
 }
 
+/* A caller-supplied allocator that counts what the pool asks of it. */
+static long hook_allocations, hook_releases;
+static void *hook_allocate(void *context, size_t bytes, size_t alignment) {
+  ++*(long *)context;
+  return aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+}
+static void hook_release(void *context, void *ptr) {
+  (void)context;
+  ++hook_releases;
+  free(ptr);
+}
+
 static void write_file(const char *path, const void *data, size_t size) {
   FILE *f = fopen(path, "wb");
   if (f) {
@@ -177,6 +189,29 @@ int main(int argc, char **argv) {
         "the pool took nothing more from the heap");
   CHECK(after.requests > before.requests, "the pool served the runs");
   kiln_session_free(session);
+
+  /* Session options: one library thread and the caller's allocator; the
+   * result does not change. */
+  {
+    kiln_allocator allocator = {hook_allocate, hook_release, &hook_allocations};
+    kiln_session_options options = {1, &allocator};
+    kiln_session *hooked;
+    CHECK(kiln_session_create_with_options(model, &options, &hooked) == KILN_OK,
+          "a session with options");
+    kiln_tensor o;
+    CHECK(kiln_session_run(hooked, &input, 1) == KILN_OK &&
+              kiln_session_output(hooked, 0, &o) == KILN_OK &&
+              memcmp(o.data, reference, output_count * sizeof(float)) == 0,
+          "one thread and the caller's allocator give the same bits");
+    CHECK(hook_allocations > 0, "the pool took its memory from the caller's allocator");
+    kiln_session_free(hooked);
+    CHECK(hook_releases == hook_allocations, "and gave all of it back (%ld of %ld)",
+          hook_releases, hook_allocations);
+    kiln_session_options bad = {-1, NULL};
+    CHECK(kiln_session_create_with_options(model, &bad, &hooked) ==
+              KILN_ERROR_INVALID_ARGUMENT,
+          "negative thread count");
+  }
 
   /* Four sessions on four threads, concurrently. */
   pthread_t threads[4];

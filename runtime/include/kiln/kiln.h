@@ -76,7 +76,28 @@ const char *kiln_model_content_hash(const kiln_model *model);
 /* How many operations the model hands to libraries (oneDNN) per run. */
 uint32_t kiln_model_library_call_count(const kiln_model *model);
 
+/* Where a session's memory comes from, if not the C library: `allocate`
+ * returns `bytes` aligned to `alignment` (a power of two <= 4096) or NULL;
+ * `release` takes back what `allocate` returned. */
+typedef struct kiln_allocator {
+  void *(*allocate)(void *context, size_t bytes, size_t alignment);
+  void (*release)(void *context, void *ptr);
+  void *context;
+} kiln_allocator;
+
+typedef struct kiln_session_options {
+  /* Threads of the library calls on the running thread; 0 = the OpenMP
+   * default (all cores). */
+  int32_t num_threads;
+  /* NULL for the C library's allocator. */
+  const kiln_allocator *allocator;
+} kiln_session_options;
+
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session);
+/* As kiln_session_create, with options (NULL for the defaults). */
+kiln_status kiln_session_create_with_options(kiln_model *model,
+                                             const kiln_session_options *options,
+                                             kiln_session **session);
 void kiln_session_free(kiln_session *session);
 
 /* Runs the model on `num_inputs` inputs, in the model's input order. */
