@@ -293,9 +293,63 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
 
 struct PadToTensorPad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
+
+  /// reflect / edge: every result element reads the source at its index
+  /// minus the low pad, mirrored (without repeating the edge) or clamped
+  /// into range.
+  static LogicalResult mirrorOrEdge(PadOp op, Value source, PatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    bool reflect = op.getMode() == PadMode::reflect;
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(arith::AddIOp::create(
+            rewriter, loc, dimOf(rewriter, loc, source, d),
+            arith::ConstantIndexOp::create(rewriter, loc,
+                                           std::max<int64_t>(0, pads[d]) +
+                                               std::max<int64_t>(0, pads[d + rank]))));
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType(), dynamicSizes);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(dimOf(rewriter, loc, source, d));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value one = arith::ConstantIndexOp::create(b, l, 1);
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = arith::SubIOp::create(
+                b, l, linalg::IndexOp::create(b, l, d),
+                arith::ConstantIndexOp::create(b, l, std::max<int64_t>(0, pads[d])));
+            Value last = arith::SubIOp::create(b, l, sizes[d], one);
+            if (reflect) {
+              // -i below the start, 2 * last - i past the end.
+              Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+              i = arith::SelectOp::create(b, l, below, arith::SubIOp::create(b, l, zero, i), i);
+              Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, i, last);
+              Value mirrored = arith::SubIOp::create(
+                  b, l, arith::AddIOp::create(b, l, last, last), i);
+              i = arith::SelectOp::create(b, l, above, mirrored, i);
+            }
+            // Clamp: the edge mode itself, and a guard for reflect pads
+            // larger than the dim.
+            i = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, i, last), zero);
+            indices.push_back(i);
+          }
+          linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, source, indices)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+
   LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
-    if (op.getMode() != PadMode::constant)
-      return rewriter.notifyMatchFailure(op, "reflect and edge padding are not lowered yet");
     Location loc = op.getLoc();
     RankedTensorType inType = op.getInput().getType();
     int64_t rank = inType.getRank();
@@ -314,6 +368,8 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
       }
       source = tensor::ExtractSliceOp::create(rewriter, loc, source, offsets, sizes, strides);
     }
+    if (op.getMode() != PadMode::constant)
+      return mirrorOrEdge(op, source, rewriter);
     SmallVector<OpFoldResult> low, high;
     for (int64_t d = 0; d < rank; ++d) {
       low.push_back(rewriter.getIndexAttr(std::max<int64_t>(0, pads[d])));

@@ -80,5 +80,21 @@ func.func @main() {
   %cat = kiln.concat %a, %add {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   %halves:2 = kiln.split %cat {axis = 1 : i64, sizes = array<i64: 3, 3>} : (tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
   call @show(%halves#1) : (tensor<2x3xf32>) -> ()
+
+  // Reflect and edge padding, as numpy.pad.
+  // CHECK: {{\[\[}}6, 5, 4, 5, 6, 5, 4],
+  // CHECK-NEXT: [3, 2, 1, 2, 3, 2, 1],
+  // CHECK-NEXT: [6, 5, 4, 5, 6, 5, 4],
+  // CHECK-NEXT: [3, 2, 1, 2, 3, 2, 1]]
+  %p = kiln.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %reflect = kiln.pad %p mode reflect {pads = array<i64: 1, 2, 1, 2>} : (tensor<2x3xf32>) -> tensor<4x7xf32>
+  %ur = tensor.cast %reflect : tensor<4x7xf32> to tensor<*xf32>
+  call @printMemrefF32(%ur) : (tensor<*xf32>) -> ()
+  // CHECK: {{\[\[}}1, 1, 1, 2, 3, 3],
+  // CHECK-NEXT: [4, 4, 4, 5, 6, 6],
+  // CHECK-NEXT: [4, 4, 4, 5, 6, 6]]
+  %edge = kiln.pad %p mode edge {pads = array<i64: 0, 2, 1, 1>} : (tensor<2x3xf32>) -> tensor<3x6xf32>
+  %ue = tensor.cast %edge : tensor<3x6xf32> to tensor<*xf32>
+  call @printMemrefF32(%ue) : (tensor<*xf32>) -> ()
   return
 }
