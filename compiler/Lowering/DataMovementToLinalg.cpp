@@ -27,6 +27,15 @@ Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
   return tensor::DimOp::create(b, loc, v, d);
 }
 
+/// Dim `d` of `v` as a slice size: an attribute when static, so that the
+/// slice's type stays static.
+OpFoldResult sliceSize(OpBuilder &b, Location loc, Value v, int64_t d) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return Value(tensor::DimOp::create(b, loc, v, d));
+}
+
 struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
@@ -138,7 +147,7 @@ struct ConcatToInsertSlices : OpRewritePattern<ConcatOp> {
           strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = offset;
       for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(dimOf(rewriter, loc, in, d));
+        sizes.push_back(sliceSize(rewriter, loc, in, d));
       result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offsets, sizes, strides);
       offset = arith::AddIOp::create(rewriter, loc, offset, dimOf(rewriter, loc, in, axis));
     }
@@ -161,7 +170,7 @@ struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
       offsets[axis] = rewriter.getIndexAttr(offset);
       for (int64_t d = 0; d < rank; ++d)
         sizes.push_back(d == axis ? OpFoldResult(rewriter.getIndexAttr(size))
-                                  : OpFoldResult(dimOf(rewriter, loc, op.getInput(), d)));
+                                  : sliceSize(rewriter, loc, op.getInput(), d));
       Value slice = tensor::ExtractSliceOp::create(rewriter, loc, op.getInput(), offsets,
                                                    sizes, strides);
       pieces.push_back(tensor::CastOp::create(rewriter, loc, result.getType(), slice));

@@ -96,3 +96,17 @@ func.func @conv_static_batch(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x1x1xf32>) -
   %0 = kiln.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
   return %0 : tensor<1x8x3x3xf32>
 }
+
+// -----
+
+// Checks that concat of static tensors inserts static slices (a
+// regression: sizes passed as index values made the slice's type dynamic
+// and the insert invalid).
+// CHECK-LABEL: func @concat_static
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x2xf32>
+// CHECK: %[[I:.*]] = tensor.insert_slice %arg0 into %[[E]][%{{.*}}, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x2xf32>
+// CHECK: tensor.insert_slice %arg1 into %[[I]][%{{.*}}, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x2xf32>
+func.func @concat_static(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<4x2xf32> {
+  %0 = kiln.concat %a, %b {axis = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
