@@ -27,8 +27,11 @@ struct ResizeMode {
 /// Source coordinate of output index `x` along an axis.
 double sourceCoordinate(const ResizeMode &m, int64_t x, int64_t in, int64_t out,
                         double scale) {
-  if (m.transform == "align_corners")
-    return out == 1 ? 0.0 : x * double(in - 1) / double(out - 1);
+  if (m.transform == "align_corners") {
+    // ONNX divides by the unrounded resized length, in * scale.
+    double resized = double(in) * scale - 1;
+    return resized <= 0 ? 0.0 : x * double(in - 1) / resized;
+  }
   if (m.transform == "asymmetric")
     return x / scale;
   if (m.transform == "tf_half_pixel_for_nn")
