@@ -22,14 +22,9 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
+using lowering::dimOf;
+using lowering::lowestValue;
 using lowering::scalarConstant;
-
-Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (!type.isDynamicDim(d))
-    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
-  return tensor::DimOp::create(b, loc, v, d);
-}
 
 Value addOrOr(OpBuilder &b, Location loc, Value x, Value y) {
   return isa<FloatType>(x.getType()) ? Value(arith::AddFOp::create(b, loc, x, y))
@@ -235,10 +230,7 @@ Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
                                  AffineMap::get(rank, 0, outExprs, b.getContext())};
   SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
   iterators.append(spatial, utils::IteratorType::reduction);
-  double init = 0;
-  if (isMax)
-    init = isa<FloatType>(element) ? -std::numeric_limits<double>::infinity()
-                                   : -std::ldexp(1.0, element.getIntOrFloatBitWidth() - 1);
+  double init = isMax ? lowestValue(element) : 0;
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < 2; ++i)
     if (type.isDynamicDim(i))
@@ -260,6 +252,7 @@ Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
 }
 
 /// Extra high padding so that ceil-mode windows stay inside the input.
+/// (The explicit high pads plus this extra are the pads a pool applies.)
 SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
                                ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                                ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
@@ -271,6 +264,13 @@ SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
     extra.push_back(std::max<int64_t>(0, needed - have));
   }
   return extra;
+}
+
+SmallVector<int64_t> plus(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> sum(a);
+  for (size_t i = 0; i < sum.size(); ++i)
+    sum[i] += b[i];
+  return sum;
 }
 
 template <typename PoolOpTy>
@@ -295,13 +295,9 @@ struct MaxPoolToGeneric : OpRewritePattern<MaxPoolOp> {
     SmallVector<int64_t> extra = ceilExtra(op.getInput().getType(), op.getType(),
                                            op.getKernelShape(), op.getStrides(), pads,
                                            op.getDilations());
-    SmallVector<int64_t> high(pads.drop_front(spatial));
-    for (int64_t i = 0; i < spatial; ++i)
-      high[i] += extra[i];
-    Type element = op.getType().getElementType();
-    double lowest = isa<FloatType>(element) ? -std::numeric_limits<double>::infinity()
-                                            : -std::ldexp(1.0, element.getIntOrFloatBitWidth() - 1);
-    Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial), high, lowest);
+    SmallVector<int64_t> high = plus(pads.drop_front(spatial), extra);
+    Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial), high,
+                              lowestValue(op.getType().getElementType()));
     b.replaceOp(op, windowReduce(b, loc, padded, op.getType(), op.getKernelShape(),
                                  op.getStrides(), op.getDilations(), true, op.getInput()));
     return success();
@@ -320,9 +316,7 @@ struct AvgPoolToGeneric : OpRewritePattern<AvgPoolOp> {
     SmallVector<int64_t> extra = ceilExtra(in, op.getType(), op.getKernelShape(),
                                            op.getStrides(), pads, op.getDilations());
     SmallVector<int64_t> low(pads.take_front(spatial)), high(pads.drop_front(spatial));
-    SmallVector<int64_t> highAll(high);
-    for (int64_t i = 0; i < spatial; ++i)
-      highAll[i] += extra[i];
+    SmallVector<int64_t> highAll = plus(high, extra);
     Value padded = padSpatial(b, loc, op.getInput(), low, highAll, 0);
     Value sums = windowReduce(b, loc, padded, op.getType(), op.getKernelShape(),
                               op.getStrides(), op.getDilations(), false, op.getInput());

@@ -20,12 +20,7 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
-Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (!type.isDynamicDim(d))
-    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
-  return tensor::DimOp::create(b, loc, v, d);
-}
+using lowering::dimOf;
 
 /// Dim `d` of `v` as a slice size: an attribute when static, so that the
 /// slice's type stays static.

@@ -17,6 +17,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -31,6 +32,19 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   Type signless = b.getIntegerType(intType.getWidth());
   return arith::ConstantOp::create(
       b, loc, IntegerAttr::get(signless, static_cast<int64_t>(value)));
+}
+
+Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, v, d);
+}
+
+double lowestValue(Type type) {
+  if (isa<FloatType>(type))
+    return -std::numeric_limits<double>::infinity();
+  return -std::ldexp(1.0, type.getIntOrFloatBitWidth() - 1);
 }
 
 FailureOr<Value> buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
@@ -260,7 +274,7 @@ Value compareScalar(ComparePredicate p, OpBuilder &b, Location loc, Value x, Val
                     Type t) {
   if (isa<FloatType>(t)) {
     // Ordered comparisons: false with NaN; ne is unordered: true with NaN.
-    arith::CmpFPredicate fp;
+    arith::CmpFPredicate fp = arith::CmpFPredicate::OEQ;
     switch (p) {
     case ComparePredicate::eq: fp = arith::CmpFPredicate::OEQ; break;
     case ComparePredicate::ne: fp = arith::CmpFPredicate::UNE; break;
@@ -272,7 +286,7 @@ Value compareScalar(ComparePredicate p, OpBuilder &b, Location loc, Value x, Val
     return arith::CmpFOp::create(b, loc, fp, x, y);
   }
   bool u = isUnsigned(t) || t.isInteger(1);
-  arith::CmpIPredicate ip;
+  arith::CmpIPredicate ip = arith::CmpIPredicate::eq;
   switch (p) {
   case ComparePredicate::eq: ip = arith::CmpIPredicate::eq; break;
   case ComparePredicate::ne: ip = arith::CmpIPredicate::ne; break;

@@ -46,6 +46,13 @@ mlir::FailureOr<mlir::Value> buildEmpty(mlir::OpBuilder &b, mlir::Location loc,
                                         mlir::RankedTensorType type,
                                         mlir::ValueRange sources);
 
+/// Dim `d` of `v` as an index value (a constant when static).
+mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t d);
+
+/// The smallest value of element type `type`: -inf for floats, the most
+/// negative integer otherwise (the identity of max).
+double lowestValue(mlir::Type type);
+
 /// A scalar constant of `type` (float or integer) holding `value`.
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);

@@ -65,18 +65,16 @@ ReductionShape reductionShape(OpBuilder &b, int64_t rank, ArrayRef<int64_t> axes
 }
 
 double identityOf(Combine c, Type t) {
-  bool isFloat = isa<FloatType>(t);
-  double inf = std::numeric_limits<double>::infinity();
-  unsigned width = t.getIntOrFloatBitWidth();
   switch (c) {
   case Combine::Sum:
     return 0;
   case Combine::Prod:
     return 1;
   case Combine::Max:
-    return isFloat ? -inf : -std::ldexp(1.0, width - 1);
+    return lowering::lowestValue(t);
   case Combine::Min:
-    return isFloat ? inf : std::ldexp(1.0, width - 1) - 1;
+    return isa<FloatType>(t) ? std::numeric_limits<double>::infinity()
+                             : std::ldexp(1.0, t.getIntOrFloatBitWidth() - 1) - 1;
   }
   return 0;
 }

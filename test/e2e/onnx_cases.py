@@ -1,5 +1,6 @@
 """Shared helpers of the ONNX test-suite drivers: listing the cases of
 Debian's libonnx-testdata and reading tensor names from .pb files."""
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -98,3 +99,29 @@ def freeze_args(kiln, command, model, case_dir, extra, timeout):
 def first_reason(out):
     lines = [l.strip() for l in out.splitlines() if l.startswith("  ") or "error" in l]
     return lines[0][:200] if lines else (out.strip().splitlines() or [""])[-1][:200]
+
+
+def run_cases(cases, check, jobs):
+    """{name: check(name, folder)} over every case, `jobs` at a time."""
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        return dict(zip([c[0] for c in cases], pool.map(lambda c: check(*c), cases)))
+
+
+def read_expected(path):
+    """name -> status from an expected-status list (missing file: empty)."""
+    expected = {}
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.split("#")[0].strip()
+            if line:
+                name, status = line.split()
+                expected[name] = status
+    return expected
+
+
+def write_expected(path, results, title, command):
+    """Records `results` ({name: (status, reason)}) as an expected list."""
+    with open(path, "w") as f:
+        f.write(f"# {title}\n# Regenerate with: {command}\n")
+        for name in sorted(results):
+            f.write(f"{name} {results[name][0]}\n")

@@ -14,12 +14,12 @@ The run fails on any case that passed in the expected list
 rewrites the list. Ends with the line `N passed, N failed, N skipped`.
 """
 import argparse
-import concurrent.futures
 import os
 import sys
 import time
 
-from onnx_cases import data_files, first_reason, freeze_args, list_cases, run
+from onnx_cases import (data_files, first_reason, freeze_args, list_cases, read_expected,
+                        run, run_cases, write_expected)
 
 
 def check(kiln, name, case_dir, work, timeout):
@@ -69,17 +69,9 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     start = time.time()
     cases = list_cases(args.data)
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(zip([c[0] for c in cases],
-                           pool.map(lambda c: check(args.kiln, c[0], c[1], args.work,
-                                                    args.timeout), cases)))
-    expected = {}
-    if os.path.exists(args.expected):
-        for line in open(args.expected):
-            line = line.split("#")[0].strip()
-            if line:
-                n, status = line.split()
-                expected[n] = status
+    results = run_cases(cases, lambda name, folder: check(args.kiln, name, folder, args.work,
+                                                         args.timeout), args.jobs)
+    expected = read_expected(args.expected)
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     regressions, improvements = [], []
     for n, (status, reason) in sorted(results.items()):
@@ -92,11 +84,9 @@ def main():
         if args.verbose and status != "passed":
             print(f"{n}: {status}: {reason}")
     if args.update:
-        with open(args.expected, "w") as f:
-            f.write("# Expected conformance status of every ONNX backend test case.\n"
-                    "# Regenerate with: make conformance-update\n")
-            for n in sorted(results):
-                f.write(f"{n} {results[n][0]}\n")
+        write_expected(args.expected, results,
+                       "Expected conformance status of every ONNX backend test case.",
+                       "make conformance-update")
     elif improvements:
         print(f"{len(improvements)} cases pass that the expected list does not record "
               "(make conformance-update)")

@@ -15,11 +15,11 @@ than expected. Better-than-expected cases are listed; `--update` rewrites
 the expected list.
 """
 import argparse
-import concurrent.futures
 import os
 import sys
 
-from onnx_cases import first_reason, freeze_args, list_cases
+from onnx_cases import (first_reason, freeze_args, list_cases, read_expected, run_cases,
+                        write_expected)
 
 RANK = {"failed": 0, "unsupported": 1, "frozen": 2, "imported": 3}
 
@@ -72,18 +72,9 @@ def main():
     load_op_types(args.data)
     cases = list_cases(args.data)
 
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(zip([c[0] for c in cases],
-                           pool.map(lambda c: classify(args.kiln, c[1], args.timeout),
-                                    cases)))
-
-    expected = {}
-    if os.path.exists(args.expected):
-        for line in open(args.expected):
-            line = line.split("#")[0].strip()
-            if line:
-                name, status = line.split()
-                expected[name] = status
+    results = run_cases(cases, lambda name, folder: classify(args.kiln, folder, args.timeout),
+                        args.jobs)
+    expected = read_expected(args.expected)
 
     counts = {s: 0 for s in RANK}
     regressions, improvements = [], []
@@ -98,11 +89,9 @@ def main():
             print(f"{name}: {status}: {reason}")
 
     if args.update:
-        with open(args.expected, "w") as f:
-            f.write("# Expected import status of every ONNX backend test case.\n"
-                    "# Regenerate with: make import-sweep-update\n")
-            for name in sorted(results):
-                f.write(f"{name} {results[name][0]}\n")
+        write_expected(args.expected, results,
+                       "Expected import status of every ONNX backend test case.",
+                       "make import-sweep-update")
 
     for line in improvements:
         print("better than expected:", line)

@@ -341,53 +341,64 @@ LogicalResult importSize(NodeContext &ctx) {
       0, ctx.scalar(ctx.b.getI64Type(), static_cast<double>(type.getNumElements())));
 }
 
+/// The static C, H, W of the [N, C, H, W] input of `op`, with blocksize.
+struct BlockShape {
+  int64_t c, h, w, b;
+};
+std::optional<BlockShape> blockShape(NodeContext &ctx, Value x, StringRef op) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return std::nullopt;
+  if (type.getRank() != 4) {
+    ctx.invalid("input must be [N, C, H, W]");
+    return std::nullopt;
+  }
+  std::optional<int64_t> c = staticDim(ctx, x, 1, op);
+  std::optional<int64_t> h = staticDim(ctx, x, 2, op);
+  std::optional<int64_t> w = staticDim(ctx, x, 3, op);
+  if (!c || !h || !w)
+    return std::nullopt;
+  int64_t b = ctx.intAttr("blocksize", 0);
+  if (b <= 0) {
+    ctx.invalid("blocksize must be positive");
+    return std::nullopt;
+  }
+  return BlockShape{*c, *h, *w, b};
+}
+
 /// DepthToSpace / SpaceToDepth: reshape to 6-D, permute, reshape back.
 LogicalResult importDepthToSpace(NodeContext &ctx) {
   Value x = ctx.input(0);
-  RankedTensorType type = NodeContext::typeOf(x);
-  if (!type)
+  std::optional<BlockShape> s = blockShape(ctx, x, "DepthToSpace");
+  if (!s)
     return failure();
-  if (type.getRank() != 4)
-    return ctx.invalid("input must be [N, C, H, W]");
-  int64_t b = ctx.intAttr("blocksize", 0);
-  std::optional<int64_t> c = staticDim(ctx, x, 1, "DepthToSpace");
-  std::optional<int64_t> h = staticDim(ctx, x, 2, "DepthToSpace");
-  std::optional<int64_t> w = staticDim(ctx, x, 3, "DepthToSpace");
-  if (!c || !h || !w)
-    return failure();
-  if (b <= 0 || *c % (b * b) != 0)
+  int64_t b = s->b;
+  if (s->c % (b * b) != 0)
     return ctx.invalid("channels are not divisible by blocksize^2");
   bool crd = ctx.stringAttr("mode", "DCR") == "CRD";
-  int64_t cOut = *c / (b * b);
-  SmallVector<int64_t> split = crd ? SmallVector<int64_t>{0, cOut, b, b, *h, *w}
-                                   : SmallVector<int64_t>{0, b, b, cOut, *h, *w};
+  int64_t cOut = s->c / (b * b);
+  SmallVector<int64_t> split = crd ? SmallVector<int64_t>{0, cOut, b, b, s->h, s->w}
+                                   : SmallVector<int64_t>{0, b, b, cOut, s->h, s->w};
   SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
                                   : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
   Value moved = ctx.make<TransposeOp>(ctx.make<ReshapeOp>(x, ctx.i64s(split)),
                                       ctx.i64s(perm));
   return ctx.setOutput(
-      0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, cOut, *h * b, *w * b})));
+      0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, cOut, s->h * b, s->w * b})));
 }
 
 LogicalResult importSpaceToDepth(NodeContext &ctx) {
   Value x = ctx.input(0);
-  RankedTensorType type = NodeContext::typeOf(x);
-  if (!type)
+  std::optional<BlockShape> s = blockShape(ctx, x, "SpaceToDepth");
+  if (!s)
     return failure();
-  if (type.getRank() != 4)
-    return ctx.invalid("input must be [N, C, H, W]");
-  int64_t b = ctx.intAttr("blocksize", 0);
-  std::optional<int64_t> c = staticDim(ctx, x, 1, "SpaceToDepth");
-  std::optional<int64_t> h = staticDim(ctx, x, 2, "SpaceToDepth");
-  std::optional<int64_t> w = staticDim(ctx, x, 3, "SpaceToDepth");
-  if (!c || !h || !w)
-    return failure();
-  if (b <= 0 || *h % b != 0 || *w % b != 0)
+  int64_t b = s->b;
+  if (s->h % b != 0 || s->w % b != 0)
     return ctx.invalid("spatial dims are not divisible by blocksize");
-  Value split = ctx.make<ReshapeOp>(x, ctx.i64s({0, *c, *h / b, b, *w / b, b}));
+  Value split = ctx.make<ReshapeOp>(x, ctx.i64s({0, s->c, s->h / b, b, s->w / b, b}));
   Value moved = ctx.make<TransposeOp>(split, ctx.i64s({0, 3, 5, 1, 2, 4}));
   return ctx.setOutput(
-      0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, *c * b * b, *h / b, *w / b})));
+      0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, s->c * b * b, s->h / b, s->w / b})));
 }
 
 } // namespace
