@@ -145,6 +145,11 @@ static std::string entryPointSource(const ArtifactInfo &info) {
         "  if (!p) call_failed = 1;\n  return p;\n}\n"
         "__attribute__((visibility(\"hidden\"))) void _mlir_memref_to_llvm_free(void *p) {\n"
         "  services->release(services_state, p);\n}\n";
+  // Chunks of parallel loops (kiln-pack-chunk-calls) run on the runtime's
+  // threads.
+  os << "__attribute__((visibility(\"hidden\"))) void __kiln_parallel_for(\n"
+        "    void (*chunk)(void *, int64_t, int64_t), void *context, int64_t begin, int64_t end) {\n"
+        "  services->parallel_for(services_state, chunk, context, begin, end);\n}\n";
   for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
     const LibraryCall &c = info.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";

@@ -8,6 +8,7 @@
 
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Passes.h"
+#include "backends/cpu/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -82,8 +83,16 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm);
   // Clones that make returned constants owned become alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Parallel dims become scf.parallel: sequential loops unless outlined.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createLowerAffinePass());
+  // Outermost parallel loops become chunk functions the runtime's threads
+  // run; after deallocation, so no chunk frees what another reads.
+  if (options.parallelChunks) {
+    cpu::OutlineParallelChunksOptions chunks;
+    chunks.minWork = options.minParallelWork;
+    pm.addPass(cpu::createOutlineParallelChunks(chunks));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
@@ -99,6 +108,10 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   func.useBarePtrCallConv = options.barePointerCalls;
   pm.addPass(createConvertFuncToLLVMPass(func));
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Chunk calls become the runtime's parallel_for once their arguments are
+  // plain LLVM values that fit in one struct.
+  if (options.parallelChunks)
+    pm.addPass(cpu::createPackChunkCalls());
 }
 
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {

@@ -38,6 +38,12 @@ struct PipelineOptions {
   /// / _free), which the artifact routes to the runtime's pooled
   /// allocator, instead of malloc / free.
   bool genericAllocation = false;
+  /// Run the outermost parallel loops on the runtime's threads (chunk
+  /// functions called through `__kiln_parallel_for`, which the artifact
+  /// provides), when their estimated iteration count reaches
+  /// `minParallelWork`.
+  bool parallelChunks = false;
+  int64_t minParallelWork = 32768;
 };
 
 /// Adds the passes of every phase after import up to `options.stopAfter`.

@@ -12,6 +12,7 @@
 #include "pool.h"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -151,13 +152,22 @@ kiln_status kiln_model_load(const char *path, kiln_model **model) {
   if (!path || !model)
     return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
   *model = NULL;
-  /* A bare name ("libm.so.6") is left to the loader's search path. */
-  if (strchr(path, '/')) {
-    kiln_status status = check_elf(path);
+  /* A file name is a file, as at a shell ("model.so" in the current
+   * folder); a bare name that is not a file ("libm.so.6") is left to the
+   * loader's search path. */
+  char local[4096];
+  const char *open_path = path;
+  if (!strchr(path, '/') && access(path, F_OK) == 0) {
+    if (snprintf(local, sizeof local, "./%s", path) >= (int)sizeof local)
+      return fail(KILN_ERROR_LOAD, "cannot load '%s': the path is too long", path);
+    open_path = local;
+  }
+  if (strchr(open_path, '/')) {
+    kiln_status status = check_elf(open_path);
     if (status != KILN_OK)
       return status;
   }
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void *library = dlopen(open_path, RTLD_NOW | RTLD_LOCAL);
   if (!library)
     return fail(KILN_ERROR_LOAD, "cannot load '%s': %s", path, dlerror());
   const kiln_model_v1 *abi = dlsym(library, "kiln_model_descriptor");
@@ -222,7 +232,26 @@ struct kiln_session {
   int64_t **out_dims_ptrs;
   void **in_data;
   const int64_t **in_dims;
+  /* Per output: a caller-owned buffer the result is copied to, if bound. */
+  kiln_tensor *bound;
+  uint8_t *is_bound;
 };
+
+/* The session's thread count applies to the OpenMP regions started from
+ * the calling thread while the runtime works for the session: oneDNN reads
+ * it when it creates a primitive (its work split) and when it runs one.
+ * The caller's own setting is restored afterwards. */
+static int enter_threads(int32_t num_threads) {
+  int saved = omp_get_max_threads();
+  if (num_threads > 0)
+    omp_set_num_threads(num_threads);
+  return saved;
+}
+
+static void leave_threads(int32_t num_threads, int saved) {
+  if (num_threads > 0)
+    omp_set_num_threads(saved);
+}
 
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   return kiln_session_create_with_options(model, NULL, session);
@@ -249,8 +278,10 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
   s->out_dims_ptrs = calloc(n_out + 1, sizeof(int64_t *));
   s->in_data = calloc(n_in + 1, sizeof(void *));
   s->in_dims = calloc(n_in + 1, sizeof(int64_t *));
+  s->bound = calloc(n_out + 1, sizeof(kiln_tensor));
+  s->is_bound = calloc(n_out + 1, 1);
   if (!s->out_alloc || !s->out_data || !s->out_dims || !s->out_dims_ptrs || !s->in_data ||
-      !s->in_dims) {
+      !s->in_dims || !s->bound || !s->is_bound) {
     kiln_session_free(s);
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
@@ -263,7 +294,9 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
     kiln_session_free(s);
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
+  int saved_threads = enter_threads(s->num_threads);
   kiln_status status = kiln_library_state_create(model->abi, &s->library);
+  leave_threads(s->num_threads, saved_threads);
   if (status != KILN_OK) {
     kiln_session_free(s);
     return fail(status, "cannot prepare the model's library calls (oneDNN)");
@@ -295,8 +328,14 @@ static void service_release(void *state, void *ptr) {
   kiln_pool_free(((kiln_session *)state)->pool, ptr);
 }
 
+static void service_parallel_for(void *state, void (*chunk)(void *, int64_t, int64_t),
+                                 void *context, int64_t begin, int64_t end) {
+  kiln_session *session = state;
+  session->device->parallel_for(session->num_threads, chunk, context, begin, end);
+}
+
 static const kiln_runtime_services services = {service_library_call, service_allocate,
-                                               service_release};
+                                               service_release, service_parallel_for};
 
 void kiln_session_free(kiln_session *session) {
   if (!session)
@@ -311,7 +350,65 @@ void kiln_session_free(kiln_session *session) {
   free(session->out_dims_ptrs);
   free(session->in_data);
   free(session->in_dims);
+  free(session->bound);
+  free(session->is_bound);
   free(session);
+}
+
+static size_t element_count(int32_t rank, const int64_t *dims) {
+  size_t n = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    n *= (size_t)dims[d];
+  return n;
+}
+
+static kiln_status copy_to_bound_outputs(kiln_session *session) {
+  const kiln_model_v1 *abi = session->model->abi;
+  for (uint32_t i = 0; i < abi->num_outputs; ++i) {
+    if (!session->is_bound[i])
+      continue;
+    const kiln_tensor *to = &session->bound[i];
+    for (int32_t d = 0; d < to->rank; ++d)
+      if (to->dims[d] != session->out_dims[i][d])
+        return fail(KILN_ERROR_SHAPE,
+                    "output '%s' dim %d is %lld, but its bound buffer has %lld",
+                    abi->outputs[i].name, d, (long long)session->out_dims[i][d],
+                    (long long)to->dims[d]);
+    memcpy(to->data, session->out_data[i],
+           element_count(to->rank, to->dims) * kiln_dtype_size(to->dtype));
+  }
+  return KILN_OK;
+}
+
+kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
+                                     const kiln_tensor *buffer) {
+  if (!session)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_bind_output: null session");
+  const kiln_model_v1 *abi = session->model->abi;
+  if (i >= abi->num_outputs)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
+                abi->num_outputs);
+  if (!buffer) {
+    session->is_bound[i] = 0;
+    return KILN_OK;
+  }
+  const kiln_model_tensor *want = &abi->outputs[i];
+  if (!buffer->data)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "the buffer for output '%s' has no data",
+                want->name);
+  if (buffer->dtype != want->dtype)
+    return fail(KILN_ERROR_DTYPE, "output '%s' is %s, the buffer is %s", want->name,
+                kiln_dtype_name(want->dtype), kiln_dtype_name(buffer->dtype));
+  if (buffer->rank != want->rank)
+    return fail(KILN_ERROR_SHAPE, "output '%s' has rank %d, the buffer %d", want->name,
+                want->rank, buffer->rank);
+  for (int32_t d = 0; d < want->rank; ++d)
+    if (buffer->dims[d] < 0 || (want->dims[d] >= 0 && buffer->dims[d] != want->dims[d]))
+      return fail(KILN_ERROR_SHAPE, "output '%s' dim %d is %lld, the buffer has %lld",
+                  want->name, d, (long long)want->dims[d], (long long)buffer->dims[d]);
+  session->bound[i] = *buffer;
+  session->is_bound[i] = 1;
+  return KILN_OK;
 }
 
 kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
@@ -342,16 +439,14 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
-  /* The thread count is a session option: it applies to the OpenMP
-   * parallel regions (oneDNN's) started from this thread. */
-  if (session->num_threads > 0)
-    omp_set_num_threads(session->num_threads);
+  int saved_threads = enter_threads(session->num_threads);
   int rc = abi->run(&services, session, session->in_data,
                     session->in_dims, session->out_alloc,
                     session->out_data, session->out_dims_ptrs);
+  leave_threads(session->num_threads, saved_threads);
   if (rc != 0)
     return fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
-  return KILN_OK;
+  return copy_to_bound_outputs(session);
 }
 
 kiln_status kiln_session_output(const kiln_session *session, uint32_t i,

@@ -1,5 +1,6 @@
 //===- main.cpp - kiln-opt: run Kiln passes on MLIR files ------------------===//
 
+#include "backends/cpu/Passes.h"
 #include "compiler/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   kiln::registerKilnPasses();
+  kiln::cpu::registerKilnCpuPasses();
   kiln::registerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));

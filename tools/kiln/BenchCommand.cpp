@@ -28,8 +28,9 @@ namespace kiln::cli {
 static const char *kBenchUsage =
     "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n\n"
     "Times the model on synthetic inputs. Dynamic dims take --batch (dim 0,\n"
-    "default 1) or 1. --threads sets the OpenMP threads of the library calls\n"
-    "(default: all cores).\n";
+    "default 1) or 1. --threads sets the session's threads (generated loops and\n"
+    "library calls share them; "
+    "default: all cores).\n";
 
 int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
@@ -68,9 +69,6 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << kBenchUsage;
     return 2;
   }
-  // oneDNN's OpenMP reads the thread count when it first starts.
-  if (threads > 0)
-    setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
   kiln_model *model = nullptr;
   if (kiln_model_load(modelPath.c_str(), &model) != KILN_OK) {
     llvm::errs() << "kiln bench: " << kiln_last_error() << "\n";
@@ -95,7 +93,9 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     t.data = storage[i].data();
   }
   kiln_session *session = nullptr;
-  if (kiln_session_create(model, &session) != KILN_OK) {
+  kiln_session_options options = {};
+  options.num_threads = static_cast<int32_t>(threads);
+  if (kiln_session_create_with_options(model, &options, &session) != KILN_OK) {
     llvm::errs() << "kiln bench: " << kiln_last_error() << "\n";
     return 1;
   }

@@ -174,6 +174,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     pipeline.stopAfter = stopAfter.value_or(Phase::LLVM);
     pipeline.skipGraphPhase = true;
     pipeline.genericAllocation = true;
+    pipeline.parallelChunks = true;
     buildPipeline(pm, pipeline);
     if (failed(pm.run(module))) {
       llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";

@@ -108,6 +108,15 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
 kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
                                 kiln_tensor *output);
 
+/* Binds output i to a caller-owned buffer: every later run writes the
+ * output there (copied from the run's own buffer), and fails with
+ * KILN_ERROR_SHAPE, naming the output, if the result's dims differ from
+ * `buffer`'s. The dtype and rank must match the model's output; static dims
+ * must match too. `buffer` NULL unbinds. kiln_session_output keeps
+ * reporting the run's own buffer. */
+kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
+                                     const kiln_tensor *buffer);
+
 /* The session's pooled allocator: it serves every buffer of a run (the
  * compiled code's intermediates and the outputs) and keeps freed blocks,
  * so that after the first run of a shape a run allocates nothing. */

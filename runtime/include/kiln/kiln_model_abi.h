@@ -77,6 +77,12 @@ typedef struct kiln_runtime_services {
    * comes from here; outputs are released by the runtime with `release`. */
   void *(*allocate)(void *state, size_t bytes, size_t alignment);
   void (*release)(void *state, void *ptr);
+  /* Runs `chunk(context, lo, hi)` over disjoint ranges that together cover
+   * [begin, end), on the session's threads, and returns when all are done.
+   * Each index is run exactly once, so results do not depend on the thread
+   * count. Chunks neither allocate nor call back. */
+  void (*parallel_for)(void *state, void (*chunk)(void *context, int64_t lo, int64_t hi),
+                       void *context, int64_t begin, int64_t end);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.

@@ -1,0 +1,190 @@
+//===- kiln.hpp - a C++ wrapper over the Kiln runtime's C API ---*- C++ -*-===//
+//
+// Header-only, over kiln.h: owning handles, exceptions instead of status
+// codes, and tensors built from typed pointers. Sessions keep their model
+// alive, so a model may go out of scope before its sessions do.
+//
+//   kiln::Model model = kiln::Model::load("resnet18.so");
+//   kiln::Session session(model);
+//   std::vector<float> image(1 * 3 * 224 * 224);
+//   session.run({kiln::tensor(image.data(), {1, 3, 224, 224})});
+//   kiln_tensor logits = session.output(0); // valid until the next run
+//
+// Every failure throws kiln::Error, which carries the kiln_status and the
+// runtime's message.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_KILN_HPP
+#define KILN_KILN_HPP
+
+#include "kiln/kiln.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// A failed runtime call: the status and kiln_last_error()'s message.
+class Error : public std::runtime_error {
+public:
+  Error(kiln_status status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+  kiln_status status() const { return status_; }
+
+private:
+  kiln_status status_;
+};
+
+namespace detail {
+inline void check(kiln_status status) {
+  if (status != KILN_OK)
+    throw Error(status, std::string(kiln_status_name(status)) + ": " + kiln_last_error());
+}
+
+template <typename T> struct DtypeOf;
+#define KILN_DTYPE_OF(type, value)                                             \
+  template <> struct DtypeOf<type> {                                           \
+    static constexpr kiln_dtype dtype = value;                                 \
+  };
+KILN_DTYPE_OF(float, KILN_DTYPE_F32)
+KILN_DTYPE_OF(double, KILN_DTYPE_F64)
+KILN_DTYPE_OF(int64_t, KILN_DTYPE_I64)
+KILN_DTYPE_OF(int32_t, KILN_DTYPE_I32)
+KILN_DTYPE_OF(int16_t, KILN_DTYPE_I16)
+KILN_DTYPE_OF(int8_t, KILN_DTYPE_I8)
+KILN_DTYPE_OF(uint8_t, KILN_DTYPE_U8)
+KILN_DTYPE_OF(uint16_t, KILN_DTYPE_U16)
+KILN_DTYPE_OF(uint32_t, KILN_DTYPE_U32)
+KILN_DTYPE_OF(uint64_t, KILN_DTYPE_U64)
+KILN_DTYPE_OF(bool, KILN_DTYPE_BOOL)
+#undef KILN_DTYPE_OF
+} // namespace detail
+
+/// A tensor over caller-owned data of any dtype (f16 / bf16 as raw bits).
+inline kiln_tensor tensor(void *data, kiln_dtype dtype, const std::vector<int64_t> &dims) {
+  if (dims.size() > KILN_MAX_RANK)
+    throw Error(KILN_ERROR_SHAPE, "a tensor has at most " + std::to_string(KILN_MAX_RANK) +
+                                      " dims, got " + std::to_string(dims.size()));
+  kiln_tensor t = {};
+  t.data = data;
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d)
+    t.dims[d] = dims[d];
+  return t;
+}
+
+/// A tensor over caller-owned elements of type T; the dtype follows T.
+template <typename T>
+kiln_tensor tensor(T *data, const std::vector<int64_t> &dims) {
+  return tensor(static_cast<void *>(data), detail::DtypeOf<T>::dtype, dims);
+}
+
+/// An input or output as the model declares it (-1 for a dynamic dim).
+struct TensorInfo {
+  std::string name;
+  kiln_dtype dtype;
+  std::vector<int64_t> dims;
+};
+
+/// A loaded model, shared by its sessions.
+class Model {
+public:
+  /// Opens a compiled model (shared library).
+  static Model load(const std::string &path) {
+    kiln_model *model = nullptr;
+    detail::check(kiln_model_load(path.c_str(), &model));
+    return Model(model);
+  }
+  /// Wraps a model linked into the program (`&kiln_model_descriptor`).
+  static Model fromAbi(const kiln_model_v1 *abi) {
+    kiln_model *model = nullptr;
+    detail::check(kiln_model_from_abi(abi, &model));
+    return Model(model);
+  }
+
+  size_t numInputs() const { return kiln_model_num_inputs(get()); }
+  size_t numOutputs() const { return kiln_model_num_outputs(get()); }
+  TensorInfo input(size_t i) const { return info(kiln_model_input(get(), index(i, numInputs()))); }
+  TensorInfo output(size_t i) const {
+    return info(kiln_model_output(get(), index(i, numOutputs())));
+  }
+  std::string contentHash() const { return kiln_model_content_hash(get()); }
+  kiln_model *get() const { return model_.get(); }
+
+private:
+  explicit Model(kiln_model *model) : model_(model, kiln_model_free) {}
+  static uint32_t index(size_t i, size_t count) {
+    if (i >= count)
+      throw Error(KILN_ERROR_INVALID_ARGUMENT, "index " + std::to_string(i) +
+                                                   " out of range (the model has " +
+                                                   std::to_string(count) + ")");
+    return static_cast<uint32_t>(i);
+  }
+  static TensorInfo info(const kiln_model_tensor *t) {
+    return {t->name, static_cast<kiln_dtype>(t->dtype), std::vector<int64_t>(t->dims, t->dims + t->rank)};
+  }
+  std::shared_ptr<kiln_model> model_;
+  friend class Session;
+};
+
+/// Session options (see kiln_session_options).
+struct SessionOptions {
+  int32_t numThreads = 0;                   // 0: all cores
+  const kiln_allocator *allocator = nullptr; // nullptr: the C library
+};
+
+/// One session: used by one thread at a time; sessions run concurrently.
+class Session {
+public:
+  explicit Session(const Model &model, const SessionOptions &options = {})
+      : model_(model.model_) {
+    kiln_session_options c = {};
+    c.num_threads = options.numThreads;
+    c.allocator = options.allocator;
+    kiln_session *session = nullptr;
+    detail::check(kiln_session_create_with_options(model_.get(), &c, &session));
+    session_.reset(session);
+  }
+
+  /// Runs on the inputs, in the model's input order.
+  void run(const std::vector<kiln_tensor> &inputs) {
+    detail::check(kiln_session_run(session_.get(), inputs.data(), inputs.size()));
+  }
+  /// Output i of the last run; its data stays valid until the next run.
+  kiln_tensor output(uint32_t i) const {
+    kiln_tensor t;
+    detail::check(kiln_session_output(session_.get(), i, &t));
+    return t;
+  }
+  /// Output i is written into `buffer` (caller-owned) after every run.
+  void bindOutput(uint32_t i, const kiln_tensor &buffer) {
+    detail::check(kiln_session_bind_output(session_.get(), i, &buffer));
+  }
+  /// Output i goes back to runtime-owned storage (see output()).
+  void unbindOutput(uint32_t i) {
+    detail::check(kiln_session_bind_output(session_.get(), i, nullptr));
+  }
+  kiln_memory_stats memoryStats() const {
+    kiln_memory_stats stats;
+    detail::check(kiln_session_memory_stats(session_.get(), &stats));
+    return stats;
+  }
+  kiln_session *get() const { return session_.get(); }
+
+private:
+  struct Free {
+    void operator()(kiln_session *s) const { kiln_session_free(s); }
+  };
+  std::shared_ptr<kiln_model> model_; // outlives the session
+  std::unique_ptr<kiln_session, Free> session_;
+};
+
+} // namespace kiln
+
+#endif // KILN_KILN_HPP
