@@ -108,4 +108,49 @@ def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
                            "mlir::math::MathDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Pack every function's intermediate buffers into one arena";
+  let description = [{
+    Runs on bufferised IR, before deallocation is inserted. In each
+    function's top-level block, every `memref.alloc` with a static shape
+    that does not escape (returned, yielded out of a region, or reached
+    through an unknown op) gets a lifetime: from the allocation to the last
+    op that uses it or a view of it. The packing strategy
+    (compiler/Memory/Packing.h) gives each buffer an offset such that
+    buffers live at the same time never overlap; the buffers become
+    `memref.view`s of one 64-byte aligned `memref.alloc` of the arena's
+    size at the start of the function. Buffers with dynamic dims stay
+    separate allocations (the runtime's pool serves them). The function
+    gets a `kiln.memory_plan` attribute: the arena's bytes, the liveness
+    lower bound (most bytes live at once), the naive sum, and the numbers of
+    planned and unplanned buffers.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    linalg.fill ins(%x : f32) outs(%a : memref<256xf32>)
+    %b = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    linalg.copy ins(%a : memref<256xf32>) outs(%b : memref<256xf32>)
+    %c = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    linalg.copy ins(%b : memref<256xf32>) outs(%c : memref<256xf32>)
+    ```
+    After (`%a` is dead when `%c` is written, so they share bytes):
+    ```mlir
+    %arena = memref.alloc() {alignment = 64 : i64, kiln.arena} : memref<2048xi8>
+    %a = memref.view %arena[%c0][] : memref<2048xi8> to memref<256xf32>
+    %b = memref.view %arena[%c1024][] : memref<2048xi8> to memref<256xf32>
+    %c = memref.view %arena[%c0][] : memref<2048xi8> to memref<256xf32>
+    ```
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"best\"",
+           "Packing: greedy-by-size, best-fit-by-time, or best (the smaller)">
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_COMPILER_PASSES_TD

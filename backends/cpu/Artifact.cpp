@@ -218,7 +218,8 @@ static std::string entryPointSource(const ArtifactInfo &info) {
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
      << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << info.inputs.size() << ", "
      << info.outputs.size() << ", inputs, outputs,\n  " << quoted(info.contentHash) << ", "
-     << quoted(info.target) << ", " << info.libraryCalls.size() << ", library_calls, run};\n";
+     << quoted(info.target) << ", " << info.libraryCalls.size() << ", library_calls, "
+     << info.arenaBytes << "u, run};\n";
   return s;
 }
 
@@ -248,6 +249,7 @@ static std::string headerSource(const ArtifactInfo &info, llvm::StringRef stem) 
   };
   describe("input", info.inputs);
   describe("output", info.outputs);
+  os << "/* arena: " << info.arenaBytes << " bytes */\n";
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s;
 }

@@ -37,6 +37,8 @@ struct ArtifactInfo {
   std::string entrySymbol;
   /// Operations the runtime performs for the code (oneDNN convolutions).
   std::vector<LibraryCall> libraryCalls;
+  /// The planned arena of the entry point (kiln-plan-memory).
+  int64_t arenaBytes = 0;
 };
 
 /// Writes `object` + the generated entry point to `outputPath` (.so, .a or

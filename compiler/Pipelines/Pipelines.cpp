@@ -78,6 +78,9 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  // Intermediates with static shapes become views of one arena; before
+  // deallocation, which then frees only the arena and what stays apart.
+  pm.addPass(createPlanMemory());
   // Free every intermediate buffer after its last use; function results
   // become owned by the caller (the runtime frees them).
   bufferization::buildBufferDeallocationPipeline(pm);

@@ -215,6 +215,10 @@ uint32_t kiln_model_library_call_count(const kiln_model *model) {
   return model ? model->abi->num_library_calls : 0;
 }
 
+uint64_t kiln_model_arena_bytes(const kiln_model *model) {
+  return model ? model->abi->arena_bytes : 0;
+}
+
 const char *kiln_model_content_hash(const kiln_model *model) {
   return model && model->abi->content_hash ? model->abi->content_hash : "";
 }
@@ -293,6 +297,17 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
   if (!s->pool) {
     kiln_session_free(s);
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  /* The arena comes from the pool at every run; taking it once now means
+   * the first run allocates nothing for it either. */
+  if (model->abi->arena_bytes) {
+    void *arena = kiln_pool_alloc(s->pool, (size_t)model->abi->arena_bytes);
+    if (!arena) {
+      kiln_session_free(s);
+      return fail(KILN_ERROR_OUT_OF_MEMORY, "cannot reserve the model's %llu-byte arena",
+                  (unsigned long long)model->abi->arena_bytes);
+    }
+    kiln_pool_free(s->pool, arena);
   }
   int saved_threads = enter_threads(s->num_threads);
   kiln_status status = kiln_library_state_create(model->abi, &s->library);

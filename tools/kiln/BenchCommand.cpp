@@ -123,9 +123,10 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                << "  median " << llvm::format("%.3f", median) << " ms, p90 "
                << llvm::format("%.3f", p90) << " ms, throughput "
                << llvm::format("%.1f", 1000.0 * batch / median) << " samples/s\n"
-               << "  buffers: peak " << memory.peak_bytes / 1024 << " KiB in use, "
-               << memory.reserved_bytes / 1024 << " KiB reserved by the pool in "
-               << memory.heap_allocations << " blocks (no planned arena yet)\n"
+               << "  arena " << kiln_model_arena_bytes(model) / 1024
+               << " KiB (planned); pool: peak " << memory.peak_bytes / 1024
+               << " KiB in use, " << memory.reserved_bytes / 1024 << " KiB reserved in "
+               << memory.heap_allocations << " blocks\n"
                << "  peak RSS " << usage.ru_maxrss / 1024 << " MiB\n";
   return 0;
 }

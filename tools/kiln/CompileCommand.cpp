@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,12 +38,55 @@ static const char *kCompileUsage =
     "(same name, .h).\n"
     "  --cpu=NAME           target CPU: host (default), x86-64, x86-64-v3, ...\n"
     "  --no-libraries       generate every convolution instead of calling oneDNN\n"
+    "  --report             print the memory plan and the kernels' summary\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
     "  --compile-to=PHASE   print the IR after PHASE (import, graph, linalg,\n"
     "                       llvm) instead of writing an artifact\n"
     "  --verify=DIR         then run the artifact on DIR/input_*.pb (or .npy)\n"
     "                       and compare with DIR/output_*.pb; fail beyond the\n"
     "                       tolerance (--atol, --rtol as for kiln run)\n";
+
+namespace {
+/// What kiln-plan-memory recorded on a function, plus the kernel counts.
+struct MemoryPlanSummary {
+  int64_t arenaBytes = 0, lowerBound = 0, naiveBytes = 0, planned = 0, unplanned = 0;
+  int64_t parallelChunks = 0;
+};
+} // namespace
+
+static MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entry) {
+  MemoryPlanSummary summary;
+  module.walk([&](Operation *op) {
+    auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!name)
+      return;
+    if (name.getValue().starts_with("__kiln_chunk_") && !name.getValue().ends_with("_entry"))
+      ++summary.parallelChunks;
+    auto plan = op->getAttrOfType<DictionaryAttr>("kiln.memory_plan");
+    if (name.getValue() != entry || !plan)
+      return;
+    auto get = [&](llvm::StringRef key) {
+      auto v = plan.getAs<IntegerAttr>(key);
+      return v ? v.getInt() : 0;
+    };
+    summary.arenaBytes = get("arena_bytes");
+    summary.lowerBound = get("lower_bound");
+    summary.naiveBytes = get("naive_bytes");
+    summary.planned = get("planned");
+    summary.unplanned = get("unplanned");
+  });
+  return summary;
+}
+
+static void printReport(const MemoryPlanSummary &plan, const cpu::ArtifactInfo &info) {
+  auto kib = [](int64_t bytes) { return llvm::format("%.1f KiB", bytes / 1024.0); };
+  llvm::outs() << "memory: arena " << kib(plan.arenaBytes) << " for " << plan.planned
+               << " buffers (liveness lower bound " << kib(plan.lowerBound)
+               << ", naive sum " << kib(plan.naiveBytes) << "); " << plan.unplanned
+               << " buffers with dynamic dims or escaping come from the pool\n"
+               << "kernels: " << info.libraryCalls.size() << " library calls (oneDNN), "
+               << plan.parallelChunks << " generated loop nests on the runtime's threads\n";
+}
 
 static int32_t dtypeOf(Type t) {
   if (t.isF32()) return KILN_DTYPE_F32;
@@ -76,6 +120,7 @@ static cpu::ArtifactTensor describe(Type type, Attribute name, size_t index,
 int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputPath, cpuName = "host";
   bool noLibraries = false;
+  bool report = false;
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
@@ -101,6 +146,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       rtol = *v;
     } else if (arg == "--no-libraries") {
       noLibraries = true;
+    } else if (arg == "--report") {
+      report = true;
     } else if (auto v = value("--cpu")) {
       cpuName = *v;
     } else if (auto v = value("--freeze-input")) {
@@ -187,6 +234,9 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     return 0;
   }
 
+  // The entry point's memory plan (kiln-plan-memory) sizes the arena.
+  MemoryPlanSummary plan = readMemoryPlan(module, "kiln_main");
+  info.arenaBytes = plan.arenaBytes;
   auto object = cpu::emitObject(module, cpu::CpuTarget{cpuName});
   if (!object) {
     llvm::errs() << "kiln compile: " << llvm::toString(object.takeError()) << "\n";
@@ -215,6 +265,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   }
   llvm::outs() << "compiled " << modelPath << " -> " << outputPath << " (target "
                << info.target << ", hash " << info.contentHash.substr(0, 16) << ")\n";
+  if (report)
+    printReport(plan, info);
   if (verifyDir.empty())
     return 0;
   // --verify: run the artifact on the data set, matching files to tensors

@@ -75,6 +75,9 @@ const kiln_model_tensor *kiln_model_output(const kiln_model *model, uint32_t i);
 const char *kiln_model_content_hash(const kiln_model *model);
 /* How many operations the model hands to libraries (oneDNN) per run. */
 uint32_t kiln_model_library_call_count(const kiln_model *model);
+/* Bytes of the model's planned arena (every intermediate with a static
+ * shape), reserved by each session when it is created. */
+uint64_t kiln_model_arena_bytes(const kiln_model *model);
 
 /* Where a session's memory comes from, if not the C library: `allocate`
  * returns `bytes` aligned to `alignment` (a power of two <= 4096) or NULL;

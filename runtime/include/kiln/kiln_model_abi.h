@@ -107,6 +107,11 @@ typedef struct kiln_model_v1 {
   const char *target;       /* e.g. "x86_64 znver3" */
   uint32_t num_library_calls;
   const kiln_library_call *library_calls;
+  /* Bytes of the arena holding every intermediate with a static shape
+   * (kiln-plan-memory); intermediates with dynamic dims come from the
+   * pool one by one. The runtime reserves the arena when a session is
+   * created. */
+  uint64_t arena_bytes;
   kiln_model_run_fn run;
 } kiln_model_v1;
 

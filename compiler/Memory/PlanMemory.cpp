@@ -1,0 +1,81 @@
+//===- PlanMemory.cpp - intermediates -> views of one arena ---------------===//
+//
+// Implements kiln-plan-memory: liveness (Liveness.cpp), packing
+// (Packing.cpp), then the rewrite of each planned allocation into a view
+// at its offset.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Memory/Liveness.h"
+#include "compiler/Memory/Packing.h"
+#include "compiler/Passes.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_PLANMEMORY
+#include "compiler/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln::memory;
+
+namespace {
+
+constexpr int64_t kArenaAlignment = 64;
+
+struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
+  using PlanMemoryBase::PlanMemoryBase;
+
+  void runOnOperation() override {
+    std::unique_ptr<PackingStrategy> chosen;
+    if (strategy == "greedy-by-size")
+      chosen = createGreedyBySize();
+    else if (strategy == "best-fit-by-time")
+      chosen = createBestFitByTime();
+    else if (strategy != "best") {
+      getOperation().emitError() << "kiln-plan-memory: unknown strategy '" << strategy
+                                 << "' (greedy-by-size, best-fit-by-time, best)";
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func.isExternal())
+        plan(func, chosen.get());
+    });
+  }
+
+  void plan(func::FuncOp func, const PackingStrategy *strategy) {
+    Block &block = func.getBody().front();
+    BlockLiveness liveness = computeBlockLiveness(block);
+    ArenaPlan arena = strategy ? planArena(liveness.lifetimes, kArenaAlignment, *strategy)
+                               : planArenaBest(liveness.lifetimes, kArenaAlignment);
+    OpBuilder b(func.getContext());
+    if (!liveness.allocs.empty()) {
+      b.setInsertionPointToStart(&block);
+      auto arenaType = MemRefType::get({arena.arenaBytes}, b.getI8Type());
+      auto base = memref::AllocOp::create(b, func.getLoc(), arenaType,
+                                          b.getI64IntegerAttr(kArenaAlignment));
+      base->setAttr("kiln.arena", b.getUnitAttr());
+      for (auto [alloc, offset] : llvm::zip(liveness.allocs, arena.offsets)) {
+        b.setInsertionPoint(alloc);
+        Value at = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+        Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), base, at,
+                                            ValueRange{});
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+          if (isa<memref::DeallocOp>(user))
+            user->erase();
+        alloc.replaceAllUsesWith(view);
+        alloc.erase();
+      }
+    }
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    func->setAttr("kiln.memory_plan",
+                  b.getDictionaryAttr({
+                      b.getNamedAttr("arena_bytes", i64(arena.arenaBytes)),
+                      b.getNamedAttr("lower_bound", i64(arena.lowerBound)),
+                      b.getNamedAttr("naive_bytes", i64(arena.naiveBytes)),
+                      b.getNamedAttr("planned", i64(liveness.allocs.size())),
+                      b.getNamedAttr("unplanned", i64(liveness.unplanned)),
+                  }));
+  }
+};
+
+} // namespace
