@@ -54,8 +54,6 @@ struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
     Location loc = op.getLoc();
     RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
     RankedTensorType type = op.getType();
-    if (type.getElementType().isUnsignedInteger())
-      return b.notifyMatchFailure(op, "unsigned matmul is not lowered yet");
     int64_t batch = type.getRank() - 2, rank = type.getRank() + 1; // + k
     auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
     auto operandMap = [&](RankedTensorType t, AffineExpr last2, AffineExpr last1) {
@@ -244,6 +242,8 @@ Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
           r = addOrOr(nb, nl, a[2], a[0]);
         else if (isa<FloatType>(element))
           r = arith::MaximumFOp::create(nb, nl, a[2], a[0]);
+        else if (element.isUnsignedInteger())
+          r = arith::MaxUIOp::create(nb, nl, a[2], a[0]);
         else
           r = arith::MaxSIOp::create(nb, nl, a[2], a[0]);
         linalg::YieldOp::create(nb, nl, r);
@@ -279,8 +279,6 @@ LogicalResult checkStaticSpatial(PoolOpTy op, PatternRewriter &b) {
   for (int64_t i = 2; i < in.getRank(); ++i)
     if (in.isDynamicDim(i))
       return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
-  if (in.getElementType().isUnsignedInteger())
-    return b.notifyMatchFailure(op, "unsigned pooling is not lowered yet");
   return success();
 }
 

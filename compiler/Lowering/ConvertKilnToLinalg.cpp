@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kiln {
@@ -19,6 +21,35 @@ namespace kiln {
 using namespace mlir;
 
 namespace {
+
+/// arith works on signless integers. The lowerings read signedness from the
+/// kiln types they replace (divui or divsi, uitofp or sitofp, ...); once
+/// nothing is left to lower, every unsigned type (in values, signatures and
+/// constants) becomes the signless type of its width: the same bits.
+void makeSignless(Operation *root) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](IntegerType t) -> std::optional<Type> {
+    if (t.isSignless())
+      return std::nullopt;
+    return IntegerType::get(t.getContext(), t.getWidth());
+  });
+  // Dense constants keep their bits under the new element type.
+  replacer.addReplacement([&](DenseIntElementsAttr a) -> std::optional<Attribute> {
+    auto element = dyn_cast<IntegerType>(a.getElementType());
+    if (!element || element.isSignless())
+      return std::nullopt;
+    return a.bitcast(IntegerType::get(a.getContext(), element.getWidth()));
+  });
+  replacer.addReplacement([&](DenseResourceElementsAttr a) -> std::optional<Attribute> {
+    Type type = replacer.replace(a.getType());
+    if (type == a.getType())
+      return std::nullopt;
+    return DenseResourceElementsAttr::get(cast<ShapedType>(type), a.getRawHandle());
+  });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true, /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
+
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgBase<ConvertKilnToLinalgPass> {
   void runOnOperation() override {
@@ -37,8 +68,11 @@ struct ConvertKilnToLinalgPass
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            func::FuncDialect>();
-    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    makeSignless(getOperation());
   }
 };
 } // namespace

@@ -151,6 +151,18 @@ struct ConcatToInsertSlices : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// A result without elements needs no data, and slicing it out would name
+/// an offset past the end (which tensor.extract_slice rejects).
+bool hasNoElements(Type type) {
+  auto shaped = cast<RankedTensorType>(type);
+  return llvm::is_contained(shaped.getShape(), 0);
+}
+
+Value emptyLike(PatternRewriter &rewriter, Location loc, Type type) {
+  auto shaped = cast<RankedTensorType>(type);
+  return tensor::EmptyOp::create(rewriter, loc, shaped.getShape(), shaped.getElementType());
+}
+
 struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rewriter) const override {
@@ -163,6 +175,11 @@ struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
           strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = rewriter.getIndexAttr(offset);
+      if (hasNoElements(result.getType())) {
+        pieces.push_back(emptyLike(rewriter, loc, result.getType()));
+        offset += size;
+        continue;
+      }
       for (int64_t d = 0; d < rank; ++d)
         sizes.push_back(d == axis ? OpFoldResult(rewriter.getIndexAttr(size))
                                   : sliceSize(rewriter, loc, op.getInput(), d));
@@ -183,6 +200,10 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (hasNoElements(op.getType())) {
+      rewriter.replaceOp(op, emptyLike(rewriter, loc, op.getType()));
+      return success();
+    }
     RankedTensorType inType = op.getInput().getType();
     int64_t rank = inType.getRank();
     SmallVector<OpFoldResult> offsets, sizes, strides;
@@ -380,8 +401,6 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
       high.push_back(rewriter.getIndexAttr(std::max<int64_t>(0, pads[d + rank])));
     }
     Type element = inType.getElementType();
-    if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned padding is not lowered yet");
     Value value = lowering::scalarConstant(rewriter, loc, element,
                                            op.getValue().convertToDouble());
     if (element.isInteger(1))

@@ -28,10 +28,15 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto f = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, FloatAttr::get(f, value));
   auto intType = cast<IntegerType>(type);
-  // arith works on signless integers; the bits are the same.
-  Type signless = b.getIntegerType(intType.getWidth());
-  return arith::ConstantOp::create(
-      b, loc, IntegerAttr::get(signless, static_cast<int64_t>(value)));
+  // arith works on signless integers; the bits are the same. Values from
+  // 2^63 up (unsigned 64-bit maxima) do not fit an int64_t.
+  unsigned width = intType.getWidth();
+  Type signless = b.getIntegerType(width);
+  APInt bits = value >= 0x1p64   ? APInt::getAllOnes(width)
+               : value >= 0x1p63 ? APInt(width, static_cast<uint64_t>(value))
+                                 : APInt(width, static_cast<int64_t>(value), /*isSigned=*/true,
+                                         /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(b, loc, IntegerAttr::get(signless, bits));
 }
 
 Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
@@ -44,6 +49,8 @@ Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
 double lowestValue(Type type) {
   if (isa<FloatType>(type))
     return -std::numeric_limits<double>::infinity();
+  if (type.isUnsignedInteger())
+    return 0;
   return -std::ldexp(1.0, type.getIntOrFloatBitWidth() - 1);
 }
 
@@ -344,17 +351,6 @@ bool isBinaryElementwise(Operation *op) {
              XorOp, ShiftLeftOp, ShiftRightOp>(op);
 }
 
-/// arith works on signless integers; unsigned (and i16 through them)
-/// tensors are not lowered yet.
-bool hasUnsigned(Operation *op) {
-  auto unsignedTensor = [](Type t) {
-    auto rt = dyn_cast<RankedTensorType>(t);
-    return rt && rt.getElementType().isUnsignedInteger();
-  };
-  return llvm::any_of(op->getOperandTypes(), unsignedTensor) ||
-         llvm::any_of(op->getResultTypes(), unsignedTensor);
-}
-
 /// Lowers every elementwise op through buildBroadcastGeneric.
 struct ElementwiseToGeneric : RewritePattern {
   ElementwiseToGeneric(MLIRContext *context)
@@ -365,8 +361,6 @@ struct ElementwiseToGeneric : RewritePattern {
     bool unary = isUnaryElementwise(op), binary = isBinaryElementwise(op);
     if (!unary && !binary && !isa<CompareOp, SelectOp, CastOp>(op))
       return failure();
-    if (hasUnsigned(op))
-      return rewriter.notifyMatchFailure(op, "unsigned element types are not lowered yet");
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Type inType = cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
     Type outType = resultType.getElementType();

@@ -73,8 +73,10 @@ double identityOf(Combine c, Type t) {
   case Combine::Max:
     return lowering::lowestValue(t);
   case Combine::Min:
-    return isa<FloatType>(t) ? std::numeric_limits<double>::infinity()
-                             : std::ldexp(1.0, t.getIntOrFloatBitWidth() - 1) - 1;
+    if (isa<FloatType>(t))
+      return std::numeric_limits<double>::infinity();
+    return t.isUnsignedInteger() ? std::ldexp(1.0, t.getIntOrFloatBitWidth()) - 1
+                                 : std::ldexp(1.0, t.getIntOrFloatBitWidth() - 1) - 1;
   }
   return 0;
 }
@@ -89,11 +91,15 @@ Value combine(OpBuilder &b, Location loc, Combine c, Value acc, Value x) {
     return isFloat ? Value(arith::MulFOp::create(b, loc, acc, x))
                    : Value(arith::MulIOp::create(b, loc, acc, x));
   case Combine::Max:
-    return isFloat ? Value(arith::MaximumFOp::create(b, loc, acc, x))
-                   : Value(arith::MaxSIOp::create(b, loc, acc, x));
+    if (isFloat)
+      return arith::MaximumFOp::create(b, loc, acc, x);
+    return x.getType().isUnsignedInteger() ? Value(arith::MaxUIOp::create(b, loc, acc, x))
+                                           : Value(arith::MaxSIOp::create(b, loc, acc, x));
   case Combine::Min:
-    return isFloat ? Value(arith::MinimumFOp::create(b, loc, acc, x))
-                   : Value(arith::MinSIOp::create(b, loc, acc, x));
+    if (isFloat)
+      return arith::MinimumFOp::create(b, loc, acc, x);
+    return x.getType().isUnsignedInteger() ? Value(arith::MinUIOp::create(b, loc, acc, x))
+                                           : Value(arith::MinSIOp::create(b, loc, acc, x));
   }
   return {};
 }
@@ -116,18 +122,10 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
-bool hasUnsignedOperand(Operation *op) {
-  return cast<RankedTensorType>(op->getOperand(0).getType())
-      .getElementType()
-      .isUnsignedInteger();
-}
-
 template <typename OpTy, Combine c>
 struct ReduceToGeneric : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    if (hasUnsignedOperand(op))
-      return rewriter.notifyMatchFailure(op, "unsigned reductions are not lowered yet");
     rewriter.replaceOp(op, buildReduction(rewriter, op.getLoc(), op.getInput(),
                                           op.getType(), op.getAxes(),
                                           op.getKeepdims(), c));
@@ -169,8 +167,6 @@ template <typename OpTy, bool isMax>
 struct ArgReduceToGeneric : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    if (hasUnsignedOperand(op))
-      return rewriter.notifyMatchFailure(op, "unsigned arg-reductions are not lowered yet");
     Location loc = op.getLoc();
     Value input = op.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
@@ -203,8 +199,11 @@ struct ArgReduceToGeneric : OpRewritePattern<OpTy> {
                            : (last ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(b, l, p, x, best);
           } else {
-            auto p = isMax ? (last ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
-                           : (last ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt);
+            bool u = x.getType().isUnsignedInteger();
+            auto p = isMax ? (last ? (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge)
+                                   : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt))
+                           : (last ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+                                   : (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt));
             better = arith::CmpIOp::create(b, l, p, x, best);
           }
           // The first element always counts (it may equal the identity).

@@ -157,6 +157,11 @@ func::FuncOp GraphImporter::createFunction() {
       state.poisoned.insert(input.name());
       continue;
     }
+    if (state.options.dynamicBatch && type->getRank() >= 1) {
+      SmallVector<int64_t> dims(type->getShape());
+      dims[0] = ShapedType::kDynamic;
+      type = RankedTensorType::get(dims, type->getElementType());
+    }
     argTypes.push_back(*type);
     argNames.push_back(input.name());
   }
@@ -217,6 +222,27 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
     return;
   }
   NodeContext ctx(state, node, description, opset);
+  // Shape arithmetic on dims known only at run time is evaluated here;
+  // only Reshape and Expand read its symbolic results.
+  auto symbolicInput = llvm::find_if(node.input(), [&](const std::string &in) {
+    return state.symbolic.count(in) != 0;
+  });
+  if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
+      node.op_type() != "Expand") {
+    if (!isSymbolicArithmetic(node.op_type())) {
+      fail("reads '" + *symbolicInput +
+           "', a shape computed at run time from dynamic dims (only shape arithmetic, "
+           "Reshape and Expand can)");
+      return;
+    }
+    if (failed(evaluateSymbolic(ctx)) || ctx.failed()) {
+      if (!ctx.failed())
+        ctx.invalid("the shape arithmetic failed without saying why");
+      for (const std::string &out : node.output())
+        state.poisoned.insert(out);
+    }
+    return;
+  }
   if (failed(importer->import(ctx)) || ctx.failed()) {
     if (!ctx.failed())
       ctx.invalid("the importer failed without saying why");
@@ -225,7 +251,8 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
     return;
   }
   for (size_t i = 0; i < ctx.numOutputs(); ++i)
-    if (ctx.hasOutput(i) && !state.values.count(node.output(i))) {
+    if (ctx.hasOutput(i) && !state.values.count(node.output(i)) &&
+        !state.symbolic.count(node.output(i))) {
       ctx.unsupported("output " + std::to_string(i) + " ('" +
                       node.output(i) + "') is not produced");
       state.poisoned.insert(node.output(i));

@@ -25,6 +25,9 @@ struct ImportOptions {
   llvm::StringMap<mlir::ElementsAttr> frozenInputs;
   /// Name of the function to create.
   std::string functionName = "main";
+  /// Dim 0 (the batch) of every graph input of rank >= 1 becomes dynamic,
+  /// whatever the model declares.
+  bool dynamicBatch = false;
 };
 
 /// One problem found while importing, with the node it concerns.

@@ -10,6 +10,7 @@
 
 #include "frontends/onnx/Importer.h"
 #include "frontends/onnx/ModelLoader.h"
+#include "frontends/onnx/SymbolicShapes.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -27,6 +28,9 @@ public:
   const ImportOptions &options;
   /// kiln value of every ONNX name imported so far.
   llvm::StringMap<mlir::Value> values;
+  /// Shape computations with elements only known at run time
+  /// (SymbolicShapes.h); these names have no kiln value.
+  llvm::StringMap<SymbolicInts> symbolic;
   /// Names whose producer failed: their users are skipped, not reported.
   llvm::StringSet<> poisoned;
   std::vector<ImportIssue> issues;

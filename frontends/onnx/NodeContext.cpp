@@ -145,6 +145,39 @@ std::optional<SmallVector<int64_t>> NodeContext::intsInput(size_t i,
   return out;
 }
 
+std::optional<SymbolicInts> NodeContext::symbolicInput(size_t i, StringRef what) {
+  if (i < static_cast<size_t>(node.input_size())) {
+    auto found = state.symbolic.find(node.input(i));
+    if (found != state.symbolic.end())
+      return found->second;
+  }
+  std::optional<SmallVector<int64_t>> ints = intsInput(i, what);
+  if (!ints)
+    return std::nullopt;
+  SymbolicInts out;
+  out.scalar = rankOf(input(i)) == 0;
+  for (int64_t v : *ints)
+    out.values.push_back(v);
+  return out;
+}
+
+LogicalResult NodeContext::setSymbolicOutput(size_t i, const SymbolicInts &value) {
+  if (hasFailed)
+    return failure();
+  if (value.fullyKnown()) {
+    SmallVector<int64_t> known;
+    for (const std::optional<int64_t> &v : value.values)
+      known.push_back(*v);
+    Value constant = indices(known);
+    if (value.scalar && constant)
+      constant = make<ReshapeOp>(constant, i64s({}));
+    return setOutput(i, constant);
+  }
+  if (hasOutput(i))
+    state.symbolic[node.output(i)] = value;
+  return success();
+}
+
 std::optional<SmallVector<double>> NodeContext::floatsInput(size_t i,
                                                             StringRef what) {
   DenseElementsAttr attr = requireConstant(*this, i, what);

@@ -18,6 +18,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include "frontends/onnx/SymbolicShapes.h"
+
 #include <optional>
 #include <string>
 
@@ -79,6 +81,9 @@ public:
   /// NeedsConstant issue naming `what` otherwise.
   std::optional<llvm::SmallVector<int64_t>> intsInput(size_t i,
                                                       llvm::StringRef what);
+  /// Input `i` as shape arithmetic: a symbolic shape computation, or a
+  /// constant integer tensor of rank 0 or 1 (else a NeedsConstant issue).
+  std::optional<SymbolicInts> symbolicInput(size_t i, llvm::StringRef what);
   /// Float contents of input `i` (any numeric type), which must be constant.
   std::optional<llvm::SmallVector<double>> floatsInput(size_t i,
                                                        llvm::StringRef what);
@@ -103,6 +108,9 @@ public:
   /// Binds output `i` (ignored when the node does not name it). Fails when
   /// the node has failed or `value` is null.
   llvm::LogicalResult setOutput(size_t i, mlir::Value value);
+  /// Binds output `i` to shape arithmetic: a constant when every element
+  /// is known, else a symbolic value only shape-taking ops may read.
+  llvm::LogicalResult setSymbolicOutput(size_t i, const SymbolicInts &value);
   /// setOutput for all but the last output of a node; a failure is
   /// recorded and comes back from finish() or the last setOutput.
   void bindOutput(size_t i, mlir::Value value) { (void)setOutput(i, value); }

@@ -437,7 +437,9 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   for (uint32_t i = 0; i < abi->num_inputs; ++i) {
     const kiln_model_tensor *want = &abi->inputs[i];
     const kiln_tensor *got = &inputs[i];
-    if (!got->data)
+    /* A tensor without elements needs no data. */
+    if (!got->data && (got->rank < 0 || got->rank > KILN_MAX_RANK ||
+                       element_count(got->rank, got->dims) != 0))
       return fail(KILN_ERROR_INVALID_ARGUMENT, "input '%s' has no data", want->name);
     if (got->dtype != want->dtype)
       return fail(KILN_ERROR_DTYPE, "input '%s' must be %s, got %s", want->name,

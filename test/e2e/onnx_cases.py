@@ -124,4 +124,6 @@ def write_expected(path, results, title, command):
     with open(path, "w") as f:
         f.write(f"# {title}\n# Regenerate with: {command}\n")
         for name in sorted(results):
-            f.write(f"{name} {results[name][0]}\n")
+            status, reason = results[name][0], results[name][1] if len(results[name]) > 1 else ""
+            note = f"  # {reason}" if reason and status != "passed" else ""
+            f.write(f"{name} {status}{note}\n")

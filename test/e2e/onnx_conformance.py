@@ -9,28 +9,75 @@ error, mismatch, crash or timeout), skipped (the import reports the model
 as unsupported). Inputs that must be known at compile time are frozen to
 the case's first data set, as in the import sweep.
 
-The run fails on any case that passed in the expected list
-(test/e2e/onnx_conformance_expected.txt) and does not pass now; --update
-rewrites the list. Ends with the line `N passed, N failed, N skipped`.
+--mode dynamic compiles with --dynamic-batch: dim 0 of every graph input
+is dynamic, so the same cases exercise the dynamic-shape code paths.
+
+Artifacts are cached in --work by a key over the kiln binary, the runtime
+headers, the model, the mode and the frozen inputs: a rerun after a change
+that does not touch the compiler compiles nothing.
+
+The run fails on any case that passed in the expected list and does not
+pass now; --update rewrites the list (with each case's reason) and, given
+--report, regenerates docs/Conformance.md from both modes' lists. Ends with
+the line `N passed, N failed, N skipped`.
 """
 import argparse
+import glob
+import hashlib
 import os
+import re
 import sys
 import time
 
 from onnx_cases import (data_files, first_reason, freeze_args, list_cases, read_expected,
                         run, run_cases, write_expected)
 
+MODES = {"static": [], "dynamic": ["--dynamic-batch"]}
 
-def check(kiln, name, case_dir, work, timeout):
+
+def compiler_identity(kiln):
+    """A digest of what decides an artifact's bytes besides the model."""
+    digest = hashlib.sha256()
+    files = [kiln] + sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "..",
+                                                   "runtime", "include", "kiln", "*.h")))
+    for path in files:
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def cache_key(identity, mode, model):
+    digest = hashlib.sha256(identity.encode())
+    digest.update(mode.encode())
+    with open(model, "rb") as f:
+        digest.update(f.read())
+    return digest.hexdigest()[:32]
+
+
+def compile_cached(kiln, identity, mode, name, case_dir, work, timeout):
+    """(artifact or None, frozen names, failure status and reason)."""
     model = os.path.join(case_dir, "model.onnx")
-    artifact = os.path.join(work, name.replace("/", "__") + ".so")
+    base = os.path.join(work, cache_key(identity, mode, model))
+    artifact, frozen_list = base + ".so", base + ".frozen"
+    if os.path.exists(artifact) and os.path.exists(frozen_list):
+        with open(frozen_list) as f:
+            return artifact, set(f.read().split()), None
     code, out, frozen_names, _ = freeze_args(kiln, "compile", model, case_dir,
-                                             ["-o", artifact], timeout)
+                                             ["-o", artifact] + MODES[mode], timeout)
     if code != 0:
         if code == 1 and "cannot be imported" in out and "invalid (" not in out:
-            return "skipped", first_reason(out)
-        return "failed", "compile: " + first_reason(out)
+            return None, set(), ("skipped", first_reason(out))
+        return None, set(), ("failed", "compile: " + first_reason(out))
+    with open(frozen_list, "w") as f:
+        f.write(" ".join(sorted(frozen_names)))
+    return artifact, frozen_names, None
+
+
+def check(kiln, identity, mode, name, case_dir, work, timeout):
+    artifact, frozen_names, failure = compile_cached(kiln, identity, mode, name, case_dir,
+                                                     work, timeout)
+    if failure:
+        return failure
     sets = sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_"))
     for data_set in sets:
         args = [kiln, "run", artifact]
@@ -43,12 +90,91 @@ def check(kiln, name, case_dir, work, timeout):
         if code != 0:
             why = "mismatch" if "MISMATCH" in out else f"run exit {code}"
             return "failed", f"{data_set}: {why}: {first_reason(out)}"
-    try:
-        os.remove(artifact)
-        os.remove(artifact[:-3] + ".h")
-    except OSError:
-        pass
     return "passed", ""
+
+
+def stable_reason(reason):
+    """The reason without machine-specific paths (for the expected lists)."""
+    reason = re.sub(r"/\S*/(node|pytorch-converted|pytorch-operator|simple)/", r"\1/", reason)
+    reason = re.sub(r"/\S*/([0-9a-f]{32}\.so)", "ARTIFACT", reason)
+    return " ".join(reason.split())
+
+
+def read_reasons(path):
+    """name -> (status, reason) from an expected list with reasons."""
+    entries = {}
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("#") or not line.strip():
+                continue
+            head, _, reason = line.partition("#")
+            name, status = head.split()
+            entries[name] = (status, reason.strip())
+    return entries
+
+
+def skipped_op_types(results):
+    """op type (or input kind) -> number of skipped cases."""
+    counts = {}
+    for status, reason in results.values():
+        if status != "skipped":
+            continue
+        m = re.search(r"\((\w+)\):", reason)
+        key = m.group(1) if m else ("non-tensor or string graph inputs"
+                                    if "graph input" in reason else reason[:60])
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def write_report(path, static, dynamic):
+    total = len(static)
+
+    def row(label, results):
+        c = {s: sum(1 for v in results.values() if v[0] == s)
+             for s in ("passed", "failed", "skipped")}
+        rate = 100.0 * c["passed"] / total if total else 0
+        return f"| {label} | {c['passed']} | {c['failed']} | {c['skipped']} | {rate:.1f}% |"
+
+    lines = [
+        "# ONNX conformance",
+        "",
+        "Generated by `test/e2e/onnx_conformance.py` (`make conformance-update`); do not",
+        "edit. Every case of Debian's libonnx-testdata (ONNX 1.12) suites node,",
+        f"pytorch-converted, pytorch-operator and simple ({total} cases) is compiled for the",
+        "CPU and run on each of its data sets; outputs are compared under ONNX's rule",
+        "`|got - want| <= 1e-7 + 1e-3 * |want|` (NaN matches NaN, infinities match by",
+        "sign). Inputs the importer needs at compile time are frozen to the first data",
+        "set. Forced-dynamic mode compiles with `--dynamic-batch` (dim 0 of every",
+        "graph input dynamic). `make test` fails on any case listed as passing here",
+        "that no longer passes.",
+        "",
+        "| mode | passed | failed | skipped | pass rate |",
+        "| --- | --- | --- | --- | --- |",
+        row("static", static),
+        row("forced-dynamic", dynamic),
+        "",
+        "## Failures (static mode)",
+        "",
+        "| case | reason |",
+        "| --- | --- |",
+    ]
+    for name, (status, reason) in sorted(static.items()):
+        if status == "failed":
+            lines.append(f"| {name} | {reason.replace('|', '/')} |")
+    lines += ["", "## Failures only in forced-dynamic mode", "",
+              "Cases that pass (or are skipped) statically but fail with a dynamic batch:", "",
+              "| case | reason |", "| --- | --- |"]
+    for name, (status, reason) in sorted(dynamic.items()):
+        if status == "failed" and static.get(name, ("", ""))[0] != "failed":
+            lines.append(f"| {name} | {reason.replace('|', '/')} |")
+    lines += ["", "## Skipped (static mode): what the importer does not support", "",
+              "Reasons per case are in `test/e2e/onnx_conformance_expected.txt`;",
+              "[OnnxSupport.md](OnnxSupport.md) says why each is out of scope.", "",
+              "| op type or input | cases |", "| --- | --- |"]
+    for key, n in sorted(skipped_op_types(static).items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"| {key} | {n} |")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main():
@@ -56,8 +182,12 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kiln", required=True)
     ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
+    ap.add_argument("--mode", choices=sorted(MODES), default="static")
     ap.add_argument("--expected", required=True)
-    ap.add_argument("--work", required=True, help="folder for the artifacts")
+    ap.add_argument("--other-expected",
+                    help="the other mode's expected list (for --report)")
+    ap.add_argument("--report", help="docs/Conformance.md to regenerate with --update")
+    ap.add_argument("--work", required=True, help="folder for the cached artifacts")
     ap.add_argument("--update", action="store_true")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=300)
@@ -68,9 +198,12 @@ def main():
         return 0
     os.makedirs(args.work, exist_ok=True)
     start = time.time()
+    identity = compiler_identity(args.kiln)
     cases = list_cases(args.data)
-    results = run_cases(cases, lambda name, folder: check(args.kiln, name, folder, args.work,
-                                                         args.timeout), args.jobs)
+    results = run_cases(cases, lambda name, folder: check(args.kiln, identity, args.mode, name,
+                                                         folder, args.work, args.timeout),
+                        args.jobs)
+    results = {n: (s, stable_reason(r)) for n, (s, r) in results.items()}
     expected = read_expected(args.expected)
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     regressions, improvements = [], []
@@ -85,14 +218,23 @@ def main():
             print(f"{n}: {status}: {reason}")
     if args.update:
         write_expected(args.expected, results,
-                       "Expected conformance status of every ONNX backend test case.",
+                       f"Expected conformance status ({args.mode} mode) of every ONNX "
+                       "backend test case, with the reason of each failure or skip.",
                        "make conformance-update")
+        if args.report and args.other_expected:
+            mine, other = read_reasons(args.expected), read_reasons(args.other_expected)
+            static, dynamic = (mine, other) if args.mode == "static" else (other, mine)
+            write_report(args.report, static, dynamic)
     elif improvements:
         print(f"{len(improvements)} cases pass that the expected list does not record "
               "(make conformance-update)")
     for line in regressions:
         print("REGRESSION:", line)
-    print(f"conformance run took {time.time() - start:.0f} s")
+    skipped = skipped_op_types(results)
+    if skipped:
+        print("skipped op types: " + ", ".join(
+            f"{k} ({n})" for k, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))))
+    print(f"{args.mode} mode: conformance run took {time.time() - start:.0f} s")
     print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
     return 1 if regressions and not args.update else 0
 

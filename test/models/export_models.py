@@ -10,8 +10,10 @@ a fixed seed, using Debian's torch and torchvision (no downloads):
 usage: export_models.py OUT_DIR [--opset 17] [--dynamic-batch] [names...]
 
 Each model is written as OUT_DIR/<name>.onnx together with a sample input
-and torch's output for it (<name>.input.npy, <name>.output.npy). Existing
-files are kept, so a test set-up can call this every time.
+and torch's output for it (<name>.input.npy, <name>.output.npy); with
+--dynamic-batch (dim 0 of the input and output is `batch`) also a batch of
+8 (<name>.input8.npy, <name>.output8.npy). Existing files are kept, so a
+test set-up can call this every time.
 """
 import argparse
 import os
@@ -82,6 +84,16 @@ def main():
                           dynamic_axes=dynamic, do_constant_folding=True)
         np.save(os.path.join(args.out, name + ".input.npy"), example.numpy())
         np.save(os.path.join(args.out, name + ".output.npy"), reference.numpy())
+        if args.dynamic_batch:
+            # A second batch size for the same artifact: 8 samples.
+            torch.manual_seed(1)
+            if example.dtype == torch.int64:
+                batch = torch.randint(0, 1000, (8,) + tuple(example.shape[1:]))
+            else:
+                batch = torch.randn((8,) + tuple(example.shape[1:]))
+            with torch.no_grad():
+                np.save(os.path.join(args.out, name + ".input8.npy"), batch.numpy())
+                np.save(os.path.join(args.out, name + ".output8.npy"), model(batch).numpy())
         os.replace(tmp, path)
         print(f"exported {path}")
     return 0

@@ -40,6 +40,7 @@ static const char *kCompileUsage =
     "  --no-libraries       generate every convolution instead of calling oneDNN\n"
     "  --report             print the memory plan and the kernels' summary\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
+    "  --dynamic-batch      make dim 0 of every graph input dynamic\n"
     "  --compile-to=PHASE   print the IR after PHASE (import, graph, linalg,\n"
     "                       llvm) instead of writing an artifact\n"
     "  --verify=DIR         then run the artifact on DIR/input_*.pb (or .npy)\n"
@@ -121,6 +122,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputPath, cpuName = "host";
   bool noLibraries = false;
   bool report = false;
+  bool dynamicBatch = false;
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
@@ -146,6 +148,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       rtol = *v;
     } else if (arg == "--no-libraries") {
       noLibraries = true;
+    } else if (arg == "--dynamic-batch") {
+      dynamicBatch = true;
     } else if (arg == "--report") {
       report = true;
     } else if (auto v = value("--cpu")) {
@@ -179,6 +183,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   MLIRContext context(registry);
   cpu::registerTranslations(context);
   ImportOptions options;
+  options.dynamicBatch = dynamicBatch;
   loadImporterDialects(context);
   for (const auto &[name, file] : frozen) {
     auto attr = readTensorFile(&context, file);
@@ -251,7 +256,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   };
   addFile(modelPath);
   hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target +
-              (noLibraries ? " no-libraries" : ""));
+              (noLibraries ? " no-libraries" : "") + (dynamicBatch ? " dynamic-batch" : ""));
   for (const auto &[name, file] : frozen) {
     hash.update("freeze " + name);
     addFile(file);

@@ -19,16 +19,18 @@ namespace kiln::cli {
 
 static const char *kImportUsage =
     "usage: kiln import <model.onnx> [-o out.mlir] [--compile-to=PHASE]\n"
-    "                   [--freeze-input NAME=FILE.pb]...\n\n"
+    "                   [--freeze-input NAME=FILE.pb]... [--dynamic-batch]\n\n"
     "Writes the model as kiln IR (to stdout without -o).\n"
     "  --compile-to=PHASE   import (default) or graph: stop after that phase\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (an ONNX\n"
-    "                       TensorProto .pb file), specialising the model\n";
+    "                       TensorProto .pb file), specialising the model\n"
+    "  --dynamic-batch      make dim 0 of every graph input dynamic\n";
 
 int runImport(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputPath = "-";
   Phase phase = Phase::Import;
   std::vector<std::pair<std::string, std::string>> frozen;
+  bool dynamicBatch = false;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
     llvm::StringRef arg = cursor.current();
     auto value = [&](llvm::StringRef flag) { return cursor.value(flag); };
@@ -44,6 +46,8 @@ int runImport(llvm::ArrayRef<llvm::StringRef> args) {
         return 2;
       }
       phase = *p;
+    } else if (arg == "--dynamic-batch") {
+      dynamicBatch = true;
     } else if (std::optional<std::string> v = value("--freeze-input")) {
       size_t eq = v->find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v->size()) {
@@ -70,6 +74,7 @@ int runImport(llvm::ArrayRef<llvm::StringRef> args) {
   mlir::MLIRContext context;
   loadImporterDialects(context);
   ImportOptions options;
+  options.dynamicBatch = dynamicBatch;
   for (const auto &[name, file] : frozen) {
     auto attr = readTensorFile(&context, file);
     if (!attr) {

@@ -97,6 +97,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
       llvm::errs() << "kiln run: " << llvm::toString(tensor.takeError()) << "\n";
       return 1;
     }
+    if (tensor->dtype == KILN_DTYPE_U16 && kiln_model_input(model, index)->dtype == KILN_DTYPE_BF16)
+      tensor->dtype = KILN_DTYPE_BF16; // ONNX's test data stores bfloat16 bits as uint16
     hostInputs[index] = std::move(*tensor);
     given[index] = true;
   }
@@ -174,6 +176,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
         llvm::errs() << "\nkiln run: " << llvm::toString(reference.takeError()) << "\n";
         return 1;
       }
+      if (reference->dtype == KILN_DTYPE_U16 && out.dtype == KILN_DTYPE_BF16)
+        reference->dtype = KILN_DTYPE_BF16; // bfloat16 bits stored as uint16
       if (reference->numElements() != count ||
           reference->dims != std::vector<int64_t>(out.dims, out.dims + out.rank)) {
         llvm::outs() << "  MISMATCH: expected dims differ\n";

@@ -8,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace kiln::cli {
@@ -181,6 +182,28 @@ llvm::Error writeNpy(llvm::StringRef path, const HostTensor &t) {
   return llvm::Error::success();
 }
 
+/// IEEE half precision bits to double (subnormals, infinities and NaN
+/// included).
+static double halfToDouble(uint16_t h) {
+  int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(mantissa, -24);
+  else if (exponent == 31)
+    magnitude = mantissa ? NAN : INFINITY;
+  else
+    magnitude = std::ldexp(mantissa + 1024, exponent - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+/// bfloat16 bits are the top half of a float's.
+static double bfloat16ToDouble(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
 double elementAsDouble(int32_t dtype, const void *data, int64_t i) {
   auto at = [&](auto zero) {
     decltype(zero) v;
@@ -198,8 +221,10 @@ double elementAsDouble(int32_t dtype, const void *data, int64_t i) {
   case KILN_DTYPE_U16: return at(uint16_t());
   case KILN_DTYPE_U32: return at(uint32_t());
   case KILN_DTYPE_U64: return at(uint64_t());
+  case KILN_DTYPE_F16: return halfToDouble(static_cast<uint16_t>(at(uint16_t())));
+  case KILN_DTYPE_BF16: return bfloat16ToDouble(static_cast<uint16_t>(at(uint16_t())));
   }
-  return 0;
+  return NAN; // unreachable: every kiln dtype is handled above
 }
 
 double elementAsDouble(const HostTensor &t, int64_t i) {

@@ -203,13 +203,11 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
   auto shape = staticShape(ctx, x, "MaxUnpool");
   if (!shape)
     return failure();
+  // Indices address the default output (from kernel, strides and pads);
+  // an explicit output_shape pads that with zeros at the end, as ONNX's
+  // own test data expects.
   SmallVector<int64_t> outShape(*shape);
-  if (ctx.hasInput(2)) {
-    std::optional<SmallVector<int64_t>> given = ctx.intsInput(2, "output_shape");
-    if (!given)
-      return failure();
-    outShape = *given;
-  } else {
+  {
     SmallVector<int64_t> kernel = ctx.intsAttr("kernel_shape");
     size_t spatial = kernel.size();
     if (spatial + 2 != shape->size())
@@ -232,7 +230,21 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
   Value flat = flatten(ctx, ctx.cast(indices, ctx.b.getI64Type()));
   Value values = ctx.make<ReshapeOp>(x, ctx.i64s({-1, 1}));
   Value result = scatterRows(ctx, zeros, flat, values, total, false);
-  return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(outShape)));
+  Value unpooled = ctx.make<ReshapeOp>(result, ctx.i64s(outShape));
+  if (!ctx.hasInput(2))
+    return ctx.setOutput(0, unpooled);
+  std::optional<SmallVector<int64_t>> given = ctx.intsInput(2, "output_shape");
+  if (!given)
+    return failure();
+  if (given->size() != outShape.size())
+    return ctx.invalid("output_shape has the wrong rank");
+  SmallVector<int64_t> pads(2 * outShape.size(), 0);
+  for (size_t d = 0; d < outShape.size(); ++d) {
+    if ((*given)[d] < outShape[d])
+      return ctx.invalid("output_shape is smaller than the unpooled shape");
+    pads[outShape.size() + d] = (*given)[d] - outShape[d];
+  }
+  return ctx.setOutput(0, zeroPad(ctx, unpooled, pads));
 }
 
 LogicalResult importCompress(NodeContext &ctx) {

@@ -143,9 +143,12 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
       int64_t out = outputShape.empty() ? *in * strides[i] : outputShape[i];
       int64_t total = strides[i] * (*in - 1) + outputPadding[i] +
                       (kernel[i] - 1) * dilations[i] + 1 - out;
+      // Floor division, as ONNX's reference: a negative total (an
+      // output_shape beyond the natural size) extends the end.
       bool upper = autoPad == "SAME_UPPER";
-      pads[i] = upper ? total / 2 : total - total / 2;
-      pads[i + spatial] = upper ? total - total / 2 : total / 2;
+      int64_t half = llvm::divideFloorSigned(total, 2);
+      pads[i] = upper ? half : total - half;
+      pads[i + spatial] = upper ? total - half : half;
     }
   } else if (autoPad == "VALID") {
     pads.assign(2 * spatial, 0);

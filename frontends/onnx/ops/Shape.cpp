@@ -44,13 +44,31 @@ std::optional<SmallVector<int64_t>> normalizeAxes(NodeContext &ctx,
   return axes;
 }
 
+/// A shape input with at most `allowedUnknown` elements known only at run
+/// time, those replaced by `unknownAs` (SymbolicShapes.h).
+static std::optional<SmallVector<int64_t>>
+shapeWithUnknowns(NodeContext &ctx, size_t i, int64_t unknownAs) {
+  std::optional<SymbolicInts> shape = ctx.symbolicInput(i, "shape");
+  if (!shape)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const std::optional<int64_t> &v : shape->values)
+    out.push_back(v ? *v : unknownAs);
+  return out;
+}
+
 LogicalResult importReshape(NodeContext &ctx) {
   Value x = ctx.input(0);
   std::optional<SmallVector<int64_t>> shape =
-      ctx.opset < 5 ? std::optional(ctx.intsAttr("shape"))
-                    : ctx.intsInput(1, "shape");
+      ctx.opset < 5 ? std::optional(ctx.intsAttr("shape")) : shapeWithUnknowns(ctx, 1, -2);
   if (!shape)
     return failure();
+  // One element known only at run time (a dynamic batch times something)
+  // is the one the reshape infers.
+  int64_t unknown = llvm::count(*shape, -2);
+  if (unknown > 1 || (unknown == 1 && llvm::is_contained(*shape, -1)))
+    return ctx.unsupported("Reshape to a shape with more than one dim computed at run time");
+  llvm::replace(*shape, int64_t(-2), int64_t(-1));
   if (ctx.intAttr("allowzero", 0) != 0 && llvm::is_contained(*shape, 0))
     return ctx.unsupported("allowzero = 1 with a zero in the shape");
   return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(*shape)));
@@ -218,9 +236,20 @@ LogicalResult importSlice(NodeContext &ctx) {
 }
 
 LogicalResult importExpand(NodeContext &ctx) {
-  std::optional<SmallVector<int64_t>> shape = ctx.intsInput(1, "shape");
-  if (!shape)
+  std::optional<SmallVector<int64_t>> shape = shapeWithUnknowns(ctx, 1, -2);
+  RankedTensorType type = NodeContext::typeOf(ctx.input(0));
+  if (!shape || !type)
     return failure();
+  // A dim known only at run time keeps the input's own dynamic dim (1
+  // broadcasts to it); against a static input dim it cannot be expressed.
+  int64_t offset = static_cast<int64_t>(shape->size()) - type.getRank();
+  for (int64_t d = 0; d < static_cast<int64_t>(shape->size()); ++d) {
+    if ((*shape)[d] != -2)
+      continue;
+    if (d < offset || !type.isDynamicDim(d - offset))
+      return ctx.unsupported("Expand to a dim computed at run time over a static dim");
+    (*shape)[d] = 1;
+  }
   return ctx.setOutput(0, ctx.make<ExpandOp>(ctx.input(0), ctx.i64s(*shape)));
 }
 
@@ -321,14 +350,12 @@ LogicalResult importShape(NodeContext &ctx) {
   };
   start = clampIndex(start);
   end = clampIndex(end);
-  SmallVector<int64_t> dims;
-  for (int64_t d = start; d < end; ++d) {
-    if (type.isDynamicDim(d))
-      return ctx.unsupported("Shape of a tensor whose dim " + llvm::Twine(d) +
-                             " is dynamic");
-    dims.push_back(type.getDimSize(d));
-  }
-  return ctx.setOutput(0, ctx.indices(dims));
+  // Dynamic dims are unknown elements of a symbolic shape.
+  SymbolicInts dims;
+  for (int64_t d = start; d < end; ++d)
+    dims.values.push_back(type.isDynamicDim(d) ? std::nullopt
+                                               : std::optional<int64_t>(type.getDimSize(d)));
+  return ctx.setSymbolicOutput(0, dims);
 }
 
 LogicalResult importSize(NodeContext &ctx) {

@@ -1,0 +1,137 @@
+//===- SymbolicShapes.cpp - shape arithmetic on dynamic dims --------------===//
+
+#include "frontends/onnx/SymbolicShapes.h"
+#include "frontends/onnx/NodeContext.h"
+
+#include "onnx/onnx.pb.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_frontend {
+
+bool SymbolicInts::fullyKnown() const {
+  return llvm::all_of(values, [](const std::optional<int64_t> &v) { return v.has_value(); });
+}
+
+bool isSymbolicArithmetic(llvm::StringRef opType) {
+  return llvm::is_contained({"Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Mul", "Div",
+                             "Add", "Sub", "Slice", "Identity"},
+                            opType);
+}
+
+namespace {
+
+using Element = std::optional<int64_t>;
+
+/// Elementwise arithmetic with scalar broadcasting; unknown in, unknown out.
+std::optional<SymbolicInts> binary(const SymbolicInts &a, const SymbolicInts &b,
+                                   llvm::function_ref<Element(int64_t, int64_t)> f) {
+  size_t n = std::max(a.values.size(), b.values.size());
+  if ((a.values.size() != n && a.values.size() != 1) ||
+      (b.values.size() != n && b.values.size() != 1))
+    return std::nullopt;
+  SymbolicInts out;
+  out.scalar = a.scalar && b.scalar;
+  for (size_t i = 0; i < n; ++i) {
+    Element x = a.values[a.values.size() == 1 ? 0 : i];
+    Element y = b.values[b.values.size() == 1 ? 0 : i];
+    out.values.push_back(x && y ? f(*x, *y) : std::nullopt);
+  }
+  return out;
+}
+
+LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
+  llvm::StringRef op = ctx.opType();
+  auto in = [&](size_t i) { return ctx.symbolicInput(i, op); };
+  if (op == "Identity" || op == "Cast") {
+    std::optional<SymbolicInts> x = in(0);
+    if (!x)
+      return failure();
+    out = *x;
+    return success();
+  }
+  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub") {
+    std::optional<SymbolicInts> a = in(0), b = in(1);
+    if (!a || !b)
+      return failure();
+    std::optional<SymbolicInts> r = binary(*a, *b, [&](int64_t x, int64_t y) -> Element {
+      if (op == "Mul") return x * y;
+      if (op == "Add") return x + y;
+      if (op == "Sub") return x - y;
+      if (y == 0) return std::nullopt;
+      return x / y; // integer division truncates, as ONNX's Div on ints
+    });
+    if (!r)
+      return ctx.invalid("operand lengths do not broadcast");
+    out = *r;
+    return success();
+  }
+  if (op == "Gather") {
+    std::optional<SymbolicInts> data = in(0);
+    std::optional<llvm::SmallVector<int64_t>> indices = ctx.intsInput(1, "indices");
+    if (!data || !indices)
+      return failure();
+    if (ctx.intAttr("axis", 0) != 0 || data->scalar)
+      return ctx.unsupported("Gather from a run-time shape other than along axis 0");
+    int64_t n = static_cast<int64_t>(data->values.size());
+    for (int64_t i : *indices) {
+      if (i < -n || i >= n)
+        return ctx.invalid("index " + llvm::Twine(i) + " out of range");
+      out.values.push_back(data->values[i < 0 ? i + n : i]);
+    }
+    out.scalar = NodeContext::rankOf(ctx.input(1)) == 0;
+    return success();
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    std::optional<SymbolicInts> x = in(0);
+    if (!x)
+      return failure();
+    out = *x;
+    out.scalar = op == "Squeeze" && x->values.size() == 1;
+    if (op == "Unsqueeze" && !x->scalar)
+      return ctx.unsupported("Unsqueeze of a run-time shape to rank 2");
+    return success();
+  }
+  if (op == "Concat") {
+    for (size_t i = 0; i < ctx.numInputs(); ++i) {
+      std::optional<SymbolicInts> x = in(i);
+      if (!x)
+        return failure();
+      out.values.append(x->values);
+    }
+    return success();
+  }
+  if (op == "Slice") {
+    std::optional<SymbolicInts> x = in(0);
+    std::optional<llvm::SmallVector<int64_t>> starts = ctx.intsInput(1, "starts"),
+                                              ends = ctx.intsInput(2, "ends");
+    if (!x || !starts || !ends || starts->size() != 1 || ends->size() != 1)
+      return failure();
+    int64_t step = 1;
+    if (ctx.hasInput(4)) {
+      std::optional<llvm::SmallVector<int64_t>> steps = ctx.intsInput(4, "steps");
+      if (!steps || steps->size() != 1)
+        return failure();
+      step = (*steps)[0];
+    }
+    if (step != 1)
+      return ctx.unsupported("Slice of a run-time shape with a step other than 1");
+    int64_t n = static_cast<int64_t>(x->values.size());
+    auto clampIndex = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
+    for (int64_t i = clampIndex((*starts)[0]); i < clampIndex((*ends)[0]); ++i)
+      out.values.push_back(x->values[i]);
+    return success();
+  }
+  return ctx.unsupported(op + " of a shape computed at run time");
+}
+
+} // namespace
+
+LogicalResult evaluateSymbolic(NodeContext &ctx) {
+  SymbolicInts out;
+  if (failed(evaluate(ctx, out)) || ctx.failed())
+    return failure();
+  return ctx.setSymbolicOutput(0, out);
+}
+
+} // namespace kiln::onnx_frontend
