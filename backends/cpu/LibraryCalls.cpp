@@ -22,11 +22,20 @@ static std::vector<int64_t> dimsOf(Type type) {
   return dims;
 }
 
+/// oneDNN rejects (or divides by) zero-size dims; generated code handles
+/// them.
+static bool hasZeroDim(ArrayRef<Type> types) {
+  return llvm::any_of(types, [](Type t) {
+    return llvm::is_contained(cast<RankedTensorType>(t).getShape(), 0);
+  });
+}
+
 /// oneDNN runs f32 2-D convolutions whose only dynamic dim is the batch.
 static bool runsInOneDnn(ConvOp conv) {
   RankedTensorType in = conv.getInput().getType(), w = conv.getWeight().getType();
   RankedTensorType out = conv.getType();
-  if (!in.getElementType().isF32() || in.getRank() != 4 || !w.hasStaticShape())
+  if (!in.getElementType().isF32() || in.getRank() != 4 || !w.hasStaticShape() ||
+      hasZeroDim({in, w, out}))
     return false;
   for (int64_t d = 1; d < 4; ++d)
     if (in.isDynamicDim(d) || out.isDynamicDim(d))
@@ -39,7 +48,8 @@ static bool runsInOneDnn(ConvOp conv) {
 static bool runsInOneDnn(MatmulOp matmul) {
   RankedTensorType lhs = matmul.getLhs().getType(), rhs = matmul.getRhs().getType();
   RankedTensorType out = matmul.getType();
-  if (!lhs.getElementType().isF32() || out.getRank() > 3 || !rhs.hasStaticShape())
+  if (!lhs.getElementType().isF32() || out.getRank() > 3 || !rhs.hasStaticShape() ||
+      hasZeroDim({lhs, rhs, out}))
     return false;
   if (lhs.getRank() != out.getRank())
     return false;

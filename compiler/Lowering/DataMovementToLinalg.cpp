@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -84,7 +85,20 @@ struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
       rewriter.replaceOpWithNewOp<tensor::CastOp>(op, outType, flat);
       return success();
     }
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, groups, sizes);
+    if (outType.getNumDynamicDims() <= 1) {
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, groups, sizes);
+      return success();
+    }
+    // Several dynamic dims in one expanded group are beyond what memref
+    // lowering handles (it needs their product's strides): reshape by a
+    // shape tensor instead.
+    SmallVector<Value> extents;
+    for (OpFoldResult size : sizes)
+      extents.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    Value shape = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
+        extents);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
     return success();
   }
 };

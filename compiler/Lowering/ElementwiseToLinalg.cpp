@@ -82,32 +82,96 @@ FailureOr<Value> buildBroadcastGeneric(
     OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   int64_t rank = resultType.getRank();
-  SmallVector<AffineMap> maps;
+  // A dynamic input dim may be 1 at run time and broadcast: where the
+  // result's dim is a static size other than 1, or where another input is
+  // dynamic at the same dim too. Such an input is read in the body at
+  // index (size == 1 ? 0 : i), and such a result dim is the largest of the
+  // inputs'; the others are read through indexing maps.
+  SmallVector<int64_t> dynamicInputs(rank, 0);
   for (Value in : inputs) {
     auto type = cast<RankedTensorType>(in.getType());
     int64_t offset = rank - type.getRank();
     if (offset < 0)
       return failure();
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      dynamicInputs[i + offset] += type.isDynamicDim(i);
+  }
+  auto mayBroadcast = [&](RankedTensorType type, int64_t i, int64_t j) {
+    return type.isDynamicDim(i) &&
+           (resultType.isDynamicDim(j) ? dynamicInputs[j] > 1 : resultType.getDimSize(j) != 1);
+  };
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> direct;
+  SmallVector<bool> isDirect;
+  for (Value in : inputs) {
+    auto type = cast<RankedTensorType>(in.getType());
+    int64_t offset = rank - type.getRank();
     SmallVector<AffineExpr> exprs;
+    bool runtimeBroadcast = false;
     for (int64_t i = 0; i < type.getRank(); ++i) {
       int64_t j = i + offset;
       bool stretched = type.getDimSize(i) == 1 && resultType.getDimSize(j) != 1;
-      exprs.push_back(stretched ? b.getAffineConstantExpr(0)
-                                : b.getAffineDimExpr(j));
+      runtimeBroadcast |= mayBroadcast(type, i, j);
+      exprs.push_back(stretched ? b.getAffineConstantExpr(0) : b.getAffineDimExpr(j));
     }
+    isDirect.push_back(!runtimeBroadcast);
+    if (runtimeBroadcast)
+      continue;
+    direct.push_back(in);
     maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
   }
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  // A result dim that is dynamic takes its size from an input with the
-  // same dim dynamic (aligned at the trailing dims).
-  FailureOr<Value> init = buildEmpty(b, loc, resultType, inputs);
-  if (failed(init))
-    return failure();
+  // A dynamic result dim is the largest of the inputs' at that dim.
+  SmallVector<Value> sizes;
+  for (int64_t j = 0; j < rank; ++j) {
+    if (!resultType.isDynamicDim(j))
+      continue;
+    Value size;
+    for (Value in : inputs) {
+      auto type = cast<RankedTensorType>(in.getType());
+      int64_t i = j - (rank - type.getRank());
+      if (i < 0 || !type.isDynamicDim(i))
+        continue;
+      Value dim = tensor::DimOp::create(b, loc, in, i);
+      size = size ? Value(arith::MaxUIOp::create(b, loc, size, dim)) : dim;
+    }
+    if (!size)
+      return failure();
+    sizes.push_back(size);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType(), sizes);
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{*init}, maps, iterators,
+      b, loc, TypeRange{resultType}, direct, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value r = body(nb, nl, args.drop_back());
+        SmallVector<Value> values;
+        size_t next = 0;
+        for (auto [in, inMap] : llvm::zip(inputs, isDirect)) {
+          if (inMap) {
+            values.push_back(args[next++]);
+            continue;
+          }
+          auto type = cast<RankedTensorType>(in.getType());
+          int64_t offset = rank - type.getRank();
+          SmallVector<Value> indices;
+          for (int64_t i = 0; i < type.getRank(); ++i) {
+            int64_t j = i + offset;
+            bool stretched = type.getDimSize(i) == 1 && resultType.getDimSize(j) != 1;
+            Value index = stretched ? Value(arith::ConstantIndexOp::create(nb, nl, 0))
+                                    : Value(linalg::IndexOp::create(nb, nl, j));
+            if (mayBroadcast(type, i, j)) {
+              Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
+              Value one = arith::ConstantIndexOp::create(nb, nl, 1);
+              Value size = tensor::DimOp::create(nb, nl, in, i);
+              Value isOne = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, size, one);
+              index = arith::SelectOp::create(nb, nl, isOne, zero, index);
+            }
+            indices.push_back(index);
+          }
+          values.push_back(tensor::ExtractOp::create(nb, nl, in, indices));
+        }
+        Value r = body(nb, nl, values);
         linalg::YieldOp::create(nb, nl, r);
       });
   return generic.getResult(0);

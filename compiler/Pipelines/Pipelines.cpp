@@ -98,6 +98,8 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // Expanding strided metadata of dynamic views builds affine.apply.
+  pm.addPass(createLowerAffinePass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.genericAllocation;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));

@@ -222,6 +222,9 @@ int kiln_library_execute(kiln_library_state *state, uint32_t id, void *const *op
   if (!state || id >= state->num_calls)
     return 1;
   prepared_call *c = &state->calls[id];
+  /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
+  if (dims[0][0] == 0)
+    return 0;
   if (c->desc->kind == KILN_LIBRARY_MATMUL) {
     if (!same_shape(c, dims[0]) && prepare_matmul(state, c, dims[0], dims[2]))
       return 1;

@@ -27,12 +27,34 @@ import hashlib
 import os
 import re
 import sys
+import threading
 import time
 
 from onnx_cases import (data_files, first_reason, freeze_args, list_cases, read_expected,
                         run, run_cases, write_expected)
 
 MODES = {"static": [], "dynamic": ["--dynamic-batch"]}
+
+# Why the failures that remain are not Kiln bugs to fix, by case-name
+# pattern: written next to the driver's own reason in docs/Conformance.md.
+EXPLANATIONS = [
+    (r"test_cast_FLOAT_to_BFLOAT16$",
+     "ONNX 1.12's expected data truncates float to bfloat16; Kiln rounds to nearest even "
+     "(IEEE, ONNX >= 1.14, ONNX Runtime), one bfloat16 ulp apart"),
+    (r"test_castlike_.*BFLOAT16",
+     "the test data's `like` input has shape [1] (only its type matters) while the model "
+     "declares [3, 4]; the runtime rejects inputs that contradict declared dims"),
+    (r"test_convtranspose",
+     "forced-dynamic only: a dynamic dim 0 of the weight (input channels) cannot be divided "
+     "into groups at compile time"),
+]
+
+
+def explain(name):
+    for pattern, why in EXPLANATIONS:
+        if re.search(pattern, name):
+            return why
+    return ""
 
 
 def compiler_identity(kiln):
@@ -62,14 +84,20 @@ def compile_cached(kiln, identity, mode, name, case_dir, work, timeout):
     if os.path.exists(artifact) and os.path.exists(frozen_list):
         with open(frozen_list) as f:
             return artifact, set(f.read().split()), None
+    # Cases with identical models share a key and may compile at the same
+    # time: each writes its own file and moves it into place.
+    private = f"{base}.{os.getpid()}.{threading.get_ident()}"
     code, out, frozen_names, _ = freeze_args(kiln, "compile", model, case_dir,
-                                             ["-o", artifact] + MODES[mode], timeout)
+                                             ["-o", private + ".so"] + MODES[mode], timeout)
     if code != 0:
         if code == 1 and "cannot be imported" in out and "invalid (" not in out:
             return None, set(), ("skipped", first_reason(out))
         return None, set(), ("failed", "compile: " + first_reason(out))
-    with open(frozen_list, "w") as f:
+    os.replace(private + ".so", artifact)
+    os.replace(private + ".h", base + ".h")
+    with open(private + ".frozen", "w") as f:
         f.write(" ".join(sorted(frozen_names)))
+    os.replace(private + ".frozen", frozen_list)
     return artifact, frozen_names, None
 
 
@@ -96,7 +124,7 @@ def check(kiln, identity, mode, name, case_dir, work, timeout):
 def stable_reason(reason):
     """The reason without machine-specific paths (for the expected lists)."""
     reason = re.sub(r"/\S*/(node|pytorch-converted|pytorch-operator|simple)/", r"\1/", reason)
-    reason = re.sub(r"/\S*/([0-9a-f]{32}\.so)", "ARTIFACT", reason)
+    reason = re.sub(r"\S*[0-9a-f]{32}\S*\.so", "ARTIFACT", reason)
     return " ".join(reason.split())
 
 
@@ -155,18 +183,21 @@ def write_report(path, static, dynamic):
         "",
         "## Failures (static mode)",
         "",
-        "| case | reason |",
-        "| --- | --- |",
+        "| case | reason | why |",
+        "| --- | --- | --- |",
     ]
     for name, (status, reason) in sorted(static.items()):
         if status == "failed":
-            lines.append(f"| {name} | {reason.replace('|', '/')} |")
+            lines.append(f"| {name} | {reason.replace('|', '/')} | {explain(name)} |")
     lines += ["", "## Failures only in forced-dynamic mode", "",
-              "Cases that pass (or are skipped) statically but fail with a dynamic batch:", "",
-              "| case | reason |", "| --- | --- |"]
+              "Cases that pass (or are skipped) statically but fail with dim 0 of every",
+              "input dynamic. Most need a dim at compile time that the forced-dynamic mode",
+              "hides (a weight's channels, a reshape of a dynamic dim into several), which",
+              "real models keep static.", "",
+              "| case | reason | why |", "| --- | --- | --- |"]
     for name, (status, reason) in sorted(dynamic.items()):
         if status == "failed" and static.get(name, ("", ""))[0] != "failed":
-            lines.append(f"| {name} | {reason.replace('|', '/')} |")
+            lines.append(f"| {name} | {reason.replace('|', '/')} | {explain(name)} |")
     lines += ["", "## Skipped (static mode): what the importer does not support", "",
               "Reasons per case are in `test/e2e/onnx_conformance_expected.txt`;",
               "[OnnxSupport.md](OnnxSupport.md) says why each is out of scope.", "",

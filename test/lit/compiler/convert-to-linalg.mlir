@@ -110,3 +110,62 @@ func.func @concat_static(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<4x2
   %0 = kiln.concat %a, %b {axis = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+// Checks that an operand dim that is dynamic where the result's is a static
+// size other than 1 is read at index (size == 1 ? 0 : i): at run time it
+// may broadcast. (It used to be mapped like an equal dim, and a 1 read past
+// its end.)
+// CHECK-LABEL: func @runtime_broadcast
+// CHECK-SAME: (%[[A:.*]]: tensor<3x4xf32>, %[[C:.*]]: tensor<?x4xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]] : tensor<3x4xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: %[[SIZE:.*]] = tensor.dim %[[C]], %{{.*}}
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[SIZE]]
+// CHECK: %[[ROW:.*]] = arith.select %[[ONE]], %{{.*}}, %[[I]]
+// CHECK: tensor.extract %[[C]][%[[ROW]], %{{.*}}]
+// CHECK-NOT: tensor.cast
+func.func @runtime_broadcast(%a: tensor<3x4xf32>, %c: tensor<?x4xf32>) -> tensor<3x4xf32> {
+  %0 = kiln.add %a, %c : (tensor<3x4xf32>, tensor<?x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Checks that unsigned element types are lowered with unsigned semantics
+// (divui, maxui, uitofp) and leave only signless types behind.
+// CHECK-LABEL: func @unsigned
+// CHECK-SAME: (%{{.*}}: tensor<4xi8>, %{{.*}}: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xi8>, tensor<4xf32>)
+// CHECK: arith.divui
+// CHECK: arith.maxui
+// CHECK: arith.uitofp
+// CHECK-NOT: ui8
+func.func @unsigned(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>, tensor<4xf32>) {
+  %0 = kiln.div %a, %b : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %1 = kiln.max %a, %b : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %2 = kiln.cast %a : tensor<4xui8> to tensor<4xf32>
+  return %0, %1, %2 : tensor<4xui8>, tensor<4xui8>, tensor<4xf32>
+}
+
+// -----
+
+// Checks that where two inputs are dynamic at the same dim, either may be 1
+// at run time: both are read at index (size == 1 ? 0 : i) and the result
+// dim is the larger size.
+// CHECK-LABEL: func @dynamic_meets_dynamic
+// CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<?x4xf32>)
+// CHECK-DAG: %[[DA:.*]] = tensor.dim %[[A]]
+// CHECK-DAG: %[[DB:.*]] = tensor.dim %[[B]]
+// CHECK: %[[N:.*]] = arith.maxui %[[DA]], %[[DB]]
+// CHECK: tensor.empty(%[[N]])
+// CHECK: linalg.generic
+// CHECK: arith.select
+// CHECK: tensor.extract %[[A]]
+// CHECK: arith.select
+// CHECK: tensor.extract %[[B]]
+func.func @dynamic_meets_dynamic(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = kiln.add %a, %b : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

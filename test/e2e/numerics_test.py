@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Numerics users hit, checked against NumPy references (ONNX semantics):
+NaN and infinities propagate, integer division and casts follow the ONNX
+spec, reductions over empty axes and zero-size tensors work.
+
+usage: numerics_test.py KILN WORK_DIR
+Each case is a one- or two-node ONNX model built here, compiled with
+`kiln compile`, run with `kiln run --output-dir` and compared bit-for-bit
+where the result is exact (NaN matches NaN). Prints "N passed, N failed".
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+
+np.seterr(all="ignore")  # the references compute NaN and Inf on purpose
+from onnx import TensorProto, helper, numpy_helper
+
+NAN, INF = np.nan, np.inf
+TYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
+         np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
+         np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL}
+
+
+def onnx_type(array):
+    return TYPES[array.dtype.type]
+
+
+def case(name, op, inputs, reference, attrs=None, consts=None, opset=17, dynamic=False):
+    """A model of one `op` node on `inputs` ({name: array}) plus constant
+    inputs `consts` ({name: array}), expected to give `reference`; with
+    `dynamic`, compiled with dim 0 dynamic and run on the inputs' size."""
+    return dict(name=name, op=op, inputs=inputs, reference=np.asarray(reference),
+                attrs=attrs or {}, consts=consts or {}, opset=opset, dynamic=dynamic)
+
+
+def build(c, path):
+    ins = [helper.make_tensor_value_info(n, onnx_type(a), a.shape) for n, a in c["inputs"].items()]
+    inits = [numpy_helper.from_array(a, n) for n, a in c["consts"].items()]
+    names = list(c["inputs"]) + list(c["consts"])
+    ref = c["reference"]
+    shape = (["batch"] + list(ref.shape[1:])) if c["dynamic"] else ref.shape
+    out = helper.make_tensor_value_info("y", onnx_type(ref), shape)
+    node = helper.make_node(c["op"], names, ["y"], **c["attrs"])
+    graph = helper.make_graph([node], c["name"], ins, [out], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", c["opset"])])
+    onnx.save(model, path)
+
+
+def run_case(kiln, work, c):
+    folder = os.path.join(work, c["name"])
+    os.makedirs(folder, exist_ok=True)
+    model = os.path.join(folder, "model.onnx")
+    build(c, model)
+    artifact = os.path.join(folder, "model.so")
+    flags = ["--dynamic-batch"] if c["dynamic"] else []
+    p = subprocess.run([kiln, "compile", model, "-o", artifact] + flags, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        return f"compile failed: {(p.stdout + p.stderr).strip()[-300:]}"
+    args = [kiln, "run", artifact, "--output-dir", folder]
+    for n, a in c["inputs"].items():
+        np.save(os.path.join(folder, n + ".npy"), a)
+        args += ["--input", f"{n}={os.path.join(folder, n + '.npy')}"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"run failed: {(p.stdout + p.stderr).strip()[-300:]}"
+    got = np.load(os.path.join(folder, "y.npy"))
+    want = c["reference"]
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"got {got.dtype}{list(got.shape)}, want {want.dtype}{list(want.shape)}"
+    if want.dtype.kind == "f":
+        same = np.array_equal(got, want, equal_nan=True) or (
+            np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
+            and np.array_equal(np.isnan(got), np.isnan(want))
+            and np.array_equal(np.isinf(got), np.isinf(want)))
+    else:
+        same = np.array_equal(got, want)
+    return "" if same else f"got {got.tolist()}, want {want.tolist()}"
+
+
+def f32(*v):
+    return np.array(v, np.float32)
+
+
+def cases():
+    x = f32(NAN, INF, -INF, 0.0, -0.0, 1.5, -2.5)
+    yield case("relu_nan_inf", "Relu", {"x": x}, np.where(np.isnan(x), x, np.maximum(x, 0)))
+    yield case("exp_nan_inf", "Exp", {"x": x}, np.exp(x))
+    yield case("sigmoid_nan_inf", "Sigmoid", {"x": x}, (1 / (1 + np.exp(-x))).astype(np.float32))
+    yield case("tanh_nan_inf", "Tanh", {"x": x}, np.tanh(x))
+    yield case("abs_nan_inf", "Abs", {"x": x}, np.abs(x))
+    yield case("sqrt_negative_is_nan", "Sqrt", {"x": f32(-1, 4, INF, NAN)}, f32(NAN, 2, INF, NAN))
+    yield case("log_zero_is_minus_inf", "Log", {"x": f32(0, -1, INF, 1)}, f32(-INF, NAN, INF, 0))
+    a, b = f32(NAN, 1, INF, -INF, INF), f32(1, NAN, 1, 1, -INF)
+    yield case("add_nan_inf", "Add", {"a": a, "b": b}, a + b)
+    yield case("max_propagates_nan", "Max", {"a": a, "b": b}, np.maximum(a, b))
+    yield case("min_propagates_nan", "Min", {"a": a, "b": b}, np.minimum(a, b))
+    yield case("div_by_zero", "Div", {"a": f32(1, -1, 0), "b": f32(0, 0, 0)}, f32(INF, -INF, NAN))
+    m = np.array([[1, NAN, 3], [1, 2, INF]], np.float32)
+    yield case("reduce_max_nan", "ReduceMax", {"x": m}, np.array([NAN, INF], np.float32),
+               attrs={"axes": [1], "keepdims": 0})
+    yield case("reduce_sum_inf_minus_inf", "ReduceSum",
+               {"x": np.array([[INF, -INF], [INF, 1]], np.float32)}, f32(NAN, INF),
+               consts={"axes": np.array([1], np.int64)}, attrs={"keepdims": 0})
+    s = np.array([[0, -INF, 1], [-INF, -INF, -INF]], np.float32)
+    e = np.exp(s[0] - s[0].max())
+    yield case("softmax_minus_inf", "Softmax", {"x": s},
+               np.array([e / e.sum(), [NAN, NAN, NAN]], np.float32))
+    # Integer division truncates toward zero; Mod takes the divisor's sign
+    # (fmod = 0) or the dividend's (fmod = 1).
+    i, j = np.array([7, -7, 7, -7], np.int64), np.array([2, 2, -2, -2], np.int64)
+    yield case("div_int_truncates", "Div", {"a": i, "b": j}, np.trunc(i / j).astype(np.int64))
+    yield case("mod_int_sign_of_divisor", "Mod", {"a": i, "b": j}, np.mod(i, j))
+    yield case("mod_fmod_sign_of_dividend", "Mod", {"a": i, "b": j}, np.fmod(i, j),
+               attrs={"fmod": 1})
+    yield case("mod_float_fmod", "Mod", {"a": f32(5.5, -5.5), "b": f32(2, 2)}, f32(1.5, -1.5),
+               attrs={"fmod": 1})
+    # Casts: float -> int truncates toward zero, int -> narrower int keeps
+    # the low bits, anything -> bool is "!= 0" (NaN is true).
+    yield case("cast_float_to_int_truncates", "Cast", {"x": f32(2.7, -2.7, 0.5, -0.5)},
+               np.array([2, -2, 0, 0], np.int32), attrs={"to": TensorProto.INT32})
+    yield case("cast_int64_to_int8_wraps", "Cast", {"x": np.array([300, -129, 127], np.int64)},
+               np.array([300, -129, 127], np.int64).astype(np.int8),
+               attrs={"to": TensorProto.INT8})
+    yield case("cast_float_to_bool", "Cast", {"x": f32(0, -0.0, NAN, 0.1)},
+               np.array([False, False, True, True]), attrs={"to": TensorProto.BOOL})
+    yield case("cast_uint8_to_float", "Cast", {"x": np.array([0, 200, 255], np.uint8)},
+               f32(0, 200, 255), attrs={"to": TensorProto.FLOAT})
+    yield case("cast_float_to_uint8", "Cast", {"x": f32(0, 200.9, 255)},
+               np.array([0, 200, 255], np.uint8), attrs={"to": TensorProto.UINT8})
+    # Reductions over empty axes, and zero-size tensors.
+    r = np.arange(6, dtype=np.float32).reshape(2, 3)
+    yield case("reduce_sum_no_axes_reduces_all", "ReduceSum", {"x": r},
+               np.array([[15]], np.float32))
+    yield case("reduce_sum_empty_axes_noop", "ReduceSum", {"x": r}, r,
+               consts={"axes": np.zeros(0, np.int64)}, attrs={"noop_with_empty_axes": 1})
+    z = np.zeros((0, 3), np.float32)
+    yield case("reduce_sum_zero_size", "ReduceSum", {"x": z}, np.zeros(3, np.float32),
+               consts={"axes": np.array([0], np.int64)}, attrs={"keepdims": 0})
+    yield case("reduce_prod_zero_size", "ReduceProd", {"x": z}, np.ones(3, np.float32),
+               attrs={"axes": [0], "keepdims": 0})
+    yield case("add_zero_size", "Add", {"a": z, "b": f32(1, 2, 3)}, np.zeros((0, 3), np.float32))
+    yield case("relu_zero_size", "Relu", {"x": z}, z)
+    yield case("matmul_zero_inner", "MatMul", {"a": np.zeros((2, 0), np.float32),
+                                               "b": np.zeros((0, 3), np.float32)},
+               np.zeros((2, 3), np.float32))
+    # A dynamic batch of 0 through a oneDNN matmul (constant weights).
+    yield case("matmul_library_batch_zero", "MatMul", {"a": np.zeros((0, 4), np.float32)},
+               np.zeros((0, 3), np.float32), consts={"w": np.ones((4, 3), np.float32)},
+               dynamic=True)
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    yield case("matmul_library_batch_two", "MatMul", {"a": a}, a @ w, consts={"w": w},
+               dynamic=True)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    kiln, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+    passed = failed = 0
+    for c in cases():
+        why = run_case(kiln, work, c)
+        if why:
+            failed += 1
+            print(f"FAIL: {c['name']}: {why}")
+        else:
+            passed += 1
+            print(f"PASS: {c['name']}")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
