@@ -109,6 +109,47 @@ def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
+  let summary = "Group a convolution or matmul and its elementwise epilogue into a kernel";
+  let description = [{
+    A `kiln.conv` or `kiln.matmul` followed by a chain of epilogue ops, each
+    the only user of the previous result, becomes one `kiln.kernel
+    "epilogue"`. The epilogue, in this order, is at most: a bias add (a
+    constant that varies only along the output channels: dim 1 of a
+    convolution, the last dim of a matmul), a residual add (a tensor of the
+    result's shape), and an activation (relu, clip, sigmoid, tanh, gelu).
+    A result with another user ends the chain (fusion never duplicates
+    work); a root without epilogue stays as it is. Backends run such a
+    kernel as one library call with post-ops, or inline it.
+
+    Before:
+    ```mlir
+    %c = kiln.conv %x, %w {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %a = kiln.add %c, %b : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+    %r = kiln.relu %a : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+    ```
+    After:
+    ```mlir
+    %r = kiln.kernel "epilogue" (%x, %w, %b) : (...) -> tensor<1x4x6x6xf32> {
+    ^bb0(%x0: tensor<1x3x8x8xf32>, %w0: tensor<4x3x3x3xf32>, %b0: tensor<4x1x1xf32>):
+      %c = kiln.conv %x0, %w0 {...}
+      %a = kiln.add %c, %b0
+      %r = kiln.relu %a
+      kiln.yield %r : tensor<1x4x6x6xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::kiln::KilnDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "Number of epilogue kernels formed">,
+    Statistic<"numFusedOps", "num-fused-ops", "Number of epilogue ops fused">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 

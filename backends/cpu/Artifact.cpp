@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -85,6 +86,8 @@ static std::string entryPointSource(const ArtifactInfo &info) {
     ranks.insert(c.input.size());
     ranks.insert(c.weight.size());
     ranks.insert(c.output.size());
+    if (c.hasBias)
+      ranks.insert(c.biasRank);
   }
   for (int64_t r : ranks) {
     os << "typedef struct { void *allocated; void *aligned; int64_t offset;";
@@ -159,11 +162,24 @@ static std::string entryPointSource(const ArtifactInfo &info) {
     array(p + "strides", c.strides);
     array(p + "dilations", c.dilations);
     array(p + "pads", c.pads);
-    os << "void _mlir_ciface_kiln_library_call_" << i << "(memref" << c.input.size()
-       << " *x, memref" << c.weight.size() << " *w, memref" << c.output.size() << " *y) {\n"
-       << "  void *operands[3] = {(float *)x->aligned + x->offset, (float *)w->aligned + w->offset,\n"
-       << "                       (float *)y->aligned + y->offset};\n"
-       << "  const int64_t *dims[3] = {x->sizes, w->sizes, y->sizes};\n"
+    // Operands in the runtime's order: input, weight, output (holding the
+    // residual when there is one), then the epilogue's bias.
+    std::vector<std::pair<std::string, size_t>> operands = {
+        {"x", c.input.size()}, {"w", c.weight.size()}, {"y", c.output.size()}};
+    if (c.hasBias)
+      operands.push_back({"b", static_cast<size_t>(c.biasRank)});
+    os << "void _mlir_ciface_kiln_library_call_" << i << "(";
+    for (size_t k = 0; k < operands.size(); ++k)
+      os << (k ? ", " : "") << "memref" << operands[k].second << " *" << operands[k].first;
+    os << ") {\n  void *operands[" << operands.size() << "] = {";
+    for (size_t k = 0; k < operands.size(); ++k) {
+      const std::string &v = operands[k].first;
+      os << (k ? ", " : "") << "(float *)" << v << "->aligned + " << v << "->offset";
+    }
+    os << "};\n  const int64_t *dims[" << operands.size() << "] = {";
+    for (size_t k = 0; k < operands.size(); ++k)
+      os << (k ? ", " : "") << operands[k].first << "->sizes";
+    os << "};\n"
        << "  if (services->library_call(services_state, " << i << ", operands, dims) != 0)\n"
        << "    call_failed = 1;\n}\n";
   }
@@ -173,10 +189,12 @@ static std::string entryPointSource(const ArtifactInfo &info) {
     std::string p = "call" + std::to_string(i) + "_";
     os << "  {" << c.kind << ", " << c.output.size() << ", " << c.input.size() << ", "
        << c.weight.size() << ", " << p << "in, " << p << "w, " << p << "out, " << p
-       << "strides, " << p << "dilations, " << p << "pads, " << c.groups << "},\n";
+       << "strides, " << p << "dilations, " << p << "pads, " << c.groups << ", "
+       << c.hasBias << ", " << c.hasResidual << ", " << c.activation << ", "
+       << llvm::format("%.9ef", c.alpha) << ", " << llvm::format("%.9ef", c.beta) << "},\n";
   }
   if (info.libraryCalls.empty())
-    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n";
+    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0f, 0.0f},\n";
   os << "};\n";
   os << "\nstatic int run(const kiln_runtime_services *svc, void *state,\n"
         "               void *const *in_data, const int64_t *const *in_dims,\n"

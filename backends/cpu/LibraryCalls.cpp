@@ -2,6 +2,8 @@
 
 #include "backends/cpu/LibraryCalls.h"
 
+#include "mlir/IR/IRMapping.h"
+
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "kiln/kiln_model_abi.h"
 
@@ -14,6 +16,9 @@ using namespace mlir;
 namespace kiln::cpu {
 
 static constexpr llvm::StringLiteral kCallAttr = "kiln.library_call";
+/// On a call whose output starts as one of its operands (the residual):
+/// that operand's index.
+static constexpr llvm::StringLiteral kResidualAttr = "kiln.residual_operand";
 
 static std::vector<int64_t> dimsOf(Type type) {
   std::vector<int64_t> dims;
@@ -59,37 +64,143 @@ static bool runsInOneDnn(MatmulOp matmul) {
   return !lhs.isDynamicDim(lhs.getRank() - 1);
 }
 
-std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
-  std::vector<LibraryCall> calls;
-  auto mark = [&](Operation *op) {
-    op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32),
-                                            calls.size()));
-  };
-  module.walk([&](MatmulOp matmul) {
-    if (!runsInOneDnn(matmul))
-      return;
-    LibraryCall call;
+/// The call of a convolution or matmul `root`, without epilogue.
+static LibraryCall describeRoot(Operation *root) {
+  LibraryCall call;
+  if (auto matmul = dyn_cast<MatmulOp>(root)) {
     call.kind = KILN_LIBRARY_MATMUL;
     call.input = dimsOf(matmul.getLhs().getType());
     call.weight = dimsOf(matmul.getRhs().getType());
     call.output = dimsOf(matmul.getType());
-    mark(matmul);
+    return call;
+  }
+  auto conv = cast<ConvOp>(root);
+  call.kind = KILN_LIBRARY_CONV;
+  call.input = dimsOf(conv.getInput().getType());
+  call.weight = dimsOf(conv.getWeight().getType());
+  call.output = dimsOf(conv.getType());
+  call.strides.assign(conv.getStrides().begin(), conv.getStrides().end());
+  call.dilations.assign(conv.getDilations().begin(), conv.getDilations().end());
+  call.pads.assign(conv.getPads().begin(), conv.getPads().end());
+  call.groups = static_cast<int64_t>(conv.getGroups());
+  return call;
+}
+
+static bool runsInOneDnn(Operation *root) {
+  if (auto conv = dyn_cast<ConvOp>(root))
+    return runsInOneDnn(conv);
+  if (auto matmul = dyn_cast<MatmulOp>(root))
+    return runsInOneDnn(matmul);
+  return false;
+}
+
+/// Adds an epilogue kernel's bias, residual and activation to `call`;
+/// fails on an op oneDNN's post-ops do not cover. The kernel's body is the
+/// root, then the epilogue in kiln-fuse's order; the kernel's operands are
+/// the root's two, then what the epilogue reads, in order.
+static LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
+  auto ops = llvm::to_vector(llvm::map_range(kernel.bodyOps(), [](Operation &op) { return &op; }));
+  for (Operation *op : llvm::drop_begin(ops)) {
+    if (auto add = dyn_cast<AddOp>(op)) {
+      // One operand is the chain so far, the other a kernel operand.
+      auto other = dyn_cast<BlockArgument>(add.getLhs().getDefiningOp() ? add.getRhs()
+                                                                        : add.getLhs());
+      if (!other || other.getArgNumber() < 2)
+        return failure();
+      bool isBias = other.getType() != op->getResult(0).getType();
+      if (isBias && !call.hasBias && !call.hasResidual) {
+        call.hasBias = true;
+        call.biasRank = cast<RankedTensorType>(other.getType()).getRank();
+      }
+      else if (!isBias && !call.hasResidual) {
+        call.hasResidual = true;
+        // The output buffer starts as the residual (oneDNN's sum post-op).
+        kernel->setAttr(kResidualAttr, IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                                        other.getArgNumber()));
+      }
+      else
+        return failure();
+    } else if (isa<ReluOp>(op)) {
+      call.activation = KILN_ACTIVATION_RELU;
+    } else if (auto clip = dyn_cast<ClipOp>(op)) {
+      call.activation = KILN_ACTIVATION_CLIP;
+      call.alpha = static_cast<float>(clip.getMin().convertToDouble());
+      call.beta = static_cast<float>(clip.getMax().convertToDouble());
+    } else if (isa<SigmoidOp>(op)) {
+      call.activation = KILN_ACTIVATION_SIGMOID;
+    } else if (isa<TanhOp>(op)) {
+      call.activation = KILN_ACTIVATION_TANH;
+    } else if (auto gelu = dyn_cast<GeluOp>(op)) {
+      call.activation = gelu.getApproximation() == GeluApproximation::tanh
+                            ? KILN_ACTIVATION_GELU_TANH
+                            : KILN_ACTIVATION_GELU_ERF;
+    } else {
+      return failure();
+    }
+  }
+  // Operands beyond the root's must be exactly the bias and residual.
+  size_t extra = kernel.getInputs().size() - 2;
+  if (extra != static_cast<size_t>(call.hasBias) + static_cast<size_t>(call.hasResidual))
+    return failure();
+  return success();
+}
+
+/// Puts an epilogue kernel's ops back in place of the kernel.
+static void dissolve(KernelOp kernel) {
+  OpBuilder b(kernel);
+  IRMapping map;
+  for (auto [arg, input] : llvm::zip(kernel.getBody().getArguments(), kernel.getInputs()))
+    map.map(arg, input);
+  for (Operation &op : kernel.bodyOps())
+    b.clone(op, map);
+  auto yield = cast<YieldOp>(kernel.getBody().front().getTerminator());
+  kernel.getResult(0).replaceAllUsesWith(map.lookup(yield.getValues()[0]));
+  kernel.erase();
+}
+
+std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
+  std::vector<LibraryCall> calls;
+  auto mark = [&](Operation *op, LibraryCall call) {
+    op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                            calls.size()));
     calls.push_back(std::move(call));
+  };
+  // In program order: kernels as a whole, bare convolutions and matmuls.
+  // oneDNN 2.6 runs plain-layout (NCHW) convolutions with post-ops slower
+  // than without them followed by Kiln's own fused loop nest (resnet50,
+  // 2 threads: sum + relu post-ops 80 ms, bias only 60 ms, none 58 ms),
+  // so a convolution kernel is dissolved: oneDNN runs the convolution, the
+  // epilogue is generated. A matmul (oneDNN's brgemm) takes its whole
+  // epilogue.
+  SmallVector<KernelOp> kernels;
+  module.walk([&](KernelOp kernel) {
+    if (kernel.getKind() == "epilogue" && !kernel.getBody().front().without_terminator().empty())
+      kernels.push_back(kernel);
   });
-  module.walk([&](ConvOp conv) {
-    if (!runsInOneDnn(conv))
-      return;
-    LibraryCall call;
-    call.kind = KILN_LIBRARY_CONV;
-    call.input = dimsOf(conv.getInput().getType());
-    call.weight = dimsOf(conv.getWeight().getType());
-    call.output = dimsOf(conv.getType());
-    call.strides.assign(conv.getStrides().begin(), conv.getStrides().end());
-    call.dilations.assign(conv.getDilations().begin(), conv.getDilations().end());
-    call.pads.assign(conv.getPads().begin(), conv.getPads().end());
-    call.groups = static_cast<int64_t>(conv.getGroups());
-    mark(conv);
-    calls.push_back(std::move(call));
+  for (KernelOp kernel : kernels) {
+    Operation *root = &*kernel.bodyOps().begin();
+    if (!isa<ConvOp>(root) || !runsInOneDnn(root))
+      continue;
+    dissolve(kernel);
+  }
+  // In program order: kernels as a whole, bare convolutions and matmuls.
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto kernel = dyn_cast<KernelOp>(op)) {
+      if (kernel.getKind() != "epilogue" || kernel.getBody().front().empty())
+        return WalkResult::skip();
+      Operation *root = &*kernel.bodyOps().begin();
+      if (!runsInOneDnn(root))
+        return WalkResult::skip();
+      LibraryCall call = describeRoot(root);
+      if (succeeded(describeEpilogue(kernel, call)))
+        mark(kernel, std::move(call));
+      else
+        kernel->removeAttr(kResidualAttr);
+      return WalkResult::skip();
+    }
+    if (isa<ConvOp, MatmulOp>(op) && runsInOneDnn(op))
+      mark(op, describeRoot(op));
+    return WalkResult::advance();
   });
   return calls;
 }
@@ -116,45 +227,69 @@ FailureOr<Value> contiguousBuffer(RewriterBase &rewriter, Location loc, Value te
   return copy;
 }
 
-/// Bufferises a marked op into `call @kiln_library_call_N(operands...,
-/// output)`; a dynamic output dim takes its size from the same dim of the
-/// first operand.
-template <typename OpTy>
+/// The operand a call's output starts as, if any.
+static std::optional<unsigned> residualOperand(Operation *op) {
+  if (auto index = op->getAttrOfType<IntegerAttr>(kResidualAttr))
+    return static_cast<unsigned>(index.getInt());
+  return std::nullopt;
+}
+
+/// Bufferises `kiln.library_call N (input, weight, extras...)` into `call
+/// @kiln_library_call_N(input, weight, output, bias?)` (the runtime's
+/// operand order). The output is a new buffer, or, for a call with a
+/// residual, the residual's buffer, written in place (one-shot
+/// bufferisation copies it first when the residual is still needed); a
+/// dynamic output dim takes its size from the same dim of the input.
 struct LibraryCallModel
-    : bufferization::BufferizableOpInterface::ExternalModel<LibraryCallModel<OpTy>, OpTy> {
+    : bufferization::BufferizableOpInterface::ExternalModel<LibraryCallModel, LibraryCallOp> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
     return true;
   }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
-    return false;
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+                               const bufferization::AnalysisState &) const {
+    return residualOperand(op) == operand.getOperandNumber();
   }
-  bufferization::AliasingValueList getAliasingValues(Operation *, OpOperand &,
+  bufferization::AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                                      const bufferization::AnalysisState &) const {
-    return {};
+    if (residualOperand(op) != operand.getOperandNumber())
+      return {};
+    return {{op->getResult(0), bufferization::BufferRelation::Equivalent}};
   }
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
-    auto id = op->getAttrOfType<IntegerAttr>(kCallAttr);
-    if (!id)
-      return op->emitOpError("has no library call assigned and no lowering");
+    auto call = cast<LibraryCallOp>(op);
     Location loc = op->getLoc();
-    FailureOr<Value> input = contiguousBuffer(rewriter, loc, op->getOperand(0), options, state);
-    FailureOr<Value> weight = contiguousBuffer(rewriter, loc, op->getOperand(1), options, state);
-    if (failed(input) || failed(weight))
-      return failure();
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < resultType.getRank(); ++d)
-      if (resultType.isDynamicDim(d))
-        sizes.push_back(memref::DimOp::create(rewriter, loc, *input, d));
+    std::optional<unsigned> residual = residualOperand(op);
+    SmallVector<Value> buffers;
+    Value output;
+    for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+      FailureOr<Value> buffer = contiguousBuffer(rewriter, loc, operand, options, state);
+      if (failed(buffer))
+        return failure();
+      if (residual == i)
+        output = *buffer;
+      else
+        buffers.push_back(*buffer);
+    }
+    if (buffers.size() < 2)
+      return op->emitOpError("needs an input and a weight");
+    auto resultType = cast<RankedTensorType>(call.getType());
     auto outType = MemRefType::get(resultType.getShape(), resultType.getElementType());
-    Value output = memref::AllocOp::create(rewriter, loc, outType, sizes);
+    if (!output) {
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < resultType.getRank(); ++d)
+        if (resultType.isDynamicDim(d))
+          sizes.push_back(memref::DimOp::create(rewriter, loc, buffers[0], d));
+      output = memref::AllocOp::create(rewriter, loc, outType, sizes);
+    } else if (output.getType() != outType) {
+      output = memref::CastOp::create(rewriter, loc, outType, output);
+    }
+    buffers.insert(buffers.begin() + 2, output);
     // One private declaration per call, typed like its operands.
-    std::string name = "kiln_library_call_" + std::to_string(id.getInt());
+    std::string name = "kiln_library_call_" + std::to_string(call.getId());
     auto module = op->getParentOfType<ModuleOp>();
-    auto callType = rewriter.getFunctionType(
-        TypeRange{input->getType(), weight->getType(), outType}, {});
+    auto callType = rewriter.getFunctionType(ValueRange(buffers).getTypes(), {});
     if (!module.lookupSymbol<func::FuncOp>(name)) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
@@ -162,8 +297,7 @@ struct LibraryCallModel
       decl.setPrivate();
       decl->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
     }
-    func::CallOp::create(rewriter, loc, name, TypeRange{},
-                         ValueRange{*input, *weight, output});
+    func::CallOp::create(rewriter, loc, name, TypeRange{}, buffers);
     bufferization::replaceOpWithBufferizedValues(rewriter, op, output);
     return success();
   }
@@ -173,8 +307,7 @@ struct LibraryCallModel
 
 void registerLibraryCallBufferization(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
-    ConvOp::attachInterface<LibraryCallModel<ConvOp>>(*context);
-    MatmulOp::attachInterface<LibraryCallModel<MatmulOp>>(*context);
+    LibraryCallOp::attachInterface<LibraryCallModel>(*context);
   });
 }
 

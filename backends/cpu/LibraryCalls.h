@@ -25,13 +25,19 @@ struct LibraryCall {
   std::vector<int64_t> input, weight, output; ///< dims, -1 dynamic
   std::vector<int64_t> strides, dilations, pads;
   int64_t groups = 1;
+  /// The fused epilogue (kiln.kernel "epilogue"): bias, residual,
+  /// activation (kiln_activation) with its parameters.
+  bool hasBias = false, hasResidual = false;
+  int64_t biasRank = 0; ///< of the bias operand as the code passes it
+  int32_t activation = 0;
+  float alpha = 0, beta = 0;
 };
 
 /// Marks the ops of `module` that the runtime will run and returns their
 /// table, indexed by the ids in the marks.
 std::vector<LibraryCall> assignLibraryCalls(mlir::ModuleOp module);
 
-/// Makes marked kiln.conv ops bufferise into library calls.
+/// Makes kiln.library_call ops bufferise into calls of the runtime.
 void registerLibraryCallBufferization(mlir::DialectRegistry &registry);
 
 } // namespace kiln::cpu

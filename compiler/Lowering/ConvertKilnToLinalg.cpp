@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -50,6 +51,43 @@ void makeSignless(Operation *root) {
                                         /*replaceTypes=*/true);
 }
 
+/// Kernels and ops a backend claimed (`kiln.library_call = N`) become
+/// `kiln.library_call N` on the same operands; other kernels are inlined,
+/// so the patterns (and linalg's fusion) see their ops.
+void resolveKernels(func::FuncOp func) {
+  SmallVector<Operation *> work;
+  func.walk([&](Operation *op) {
+    if (isa<kiln::KernelOp>(op) || op->hasAttr("kiln.library_call"))
+      work.push_back(op);
+  });
+  for (Operation *op : work) {
+    OpBuilder b(op);
+    if (auto id = op->getAttrOfType<IntegerAttr>("kiln.library_call")) {
+      auto call = kiln::LibraryCallOp::create(
+          b, op->getLoc(), op->getResult(0).getType(),
+          b.getI32IntegerAttr(static_cast<int32_t>(id.getInt())), op->getOperands());
+      // Backend facts about the call (e.g. which operand the output starts
+      // as) travel with it.
+      for (NamedAttribute attr : op->getDiscardableAttrs())
+        if (attr.getName() != "kiln.library_call")
+          call->setAttr(attr.getName(), attr.getValue());
+      op->getResult(0).replaceAllUsesWith(call.getResult());
+      op->erase();
+      continue;
+    }
+    auto kernel = cast<kiln::KernelOp>(op);
+    IRMapping map;
+    for (auto [arg, input] : llvm::zip(kernel.getBody().getArguments(), kernel.getInputs()))
+      map.map(arg, input);
+    for (Operation &inner : kernel.bodyOps())
+      b.clone(inner, map);
+    auto yield = cast<kiln::YieldOp>(kernel.getBody().front().getTerminator());
+    for (auto [result, value] : llvm::zip(kernel.getResults(), yield.getValues()))
+      result.replaceAllUsesWith(map.lookupOrDefault(value));
+    kernel.erase();
+  }
+}
+
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgBase<ConvertKilnToLinalgPass> {
   void runOnOperation() override {
@@ -59,12 +97,11 @@ struct ConvertKilnToLinalgPass
     kiln::populateReductionToLinalgPatterns(patterns);
     kiln::populateDataMovementToLinalgPatterns(patterns);
     kiln::populateContractionToLinalgPatterns(patterns);
+    resolveKernels(getOperation());
     ConversionTarget target(*context);
     target.addIllegalDialect<kiln::KilnDialect>();
-    // A backend that runs a convolution in a library marks it; it is
-    // bufferised into a call instead of lowered here.
-    target.addDynamicallyLegalOp<kiln::ConvOp, kiln::MatmulOp>(
-        [](Operation *op) { return op->hasAttr("kiln.library_call"); });
+    // What a backend runs in a library is bufferised into a call instead.
+    target.addLegalOp<kiln::LibraryCallOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            func::FuncDialect>();

@@ -28,6 +28,7 @@ static constexpr struct {
   llvm::StringLiteral name;
 } kPhaseNames[] = {{Phase::Import, "import"},
                    {Phase::Graph, "graph"},
+                   {Phase::Fuse, "fuse"},
                    {Phase::Linalg, "linalg"},
                    {Phase::LLVM, "llvm"}};
 
@@ -53,6 +54,11 @@ static void addGraphPhase(OpPassManager &pm) {
   pm.addPass(createCSEPass());
   // Folding can expose more static shapes (e.g. a reshape of a constant).
   pm.addPass(createInferShapes());
+}
+
+/// fuse: convolutions and matmuls with their epilogues become kernels.
+static void addFusePhase(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createFuse());
 }
 
 /// linalg: kiln lowered to linalg / tensor / arith / math on tensors.
@@ -125,6 +131,10 @@ void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (!options.skipGraphPhase)
     addGraphPhase(pm);
   if (options.stopAfter == Phase::Graph)
+    return;
+  if (!options.skipGraphPhase)
+    addFusePhase(pm);
+  if (options.stopAfter == Phase::Fuse)
     return;
   addLinalgPhase(pm);
   if (options.stopAfter == Phase::Linalg)

@@ -15,10 +15,11 @@
 
 namespace kiln {
 
-/// The phases of the compiler, in order. `linalg` and `llvm` are the first
-/// two steps of CPU code generation; autodiff, fuse and plan will come
-/// between `graph` and them, emit after.
-enum class Phase { Import, Graph, Linalg, LLVM };
+/// The phases of the compiler, in order. `fuse` groups ops into kernels;
+/// `linalg` and `llvm` are the first two steps of CPU code generation
+/// (memory planning runs inside `llvm`, after bufferisation); autodiff will
+/// come after `graph`.
+enum class Phase { Import, Graph, Fuse, Linalg, LLVM };
 
 /// The phase named `name` (as in `--compile-to=<name>`), if any.
 std::optional<Phase> parsePhase(llvm::StringRef name);
@@ -32,7 +33,8 @@ struct PipelineOptions {
   /// point uses) instead of MLIR's memref descriptors (what mlir-runner and
   /// printMemref need).
   bool barePointerCalls = false;
-  /// Start after the graph phase (the caller has run it).
+  /// Start after the graph and fuse phases (the caller has run them, e.g.
+  /// to assign library calls to the kernels).
   bool skipGraphPhase = false;
   /// Allocate through MLIR's generic functions (_mlir_memref_to_llvm_alloc
   /// / _free), which the artifact routes to the runtime's pooled

@@ -41,7 +41,8 @@ static const char *kCompileUsage =
     "  --report             print the memory plan and the kernels' summary\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
     "  --dynamic-batch      make dim 0 of every graph input dynamic\n"
-    "  --compile-to=PHASE   print the IR after PHASE (import, graph, linalg,\n"
+    "  --no-fuse            skip fusion (kiln-fuse): every op its own kernel\n"
+    "  --compile-to=PHASE   print the IR after PHASE (import, graph, fuse, linalg,\n"
     "                       llvm) instead of writing an artifact\n"
     "  --verify=DIR         then run the artifact on DIR/input_*.pb (or .npy)\n"
     "                       and compare with DIR/output_*.pb; fail beyond the\n"
@@ -123,6 +124,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   bool noLibraries = false;
   bool report = false;
   bool dynamicBatch = false;
+  bool noFuse = false;
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
@@ -148,6 +150,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       rtol = *v;
     } else if (arg == "--no-libraries") {
       noLibraries = true;
+    } else if (arg == "--no-fuse") {
+      noFuse = true;
     } else if (arg == "--dynamic-batch") {
       dynamicBatch = true;
     } else if (arg == "--report") {
@@ -212,9 +216,13 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   entry->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
 
   if (!stopAfter || *stopAfter != Phase::Import) {
-    // The graph phase first, so library calls see exact shapes.
+    // The graph and fuse phases first, so library calls see exact shapes
+    // and whole kernels.
     PassManager graph(&context);
-    buildPipeline(graph, PipelineOptions{Phase::Graph});
+    Phase first = stopAfter && *stopAfter < Phase::Fuse ? *stopAfter : Phase::Fuse;
+    if (noFuse && first == Phase::Fuse)
+      first = Phase::Graph;
+    buildPipeline(graph, PipelineOptions{first});
     if (failed(graph.run(module))) {
       llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
       return 1;
@@ -256,7 +264,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   };
   addFile(modelPath);
   hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target +
-              (noLibraries ? " no-libraries" : "") + (dynamicBatch ? " dynamic-batch" : ""));
+              (noLibraries ? " no-libraries" : "") + (dynamicBatch ? " dynamic-batch" : "") + (noFuse ? " no-fuse" : ""));
   for (const auto &[name, file] : frozen) {
     hash.update("freeze " + name);
     addFile(file);

@@ -11,5 +11,6 @@ include "dialects/kiln/IR/KilnDialect.td"
 include "dialects/kiln/IR/KilnElementwiseOps.td"
 include "dialects/kiln/IR/KilnNNOps.td"
 include "dialects/kiln/IR/KilnShapeOps.td"
+include "dialects/kiln/IR/KilnKernelOps.td"
 
 #endif // KILN_OPS_TD

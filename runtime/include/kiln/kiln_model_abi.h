@@ -57,6 +57,23 @@ typedef enum kiln_library_kind {
                              broadcast from the front */
 } kiln_library_kind;
 
+/* The activation at the end of a call's fused epilogue. */
+typedef enum kiln_activation {
+  KILN_ACTIVATION_NONE = 0,
+  KILN_ACTIVATION_RELU = 1,
+  KILN_ACTIVATION_CLIP = 2, /* to [alpha, beta] */
+  KILN_ACTIVATION_SIGMOID = 3,
+  KILN_ACTIVATION_TANH = 4,
+  KILN_ACTIVATION_GELU_ERF = 5,
+  KILN_ACTIVATION_GELU_TANH = 6
+} kiln_activation;
+
+/* A call computes output = activation(op(input, weight) + bias + residual),
+ * where bias (one value per output channel: dim 1 of a convolution's
+ * output, the last dim of a matmul's) is there when has_bias says so, and
+ * with has_residual the output buffer holds the residual when the call
+ * starts (it is accumulated into). Operands, in order: input, weight,
+ * output, then the bias if present. */
 typedef struct kiln_library_call {
   int32_t kind; /* kiln_library_kind */
   int32_t rank; /* of the output (conv: of every operand) */
@@ -65,6 +82,9 @@ typedef struct kiln_library_call {
   const int64_t *strides, *dilations; /* rank - 2 each */
   const int64_t *pads;                /* 2 * (rank - 2): all low, then all high */
   int64_t groups;
+  int32_t has_bias, has_residual;
+  int32_t activation; /* kiln_activation */
+  float alpha, beta;  /* the activation's parameters (clip: the bounds) */
 } kiln_library_call;
 
 /* What the runtime offers compiled code during `run`. `library_call`

@@ -548,3 +548,36 @@ func.func @argmax_axis(%x: tensor<4xf32>) -> tensor<4xi64> {
   %0 = kiln.argmax %x {axis = 1 : i64} : (tensor<4xf32>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+func.func @kernel_arity(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.kernel' op has 1 operands but its body takes 2}}
+  %k = kiln.kernel "epilogue"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    kiln.yield %a : tensor<4xf32>
+  }
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+func.func @kernel_operand_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.kernel' op operand 0 is 'tensor<4xf32>' but the body takes 'tensor<8xf32>'}}
+  %k = kiln.kernel "epilogue"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<8xf32>):
+    kiln.yield %x : tensor<4xf32>
+  }
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+func.func @kernel_yield_type(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.kernel' op yields 'tensor<4xf32>' but returns 'tensor<8xf32>'}}
+  %k = kiln.kernel "epilogue"(%x) : (tensor<4xf32>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    kiln.yield %a : tensor<4xf32>
+  }
+  return %k : tensor<8xf32>
+}

@@ -1,0 +1,129 @@
+//===- FuseEpilogues.cpp - conv / matmul + epilogue -> kiln.kernel --------===//
+//
+// Implements kiln-fuse for epilogues: finds the chain after each
+// convolution or matmul, then moves root and chain into a kernel whose
+// operands are everything the chain reads from outside.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_FUSE
+#include "compiler/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+/// Whether `bias` (a constant) varies only along the channel dim of
+/// `result`: dim 1 of a convolution's result, the last dim of a matmul's.
+bool isChannelBias(Value bias, RankedTensorType result, bool isConv) {
+  // A constant, possibly reshaped (weights stay resource blobs, which the
+  // folders leave alone).
+  Value source = bias;
+  while (auto reshape = source.getDefiningOp<ReshapeOp>())
+    source = reshape.getInput();
+  if (!source.getDefiningOp<ConstantOp>())
+    return false;
+  auto type = dyn_cast<RankedTensorType>(bias.getType());
+  int64_t channel = isConv ? 1 : result.getRank() - 1;
+  if (!type || !type.hasStaticShape() || type.getRank() > result.getRank() ||
+      result.isDynamicDim(channel))
+    return false;
+  int64_t offset = result.getRank() - type.getRank();
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t j = i + offset;
+    int64_t want = j == channel ? result.getDimSize(j) : 1;
+    if (type.getDimSize(i) != want)
+      return false;
+  }
+  return offset <= channel;
+}
+
+bool isActivation(Operation *op) {
+  return isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op);
+}
+
+/// The epilogue chain after `root`, in order, and the values it reads from
+/// outside (bias, residual).
+struct Epilogue {
+  SmallVector<Operation *> ops;
+  SmallVector<Value> reads;
+};
+
+Epilogue findEpilogue(Operation *root) {
+  Epilogue epilogue;
+  bool isConv = isa<ConvOp>(root);
+  auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
+  enum Stage { Bias, Residual, Activation, Done } stage = Bias;
+  Value current = root->getResult(0);
+  while (stage != Done && current.hasOneUse()) {
+    Operation *user = *current.getUsers().begin();
+    if (user->getResult(0).getType() != resultType)
+      break;
+    if (auto add = dyn_cast<AddOp>(user)) {
+      Value other = add.getLhs() == current ? add.getRhs() : add.getLhs();
+      if (other == current)
+        break;
+      if (stage == Bias && isChannelBias(other, resultType, isConv)) {
+        stage = Residual;
+      } else if (stage <= Residual && other.getType() == resultType) {
+        stage = Activation;
+      } else {
+        break;
+      }
+      epilogue.reads.push_back(other);
+    } else if (isActivation(user) && stage <= Activation) {
+      stage = Done;
+    } else {
+      break;
+    }
+    epilogue.ops.push_back(user);
+    current = user->getResult(0);
+  }
+  return epilogue;
+}
+
+struct Fuse : kiln::impl::FuseBase<Fuse> {
+  void runOnOperation() override {
+    SmallVector<Operation *> roots;
+    getOperation().walk([&](Operation *op) {
+      if (isa<ConvOp, MatmulOp>(op) && !op->getParentOfType<KernelOp>())
+        roots.push_back(op);
+    });
+    for (Operation *root : roots) {
+      Epilogue epilogue = findEpilogue(root);
+      if (epilogue.ops.empty())
+        continue;
+      Operation *last = epilogue.ops.back();
+      SmallVector<Value> inputs(root->getOperands());
+      inputs.append(epilogue.reads);
+      OpBuilder b(last);
+      auto kernel = KernelOp::create(b, root->getLoc(), last->getResultTypes(),
+                                     b.getStringAttr("epilogue"), inputs);
+      Block *body = b.createBlock(&kernel.getBody());
+      IRMapping map;
+      for (Value in : inputs)
+        map.map(in, body->addArgument(in.getType(), in.getLoc()));
+      b.setInsertionPointToStart(body);
+      b.clone(*root, map);
+      for (Operation *op : epilogue.ops)
+        b.clone(*op, map);
+      YieldOp::create(b, last->getLoc(), map.lookup(last->getResult(0)));
+      last->getResult(0).replaceAllUsesWith(kernel.getResult(0));
+      for (Operation *op : llvm::reverse(epilogue.ops))
+        op->erase();
+      root->erase();
+      ++numKernels;
+      numFusedOps += epilogue.ops.size();
+    }
+  }
+};
+
+} // namespace

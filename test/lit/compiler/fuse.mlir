@@ -1,0 +1,121 @@
+// RUN: kiln-opt %s -split-input-file -kiln-fuse | FileCheck %s
+
+// Checks that a convolution, its per-channel bias and relu become one
+// kernel on the convolution's operands and the bias.
+// CHECK-LABEL: func @conv_bias_relu
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK: %[[B:.*]] = kiln.constant
+// CHECK: %[[K:.*]] = kiln.kernel "epilogue"(%[[X]], %[[W]], %[[B]])
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<1x3x8x8xf32>, %[[A1:.*]]: tensor<4x3x3x3xf32>, %[[A2:.*]]: tensor<4x1x1xf32>):
+// CHECK-NEXT: %[[C:.*]] = kiln.conv %[[A0]], %[[A1]]
+// CHECK-NEXT: %[[S:.*]] = kiln.add %[[C]], %[[A2]]
+// CHECK-NEXT: %[[R:.*]] = kiln.relu %[[S]]
+// CHECK-NEXT: kiln.yield %[[R]]
+// CHECK: return %[[K]]
+func.func @conv_bias_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %b = kiln.constant dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]]]> : tensor<4x1x1xf32>
+  %c = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                         dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %a = kiln.add %c, %b : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = kiln.relu %a : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// Checks that a matmul takes a bias along its last dim, a residual and an
+// activation, in that order.
+// CHECK-LABEL: func @matmul_bias_residual_gelu
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<16x4xf32>, %[[RES:.*]]: tensor<8x4xf32>)
+// CHECK: %[[K:.*]] = kiln.kernel "epilogue"(%[[X]], %[[W]], %{{.*}}, %[[RES]])
+// CHECK: kiln.matmul
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.gelu
+// CHECK-NEXT: kiln.yield
+// CHECK: return %[[K]]
+func.func @matmul_bias_residual_gelu(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>,
+                                     %res: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %b = kiln.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %m = kiln.matmul %x, %w : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %a = kiln.add %m, %b : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+  %s = kiln.add %res, %a : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %g = kiln.gelu %s : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %g : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that a result with a second user ends the chain: fusing would
+// compute the convolution twice or keep the intermediate anyway.
+// CHECK-LABEL: func @two_users
+// CHECK-NOT: kiln.kernel
+// CHECK: kiln.conv
+// CHECK: kiln.relu
+func.func @two_users(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>)
+    -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
+  %c = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                         dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %r = kiln.relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %c, %r : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// Checks that an add of a tensor that is neither a per-channel constant nor
+// of the result's shape does not fuse (it is a broadcast, not a bias).
+// CHECK-LABEL: func @broadcast_add
+// CHECK-NOT: kiln.kernel
+func.func @broadcast_add(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<4xf32>) -> tensor<8x4xf32> {
+  %m = kiln.matmul %x, %w : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %a = kiln.add %m, %v : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+  return %a : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that the chain ends at the activation: an add after it stays out.
+// CHECK-LABEL: func @add_after_activation
+// CHECK: %[[K:.*]] = kiln.kernel "epilogue"
+// CHECK: kiln.relu
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.add %[[K]]
+func.func @add_after_activation(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %r: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %m = kiln.matmul %x, %w : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %a = kiln.relu %m : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %s = kiln.add %a, %r : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that a bias after the residual is not taken (the epilogue's order
+// is bias, residual, activation).
+// CHECK-LABEL: func @bias_after_residual
+// CHECK: %[[K:.*]] = kiln.kernel "epilogue"
+// CHECK: kiln.matmul
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.add %[[K]]
+func.func @bias_after_residual(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %r: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %b = kiln.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %m = kiln.matmul %x, %w : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %s = kiln.add %m, %r : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %a = kiln.add %s, %b : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+  return %a : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that a convolution without epilogue stays as it is.
+// CHECK-LABEL: func @alone
+// CHECK-NOT: kiln.kernel
+// CHECK: kiln.conv
+func.func @alone(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %c = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                         dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %c : tensor<1x4x6x6xf32>
+}
