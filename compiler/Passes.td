@@ -149,6 +149,24 @@ def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"kiln-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "linalg's elementwise fusion, keeping every fused op's location";
+  let description = [{
+    The linalg phase's producer-consumer fusion of elementwise generics
+    (linalg's patterns, reshape folding by expansion, constant folding and
+    the generic canonicalisations, as upstream `linalg-fuse-elementwise-ops`),
+    with one difference: a producer fused into its only consumer gives the
+    consumer a fused location of both, so the loop nest that comes out names
+    every model node in it (`kiln inspect --kernels`).
+
+    Before: `%a = linalg.generic {add} loc("n1")` used only by
+    `%r = linalg.generic {relu} ins(%a) loc("n2")`.
+    After: one `linalg.generic {add, relu} loc(fused["n1", "n2"])`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
@@ -167,8 +185,9 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     size at the start of the function. Buffers with dynamic dims stay
     separate allocations (the runtime's pool serves them). The function
     gets a `kiln.memory_plan` attribute: the arena's bytes, the liveness
-    lower bound (most bytes live at once), the naive sum, and the numbers of
-    planned and unplanned buffers.
+    lower bound (most bytes live at once), the naive sum, the numbers of
+    planned and unplanned buffers, the number of schedule positions, and
+    every planned buffer as (offset, size, first, last).
 
     Before:
     ```mlir

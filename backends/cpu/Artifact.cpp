@@ -51,6 +51,14 @@ static std::string quoted(llvm::StringRef s) {
 
 /// The generated C entry point. Memref descriptors are laid out as MLIR's
 /// C interface expects: {allocated, aligned, offset, sizes[r], strides[r]}.
+/// `text` and a terminating zero as a C initializer list (any bytes).
+static std::string byteList(llvm::StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += std::to_string(static_cast<unsigned char>(c)) + ",";
+  return out + "0";
+}
+
 static std::string entryPointSource(const ArtifactInfo &info) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -233,11 +241,12 @@ static std::string entryPointSource(const ArtifactInfo &info) {
       os << "  out_dims[" << i << "][" << d << "] = r.out" << i << ".sizes[" << d << "];\n";
   }
   os << "  return call_failed;\n}\n\n"
+     << "static const char report[] = {" << byteList(info.report) << "};\n"
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
      << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << info.inputs.size() << ", "
      << info.outputs.size() << ", inputs, outputs,\n  " << quoted(info.contentHash) << ", "
      << quoted(info.target) << ", " << info.libraryCalls.size() << ", library_calls, "
-     << info.arenaBytes << "u, run};\n";
+     << info.arenaBytes << "u, report, run};\n";
   return s;
 }
 

@@ -104,8 +104,12 @@ struct Fuse : kiln::impl::FuseBase<Fuse> {
       Operation *last = epilogue.ops.back();
       SmallVector<Value> inputs(root->getOperands());
       inputs.append(epilogue.reads);
+      // The kernel's location names every op in it (kiln inspect --kernels).
+      SmallVector<Location> locs = {root->getLoc()};
+      for (Operation *op : epilogue.ops)
+        locs.push_back(op->getLoc());
       OpBuilder b(last);
-      auto kernel = KernelOp::create(b, root->getLoc(), last->getResultTypes(),
+      auto kernel = KernelOp::create(b, b.getFusedLoc(locs), last->getResultTypes(),
                                      b.getStringAttr("epilogue"), inputs);
       Block *body = b.createBlock(&kernel.getBody());
       IRMapping map;

@@ -45,6 +45,7 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
   void plan(func::FuncOp func, const PackingStrategy *strategy) {
     Block &block = func.getBody().front();
     BlockLiveness liveness = computeBlockLiveness(block);
+    int64_t positions = static_cast<int64_t>(block.getOperations().size());
     ArenaPlan arena = strategy ? planArena(liveness.lifetimes, kArenaAlignment, *strategy)
                                : planArenaBest(liveness.lifetimes, kArenaAlignment);
     OpBuilder b(func.getContext());
@@ -67,6 +68,10 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
       }
     }
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    // Every planned buffer as (offset, size, first, last), for reports.
+    SmallVector<int64_t> buffers;
+    for (auto [lifetime, offset] : llvm::zip(liveness.lifetimes, arena.offsets))
+      buffers.append({offset, lifetime.size, lifetime.first, lifetime.last});
     func->setAttr("kiln.memory_plan",
                   b.getDictionaryAttr({
                       b.getNamedAttr("arena_bytes", i64(arena.arenaBytes)),
@@ -74,6 +79,8 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
                       b.getNamedAttr("naive_bytes", i64(arena.naiveBytes)),
                       b.getNamedAttr("planned", i64(liveness.allocs.size())),
                       b.getNamedAttr("unplanned", i64(liveness.unplanned)),
+                      b.getNamedAttr("positions", i64(positions)),
+                      b.getNamedAttr("buffers", b.getDenseI64ArrayAttr(buffers)),
                   }));
   }
 };

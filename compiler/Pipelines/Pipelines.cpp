@@ -69,7 +69,7 @@ static void addLinalgPhase(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertKilnToLinalg());
   pm.addPass(createCanonicalizerPass());
   // Producer-consumer fusion of elementwise generics, before buffers exist.
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -126,20 +126,18 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
 }
 
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  if (options.stopAfter == Phase::Import)
-    return;
-  if (!options.skipGraphPhase)
+  // Phases after `startAfter` up to `stopAfter`, in order.
+  auto runs = [&](Phase phase) {
+    return phase > options.startAfter && phase <= options.stopAfter;
+  };
+  if (runs(Phase::Graph))
     addGraphPhase(pm);
-  if (options.stopAfter == Phase::Graph)
-    return;
-  if (!options.skipGraphPhase)
+  if (runs(Phase::Fuse))
     addFusePhase(pm);
-  if (options.stopAfter == Phase::Fuse)
-    return;
-  addLinalgPhase(pm);
-  if (options.stopAfter == Phase::Linalg)
-    return;
-  addLLVMPhase(pm, options);
+  if (runs(Phase::Linalg))
+    addLinalgPhase(pm);
+  if (runs(Phase::LLVM))
+    addLLVMPhase(pm, options);
 }
 
 void registerPipelines() {

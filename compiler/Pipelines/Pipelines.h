@@ -33,9 +33,9 @@ struct PipelineOptions {
   /// point uses) instead of MLIR's memref descriptors (what mlir-runner and
   /// printMemref need).
   bool barePointerCalls = false;
-  /// Start after the graph and fuse phases (the caller has run them, e.g.
-  /// to assign library calls to the kernels).
-  bool skipGraphPhase = false;
+  /// Start after this phase (the caller has run the ones before, e.g. to
+  /// assign library calls to the kernels after `fuse`).
+  Phase startAfter = Phase::Import;
   /// Allocate through MLIR's generic functions (_mlir_memref_to_llvm_alloc
   /// / _free), which the artifact routes to the runtime's pooled
   /// allocator, instead of malloc / free.

@@ -219,6 +219,10 @@ uint64_t kiln_model_arena_bytes(const kiln_model *model) {
   return model ? model->abi->arena_bytes : 0;
 }
 
+const char *kiln_model_report(const kiln_model *model) {
+  return model && model->abi->report ? model->abi->report : "";
+}
+
 const char *kiln_model_content_hash(const kiln_model *model) {
   return model && model->abi->content_hash ? model->abi->content_hash : "";
 }

@@ -16,7 +16,8 @@ static void printUsage(llvm::raw_ostream &os) {
         "  ops                                 list the ONNX ops Kiln imports\n"
         "  compile <model.onnx> -o model.so    compile for this CPU\n"
         "  run <model.so> --input N=F ...      run a compiled model\n"
-        "  bench <model.so> [--batch N]        time a compiled model\n\n"
+        "  bench <model.so> [--batch N]        time a compiled model\n"
+        "  inspect <model.so> [--memory]       show its memory plan and kernels\n\n"
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
@@ -39,6 +40,8 @@ int runKiln(int argc, char **argv) {
     return runRun(args);
   if (command == "bench")
     return runBench(args);
+  if (command == "inspect")
+    return runInspect(args);
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(llvm::outs());
     return 0;

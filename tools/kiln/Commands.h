@@ -28,6 +28,7 @@ int runOps(llvm::ArrayRef<llvm::StringRef> args);
 int runCompile(llvm::ArrayRef<llvm::StringRef> args);
 int runRun(llvm::ArrayRef<llvm::StringRef> args);
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
+int runInspect(llvm::ArrayRef<llvm::StringRef> args);
 
 /// Dispatches `kiln <command> ...`.
 int runKiln(int argc, char **argv);

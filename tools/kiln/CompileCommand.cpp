@@ -16,13 +16,16 @@
 #include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 
+#include "dialects/kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,8 +56,54 @@ namespace {
 struct MemoryPlanSummary {
   int64_t arenaBytes = 0, lowerBound = 0, naiveBytes = 0, planned = 0, unplanned = 0;
   int64_t parallelChunks = 0;
+  int64_t positions = 0;
+  llvm::SmallVector<int64_t> buffers; ///< (offset, size, first, last) each
 };
 } // namespace
+
+/// The ONNX node names a location carries (a fused location: all of them).
+static void namesOf(Location loc, std::vector<std::string> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    std::string n = name.getName().str();
+    if (!llvm::is_contained(names, n))
+      names.push_back(n);
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      namesOf(inner, names);
+  }
+}
+
+/// The kernels of the entry point after the linalg phase: each library
+/// call and each linalg op (a loop nest), with the model's nodes in it.
+static llvm::json::Array listKernels(ModuleOp module,
+                                     const std::vector<cpu::LibraryCall> &calls) {
+  llvm::json::Array kernels;
+  auto entry = module.lookupSymbol<func::FuncOp>("kiln_main");
+  if (!entry)
+    return kernels;
+  for (Operation &op : entry.getBody().front()) {
+    std::string kind;
+    if (auto call = dyn_cast<LibraryCallOp>(op)) {
+      const cpu::LibraryCall &c = calls.at(call.getId());
+      static const char *activations[] = {"",      "+relu", "+clip",     "+sigmoid",
+                                          "+tanh", "+gelu", "+gelu_tanh"};
+      kind = std::string("oneDNN ") + (c.kind == KILN_LIBRARY_CONV ? "conv" : "matmul") +
+             (c.hasBias ? "+bias" : "") + (c.hasResidual ? "+residual" : "") +
+             activations[c.activation];
+    } else if (isa<linalg::LinalgOp>(op)) {
+      kind = "loop nest (" + op.getName().getStringRef().str() + ")";
+    } else {
+      continue;
+    }
+    std::vector<std::string> names;
+    namesOf(op.getLoc(), names);
+    llvm::json::Array ops;
+    for (const std::string &n : names)
+      ops.push_back(n);
+    kernels.push_back(llvm::json::Object{{"kind", kind}, {"ops", std::move(ops)}});
+  }
+  return kernels;
+}
 
 static MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entry) {
   MemoryPlanSummary summary;
@@ -76,8 +125,31 @@ static MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entry) 
     summary.naiveBytes = get("naive_bytes");
     summary.planned = get("planned");
     summary.unplanned = get("unplanned");
+    summary.positions = get("positions");
+    if (auto buffers = plan.getAs<DenseI64ArrayAttr>("buffers"))
+      summary.buffers.assign(buffers.asArrayRef().begin(), buffers.asArrayRef().end());
   });
   return summary;
+}
+
+/// What `kiln inspect` shows, as JSON (docs/UserGuide.md).
+static std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels) {
+  llvm::json::Array buffers;
+  for (size_t i = 0; i + 4 <= plan.buffers.size(); i += 4)
+    buffers.push_back(llvm::json::Array{plan.buffers[i], plan.buffers[i + 1],
+                                        plan.buffers[i + 2], plan.buffers[i + 3]});
+  llvm::json::Object report{{"arena_bytes", plan.arenaBytes},
+                            {"lower_bound", plan.lowerBound},
+                            {"naive_bytes", plan.naiveBytes},
+                            {"planned", plan.planned},
+                            {"unplanned", plan.unplanned},
+                            {"positions", plan.positions},
+                            {"buffers", std::move(buffers)},
+                            {"kernels", std::move(kernels)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(report));
+  return text;
 }
 
 static void printReport(const MemoryPlanSummary &plan, const cpu::ArtifactInfo &info) {
@@ -125,6 +197,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   bool report = false;
   bool dynamicBatch = false;
   bool noFuse = false;
+  llvm::json::Array kernels;
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
   std::vector<std::pair<std::string, std::string>> frozen;
@@ -229,16 +302,25 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     }
     if (!noLibraries)
       info.libraryCalls = cpu::assignLibraryCalls(module);
-    PassManager pm(&context);
-    PipelineOptions pipeline;
-    pipeline.stopAfter = stopAfter.value_or(Phase::LLVM);
-    pipeline.skipGraphPhase = true;
-    pipeline.genericAllocation = true;
-    pipeline.parallelChunks = true;
-    buildPipeline(pm, pipeline);
-    if (failed(pm.run(module))) {
-      llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
-      return 1;
+    // linalg, then the kernels as they stand, then llvm.
+    Phase last = stopAfter.value_or(Phase::LLVM);
+    for (auto [from, to] : {std::pair{Phase::Fuse, Phase::Linalg},
+                            std::pair{Phase::Linalg, Phase::LLVM}}) {
+      if (last <= from)
+        break;
+      PassManager pm(&context);
+      PipelineOptions pipeline;
+      pipeline.startAfter = from;
+      pipeline.stopAfter = std::min(to, last);
+      pipeline.genericAllocation = true;
+      pipeline.parallelChunks = true;
+      buildPipeline(pm, pipeline);
+      if (failed(pm.run(module))) {
+        llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
+        return 1;
+      }
+      if (to == Phase::Linalg)
+        kernels = listKernels(module, info.libraryCalls);
     }
   }
   if (stopAfter) {
@@ -250,6 +332,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   // The entry point's memory plan (kiln-plan-memory) sizes the arena.
   MemoryPlanSummary plan = readMemoryPlan(module, "kiln_main");
   info.arenaBytes = plan.arenaBytes;
+  info.report = buildReport(plan, std::move(kernels));
   auto object = cpu::emitObject(module, cpu::CpuTarget{cpuName});
   if (!object) {
     llvm::errs() << "kiln compile: " << llvm::toString(object.takeError()) << "\n";

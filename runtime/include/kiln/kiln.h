@@ -78,6 +78,8 @@ uint32_t kiln_model_library_call_count(const kiln_model *model);
 /* Bytes of the model's planned arena (every intermediate with a static
  * shape), reserved by each session when it is created. */
 uint64_t kiln_model_arena_bytes(const kiln_model *model);
+/* The compile report (JSON, see kiln_model_abi.h); "" if there is none. */
+const char *kiln_model_report(const kiln_model *model);
 
 /* Where a session's memory comes from, if not the C library: `allocate`
  * returns `bytes` aligned to `alignment` (a power of two <= 4096) or NULL;

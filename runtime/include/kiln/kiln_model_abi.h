@@ -132,6 +132,10 @@ typedef struct kiln_model_v1 {
    * pool one by one. The runtime reserves the arena when a session is
    * created. */
   uint64_t arena_bytes;
+  /* The compile report as JSON: the memory plan (arena, lower bound, naive
+   * sum, every planned buffer's offset, size and lifetime) and the kernels
+   * with the model's nodes in each. What `kiln inspect` shows. */
+  const char *report;
   kiln_model_run_fn run;
 } kiln_model_v1;
 

@@ -3,7 +3,7 @@
 // Checks that three buffers in a chain share one arena and that the first
 // and the third, never live together, get the same offset.
 // CHECK-LABEL: func @chain
-// CHECK-SAME: kiln.memory_plan = {arena_bytes = 2048 : i64, lower_bound = 2048 : i64, naive_bytes = 3072 : i64, planned = 3 : i64, unplanned = 0 : i64}
+// CHECK-SAME: kiln.memory_plan = {arena_bytes = 2048 : i64, buffers = array<i64: [[A0:[0-9]+]], 1024, 0, 3, {{[0-9]+}}, 1024, 2, 5, [[A0]], 1024, 4, 6>, lower_bound = 2048 : i64, naive_bytes = 3072 : i64, planned = 3 : i64, positions = 8 : i64, unplanned = 0 : i64}
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, kiln.arena} : memref<2048xi8>
 // CHECK: %[[OA:.*]] = arith.constant [[A:[0-9]+]] : index
 // CHECK: %[[VA:.*]] = memref.view %[[ARENA]][%[[OA]]][] : memref<2048xi8> to memref<256xf32>
@@ -27,7 +27,7 @@ func.func @chain(%x: f32, %out: memref<256xf32>) {
 
 // Checks that a returned buffer is not planned: the caller owns it.
 // CHECK-LABEL: func @returned
-// CHECK-SAME: planned = 1 : i64, unplanned = 1 : i64
+// CHECK-SAME: planned = 1 : i64, positions = {{[0-9]+}} : i64, unplanned = 1 : i64
 // CHECK: memref.alloc() {alignment = 64 : i64, kiln.arena} : memref<64xi8>
 // CHECK: %[[R:.*]] = memref.alloc() : memref<16xf32>
 // CHECK: return %[[R]]
@@ -43,7 +43,7 @@ func.func @returned(%x: f32) -> memref<16xf32> {
 
 // Checks that a buffer with a dynamic dim stays a separate allocation.
 // CHECK-LABEL: func @dynamic
-// CHECK-SAME: planned = 0 : i64, unplanned = 1 : i64
+// CHECK-SAME: planned = 0 : i64, positions = {{[0-9]+}} : i64, unplanned = 1 : i64
 // CHECK-NOT: kiln.arena
 // CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
 func.func @dynamic(%n: index, %x: f32, %out: memref<?xf32>) {
@@ -77,7 +77,7 @@ func.func @through_view(%x: f32, %out: memref<128xf32>) {
 // Checks that a buffer used inside a loop lives until the loop ends, and
 // that a buffer yielded out of a region is left alone.
 // CHECK-LABEL: func @loop
-// CHECK-SAME: planned = 1 : i64, unplanned = 1 : i64
+// CHECK-SAME: planned = 1 : i64, positions = {{[0-9]+}} : i64, unplanned = 1 : i64
 func.func @loop(%x: f32, %n: index, %out: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
