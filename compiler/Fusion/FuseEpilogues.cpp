@@ -65,7 +65,8 @@ Epilogue findEpilogue(Operation *root) {
   Value current = root->getResult(0);
   while (stage != Done && current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
-    if (user->getResult(0).getType() != resultType)
+    // (A return or another op without one same-typed result ends it.)
+    if (user->getNumResults() != 1 || user->getResult(0).getType() != resultType)
       break;
     if (auto add = dyn_cast<AddOp>(user)) {
       Value other = add.getLhs() == current ? add.getRhs() : add.getLhs();

@@ -70,7 +70,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     for name in args.names:
         path = os.path.join(args.out, name + ".onnx")
-        if os.path.exists(path):
+        # Kept only when complete: a static export has no batch-8 files.
+        wanted = [path] + [os.path.join(args.out, name + suffix) for suffix in
+                           [".input.npy", ".output.npy"] +
+                           ([".input8.npy", ".output8.npy"] if args.dynamic_batch else [])]
+        if all(os.path.exists(f) for f in wanted):
             continue
         torch.manual_seed(0)
         model, example = build(name)
@@ -78,7 +82,7 @@ def main():
         with torch.no_grad():
             reference = model(example)
         dynamic = {"input": {0: "batch"}, "output": {0: "batch"}} if args.dynamic_batch else None
-        tmp = path + ".tmp"
+        tmp = f"{path}.{os.getpid()}.tmp"
         torch.onnx.export(model, (example,), tmp, opset_version=args.opset,
                           input_names=["input"], output_names=["output"],
                           dynamic_axes=dynamic, do_constant_folding=True)
