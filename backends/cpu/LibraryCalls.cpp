@@ -1,8 +1,6 @@
-//===- LibraryCalls.cpp - conv handed to the runtime ----------------------===//
+//===- LibraryCalls.cpp - conv / matmul handed to the runtime -------------===//
 
 #include "backends/cpu/LibraryCalls.h"
-
-#include "mlir/IR/IRMapping.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "kiln/kiln_model_abi.h"
@@ -145,19 +143,6 @@ static LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
   return success();
 }
 
-/// Puts an epilogue kernel's ops back in place of the kernel.
-static void dissolve(KernelOp kernel) {
-  OpBuilder b(kernel);
-  IRMapping map;
-  for (auto [arg, input] : llvm::zip(kernel.getBody().getArguments(), kernel.getInputs()))
-    map.map(arg, input);
-  for (Operation &op : kernel.bodyOps())
-    b.clone(op, map);
-  auto yield = cast<YieldOp>(kernel.getBody().front().getTerminator());
-  kernel.getResult(0).replaceAllUsesWith(map.lookup(yield.getValues()[0]));
-  kernel.erase();
-}
-
 std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
   std::vector<LibraryCall> calls;
   auto mark = [&](Operation *op, LibraryCall call) {
@@ -181,7 +166,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
     Operation *root = &*kernel.bodyOps().begin();
     if (!isa<ConvOp>(root) || !runsInOneDnn(root))
       continue;
-    dissolve(kernel);
+    kernel.inlineBody();
   }
   // In program order: kernels as a whole, bare convolutions and matmuls.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {

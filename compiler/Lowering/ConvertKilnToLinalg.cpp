@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AttrTypeSubElements.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -75,16 +74,7 @@ void resolveKernels(func::FuncOp func) {
       op->erase();
       continue;
     }
-    auto kernel = cast<kiln::KernelOp>(op);
-    IRMapping map;
-    for (auto [arg, input] : llvm::zip(kernel.getBody().getArguments(), kernel.getInputs()))
-      map.map(arg, input);
-    for (Operation &inner : kernel.bodyOps())
-      b.clone(inner, map);
-    auto yield = cast<kiln::YieldOp>(kernel.getBody().front().getTerminator());
-    for (auto [result, value] : llvm::zip(kernel.getResults(), yield.getValues()))
-      result.replaceAllUsesWith(map.lookupOrDefault(value));
-    kernel.erase();
+    cast<kiln::KernelOp>(op).inlineBody();
   }
 }
 

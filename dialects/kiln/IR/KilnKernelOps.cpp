@@ -2,6 +2,8 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include "mlir/IR/IRMapping.h"
+
 using namespace mlir;
 using namespace kiln;
 
@@ -19,4 +21,17 @@ LogicalResult KernelOp::verify() {
     return emitOpError("yields ") << yield.getValues().getTypes() << " but returns "
                                   << getResultTypes();
   return success();
+}
+
+void KernelOp::inlineBody() {
+  OpBuilder b(*this);
+  IRMapping map;
+  for (auto [arg, input] : llvm::zip(getBody().getArguments(), getInputs()))
+    map.map(arg, input);
+  for (Operation &op : bodyOps())
+    b.clone(op, map);
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  for (auto [result, value] : llvm::zip(getResults(), yield.getValues()))
+    result.replaceAllUsesWith(map.lookupOrDefault(value));
+  erase();
 }

@@ -43,6 +43,9 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [IsolatedFromAbove,
   let extraClassDeclaration = [{
     /// The ops of the body, without the terminator.
     auto bodyOps() { return getBody().front().without_terminator(); }
+    /// Puts the body's ops in place of the kernel (on its operands), gives
+    /// the kernel's users the yielded values, and erases the kernel.
+    void inlineBody();
   }];
 }
 
