@@ -49,6 +49,30 @@ def InferShapes : Pass<"kiln-infer-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::func::FuncOp"> {
+  let summary = "Fold an inference batch norm into the preceding convolution's weights";
+  let description = [{
+    `batch_norm(conv(x, W) [+ b])` with constant weights, bias and
+    statistics becomes `conv(x, W') + b'` with `s = scale / sqrt(var + eps)`,
+    `W' = W * s` per output channel and `b' = (b - mean) * s + bias`,
+    computed in double and rounded once. The convolution (and its bias add)
+    must have no other user; otherwise nothing changes.
+
+    Before:
+    ```mlir
+    %y = kiln.conv %x, %w {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %z = kiln.batch_norm %y, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (...) -> tensor<1x4x6x6xf32>
+    ```
+    After:
+    ```mlir
+    %w2 = kiln.constant dense_resource<bn_folded_weight> : tensor<4x3x3x3xf32>
+    %y = kiln.conv %x, %w2 {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %c = kiln.constant dense<[...]> : tensor<4x1x1xf32>
+    %z = kiln.add %y, %c : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+}
+
 def Decompose : Pass<"kiln-decompose", "mlir::func::FuncOp"> {
   let summary = "Rewrite composite kiln ops into primitive kiln ops";
   let description = [{

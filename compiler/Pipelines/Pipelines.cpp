@@ -52,6 +52,9 @@ static void addGraphPhase(OpPassManager &pm) {
   pm.addPass(createInferShapes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Batch norms after convolutions become their weights and a bias.
+  pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
+  pm.addPass(createCanonicalizerPass());
   // Folding can expose more static shapes (e.g. a reshape of a constant).
   pm.addPass(createInferShapes());
 }

@@ -6,6 +6,8 @@ a fixed seed, using Debian's torch and torchvision (no downloads):
   bert_encoder  a 2-layer BERT-style encoder: d_model 768, 12 heads,
                 ffn 3072, GELU, sequence 128
   mlp           784-256-128-10 with ReLU
+  resnet18_bn   resnet18 with random batch-norm statistics, exported with
+                its BatchNormalization nodes kept (Kiln folds them)
 
 usage: export_models.py OUT_DIR [--opset 17] [--dynamic-batch] [names...]
 
@@ -49,6 +51,15 @@ def build(name):
         return tvm.mobilenet_v2(), torch.randn(1, 3, 224, 224)
     if name == "squeezenet1_1":
         return tvm.squeezenet1_1(), torch.randn(1, 3, 224, 224)
+    if name == "resnet18_bn":
+        model = tvm.resnet18()
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.copy_(torch.randn(m.num_features) * 0.1)
+                m.running_var.copy_(torch.rand(m.num_features) + 0.5)
+                m.weight.data.copy_(torch.rand(m.num_features) + 0.5)
+                m.bias.data.copy_(torch.randn(m.num_features) * 0.1)
+        return model, torch.randn(1, 3, 224, 224)
     if name == "bert_encoder":
         return BertEncoder(), torch.randint(0, 1000, (1, 128))
     if name == "mlp":
@@ -57,7 +68,10 @@ def build(name):
     raise SystemExit(f"unknown model {name}")
 
 
-ALL = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "bert_encoder", "mlp"]
+ALL = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "bert_encoder", "mlp",
+       "resnet18_bn"]
+# Exported as they are in eval mode, without torch folding batch norms.
+KEEP_BATCH_NORM = {"resnet18_bn"}
 
 
 def main():
@@ -85,7 +99,9 @@ def main():
         tmp = f"{path}.{os.getpid()}.tmp"
         torch.onnx.export(model, (example,), tmp, opset_version=args.opset,
                           input_names=["input"], output_names=["output"],
-                          dynamic_axes=dynamic, do_constant_folding=True)
+                          dynamic_axes=dynamic, do_constant_folding=True,
+                          training=(torch.onnx.TrainingMode.PRESERVE if name in KEEP_BATCH_NORM
+                                    else torch.onnx.TrainingMode.EVAL))
         np.save(os.path.join(args.out, name + ".input.npy"), example.numpy())
         np.save(os.path.join(args.out, name + ".output.npy"), reference.numpy())
         if args.dynamic_batch:

@@ -1,0 +1,193 @@
+//===- FoldBatchNorm.cpp - batch_norm folded into its convolution ---------===//
+//
+// Implements kiln-fold-batch-norm. An inference batch norm is a per-channel
+// affine map, so after a convolution whose weights are constant it can be
+// folded into them:
+//
+//   s  = scale / sqrt(variance + epsilon)
+//   W' = W * s            (per output channel)
+//   b' = (b - mean) * s + bias     (b: the convolution's bias, or 0)
+//
+// The arithmetic is done in double and rounded once to the element type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace kiln {
+#define GEN_PASS_DEF_FOLDBATCHNORM
+#include "compiler/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+/// The constant behind `value`, looking through reshapes.
+ConstantOp constantThroughReshapes(Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getInput();
+  return value.getDefiningOp<ConstantOp>();
+}
+
+/// Every element of a float constant (dense or resource) as a double.
+std::optional<SmallVector<double>> readFloats(ConstantOp constant) {
+  ElementsAttr value = constant.getValue();
+  auto element = dyn_cast<FloatType>(value.getElementType());
+  if (!element)
+    return std::nullopt;
+  SmallVector<double> out;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    for (APFloat v : dense.getValues<APFloat>())
+      out.push_back(v.convertToDouble());
+    return out;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  if (!resource || !resource.getRawHandle().getBlob())
+    return std::nullopt;
+  ArrayRef<char> raw = resource.getRawHandle().getBlob()->getData();
+  unsigned bytes = element.getWidth() / 8;
+  int64_t count = value.getNumElements();
+  if (element.getWidth() % 8 != 0 || static_cast<int64_t>(raw.size()) != count * bytes)
+    return std::nullopt;
+  out.reserve(count);
+  for (int64_t i = 0; i < count; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, raw.data() + i * bytes, bytes); // little-endian hosts
+    APFloat v(element.getFloatSemantics(), APInt(element.getWidth(), bits));
+    out.push_back(v.convertToDouble());
+  }
+  return out;
+}
+
+/// `values` rounded to `type`'s element type, as a resource blob named
+/// after `name` (weights stay out of the attribute uniquer).
+ElementsAttr writeFloats(RankedTensorType type, ArrayRef<double> values, StringRef name) {
+  auto element = cast<FloatType>(type.getElementType());
+  unsigned bytes = element.getWidth() / 8;
+  SmallVector<char> raw(values.size() * bytes);
+  for (auto [i, v] : llvm::enumerate(values)) {
+    APFloat f(v);
+    bool lost = false;
+    f.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    uint64_t bits = f.bitcastToAPInt().getZExtValue();
+    std::memcpy(raw.data() + i * bytes, &bits, bytes);
+  }
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(raw), alignof(int64_t));
+  return DenseResourceElementsAttr::get(type, name, std::move(blob));
+}
+
+struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &b) const override {
+    // batch_norm(conv(x, W)) or batch_norm(add(conv(x, W), bias)), each
+    // intermediate used once (folding must not change another user).
+    Value input = bn.getInput();
+    AddOp biasAdd = input.getDefiningOp<AddOp>();
+    ConstantOp convBias;
+    if (biasAdd) {
+      if (!input.hasOneUse())
+        return b.notifyMatchFailure(bn, "bias add has other users");
+      Value lhs = biasAdd.getLhs(), rhs = biasAdd.getRhs();
+      if (!lhs.getDefiningOp<ConvOp>())
+        std::swap(lhs, rhs);
+      convBias = constantThroughReshapes(rhs);
+      input = lhs;
+    }
+    auto conv = input.getDefiningOp<ConvOp>();
+    if (!conv || !input.hasOneUse() || (biasAdd && !convBias))
+      return b.notifyMatchFailure(bn, "not a convolution with a constant bias");
+    auto resultType = cast<RankedTensorType>(conv.getType());
+    if (resultType.getRank() < 3 || resultType.isDynamicDim(1) ||
+        (biasAdd && biasAdd.getType() != resultType))
+      return b.notifyMatchFailure(bn, "channel count unknown");
+    int64_t channels = resultType.getDimSize(1);
+    // A bias must vary only along the channel dim of the result.
+    if (biasAdd) {
+      auto biasType = cast<RankedTensorType>(convBias.getType());
+      if (biasType.getNumElements() != channels)
+        return b.notifyMatchFailure(bn, "bias is not per channel");
+      auto added = cast<RankedTensorType>((biasAdd.getLhs() == input ? biasAdd.getRhs()
+                                                                     : biasAdd.getLhs())
+                                              .getType());
+      int64_t offset = resultType.getRank() - added.getRank();
+      for (int64_t i = 0; i < added.getRank(); ++i)
+        if (added.getDimSize(i) != (i + offset == 1 ? channels : 1))
+          return b.notifyMatchFailure(bn, "bias is not per channel");
+    }
+    ConstantOp weight = conv.getWeight().getDefiningOp<ConstantOp>();
+    ConstantOp scale = constantThroughReshapes(bn.getScale());
+    ConstantOp shift = constantThroughReshapes(bn.getBias());
+    ConstantOp mean = constantThroughReshapes(bn.getMean());
+    ConstantOp variance = constantThroughReshapes(bn.getVariance());
+    if (!weight || !scale || !shift || !mean || !variance)
+      return b.notifyMatchFailure(bn, "weights or statistics are not constant");
+    auto w = readFloats(weight), s = readFloats(scale), beta = readFloats(shift),
+         mu = readFloats(mean), var = readFloats(variance);
+    std::optional<SmallVector<double>> bias =
+        convBias ? readFloats(convBias) : SmallVector<double>(channels, 0.0);
+    if (!w || !s || !beta || !mu || !var || !bias)
+      return b.notifyMatchFailure(bn, "constant not readable as floats");
+    auto sized = [&](const SmallVector<double> &v) {
+      return static_cast<int64_t>(v.size()) == channels;
+    };
+    if (!sized(*s) || !sized(*beta) || !sized(*mu) || !sized(*var) || !sized(*bias) ||
+        static_cast<int64_t>(w->size()) % channels != 0)
+      return b.notifyMatchFailure(bn, "per-channel sizes disagree");
+
+    double epsilon = bn.getEpsilon().convertToDouble();
+    int64_t perChannel = static_cast<int64_t>(w->size()) / channels;
+    SmallVector<double> newBias(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      double factor = (*s)[c] / std::sqrt((*var)[c] + epsilon);
+      for (int64_t i = 0; i < perChannel; ++i)
+        (*w)[c * perChannel + i] *= factor;
+      newBias[c] = ((*bias)[c] - (*mu)[c]) * factor + (*beta)[c];
+    }
+
+    Location loc = b.getFusedLoc({conv.getLoc(), bn.getLoc()});
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    auto newWeight = ConstantOp::create(b, weight.getLoc(),
+                                        writeFloats(weightType, *w, "bn_folded_weight"));
+    auto newConv = ConvOp::create(b, loc, resultType, conv.getInput(), newWeight,
+                                  conv.getStridesAttr(), conv.getPadsAttr(),
+                                  conv.getDilationsAttr(), conv.getGroupsAttr());
+    // [C, 1, ...]: broadcasts along dim 1 of the result.
+    SmallVector<int64_t> biasShape = {channels};
+    biasShape.append(resultType.getRank() - 2, 1);
+    auto biasType = RankedTensorType::get(biasShape, resultType.getElementType());
+    SmallVector<APFloat> biasValues;
+    auto element = cast<FloatType>(resultType.getElementType());
+    for (double v : newBias) {
+      APFloat f(v);
+      bool lost = false;
+      f.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      biasValues.push_back(f);
+    }
+    auto newBiasOp = ConstantOp::create(b, bn.getLoc(), DenseElementsAttr::get(biasType, biasValues));
+    b.replaceOpWithNewOp<AddOp>(bn, bn.getType(), newConv.getResult(), newBiasOp.getResult());
+    return success();
+  }
+};
+
+struct FoldBatchNorm : kiln::impl::FoldBatchNormBase<FoldBatchNorm> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldIntoConvolution>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
