@@ -137,7 +137,7 @@ def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
 //===----------------------------------------------------------------------===//
 
 def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
-  let summary = "Group a convolution or matmul and its elementwise epilogue into a kernel";
+  let summary = "Group convolution / matmul epilogues and elementwise trees into kernels";
   let description = [{
     A `kiln.conv` or `kiln.matmul` followed by a chain of epilogue ops, each
     the only user of the previous result, becomes one `kiln.kernel
@@ -148,6 +148,13 @@ def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
     A result with another user ends the chain (fusion never duplicates
     work); a root without epilogue stays as it is. Backends run such a
     kernel as one library call with post-ops, or inline it.
+
+    Then, among the ops left, each tree of elementwise ops becomes one
+    `kiln.kernel "elementwise"`: a root (the last ungrouped elementwise op)
+    and, recursively, the operands computed by elementwise ops that have
+    no other user and the root's shape. A value read through a broadcast
+    or used twice stays outside (fusing it would compute it more than
+    once). The linalg phase fuses each such kernel into one loop nest.
 
     Before:
     ```mlir
@@ -169,7 +176,10 @@ def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
   let dependentDialects = ["::kiln::KilnDialect"];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "Number of epilogue kernels formed">,
-    Statistic<"numFusedOps", "num-fused-ops", "Number of epilogue ops fused">
+    Statistic<"numFusedOps", "num-fused-ops", "Number of epilogue ops fused">,
+    Statistic<"numElementwiseKernels", "num-elementwise-kernels",
+              "Number of elementwise kernels formed">,
+    Statistic<"numElementwiseOps", "num-elementwise-ops", "Number of ops in elementwise kernels">
   ];
 }
 
@@ -206,12 +216,27 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     (compiler/Memory/Packing.h) gives each buffer an offset such that
     buffers live at the same time never overlap; the buffers become
     `memref.view`s of one 64-byte aligned `memref.alloc` of the arena's
-    size at the start of the function. Buffers with dynamic dims stay
-    separate allocations (the runtime's pool serves them). The function
-    gets a `kiln.memory_plan` attribute: the arena's bytes, the liveness
-    lower bound (most bytes live at once), the naive sum, the numbers of
-    planned and unplanned buffers, the number of schedule positions, and
-    every planned buffer as (offset, size, first, last).
+    size at the start of the function.
+
+    In place: the result of an elementwise `linalg.generic` (all loops
+    parallel, result written through a permutation map without being read)
+    shares the slot of an input buffer that dies at that op and is read
+    through the same map, if no other operand of the op lives in that slot.
+
+    Dynamic dims: with `max-batch=N`, dim 0 of each function argument whose
+    dim 0 is dynamic is at most N; a buffer whose dynamic sizes have an
+    upper bound through `memref.dim`, views and index arithmetic
+    (`addi`, `muli`, `maxui`, `select`, division by a constant, ...) is
+    planned at its largest size, and its view keeps the run-time sizes.
+    Other buffers with dynamic dims stay separate allocations (the
+    runtime's pool serves them). The caller must not pass a larger batch
+    (the Kiln runtime refuses it).
+
+    The function gets a `kiln.memory_plan` attribute: the arena's bytes,
+    the liveness lower bound (most bytes live at once), the naive sum, the
+    numbers of planned, in-place, bounded-dynamic and unplanned buffers,
+    `max_batch`, the number of schedule positions, and every slot as
+    (offset, size, first, last).
 
     Before:
     ```mlir
@@ -232,7 +257,9 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"best\"",
-           "Packing: greedy-by-size, best-fit-by-time, or best (the smaller)">
+           "Packing: greedy-by-size, best-fit-by-time, or best (the smaller)">,
+    Option<"maxBatch", "max-batch", "int64_t", /*default=*/"0",
+           "Largest dim 0 of the function's dynamic arguments (0: unbounded)">
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }

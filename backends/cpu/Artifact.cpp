@@ -246,7 +246,7 @@ static std::string entryPointSource(const ArtifactInfo &info) {
      << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << info.inputs.size() << ", "
      << info.outputs.size() << ", inputs, outputs,\n  " << quoted(info.contentHash) << ", "
      << quoted(info.target) << ", " << info.libraryCalls.size() << ", library_calls, "
-     << info.arenaBytes << "u, report, run};\n";
+     << info.arenaBytes << "u, " << info.maxBatch << "u, report, run};\n";
   return s;
 }
 
@@ -277,6 +277,8 @@ static std::string headerSource(const ArtifactInfo &info, llvm::StringRef stem) 
   describe("input", info.inputs);
   describe("output", info.outputs);
   os << "/* arena: " << info.arenaBytes << " bytes */\n";
+  if (info.maxBatch)
+    os << "/* batches up to " << info.maxBatch << " (dim 0 of dynamic inputs) */\n";
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s;
 }

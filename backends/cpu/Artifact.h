@@ -39,6 +39,8 @@ struct ArtifactInfo {
   std::vector<LibraryCall> libraryCalls;
   /// The planned arena of the entry point (kiln-plan-memory).
   int64_t arenaBytes = 0;
+  /// The largest batch the arena holds (`--max-batch`), 0 if unbounded.
+  int64_t maxBatch = 0;
   /// The compile report (memory plan, kernels) as JSON, for kiln inspect.
   std::string report;
 };

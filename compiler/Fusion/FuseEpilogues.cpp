@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Fusion/Fusion.h"
 #include "compiler/Passes.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -128,6 +129,9 @@ struct Fuse : kiln::impl::FuseBase<Fuse> {
       ++numKernels;
       numFusedOps += epilogue.ops.size();
     }
+    int64_t fused = 0;
+    numElementwiseKernels += fusion::formElementwiseKernels(getOperation(), fused);
+    numElementwiseOps += fused;
   }
 };
 

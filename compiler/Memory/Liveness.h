@@ -5,7 +5,11 @@
 // allocation to the last op (of the block, counting ops nested in it) that
 // uses it or any view of it. A buffer that escapes (returned, yielded out
 // of a region, or reached through an op this analysis does not know) is
-// left out, as is one with dynamic dims.
+// left out, as is one with a dynamic dim that has no upper bound.
+//
+// Buffers share a slot (one lifetime, one offset) when an elementwise
+// linalg.generic writes its result over an input that dies there: the
+// result is written in place of the operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,16 +25,36 @@
 
 namespace kiln::memory {
 
+struct LivenessOptions {
+  /// When positive, dim 0 of every entry-block argument with a dynamic dim
+  /// 0 is at most this (the runtime refuses larger batches), so buffers
+  /// whose dynamic dims derive from it are planned at their largest size.
+  int64_t maxBatch = 0;
+};
+
 struct BlockLiveness {
-  /// The allocations that may be planned, in block order, and their
-  /// lifetimes (positions are op indices in the block; sizes in bytes).
+  /// The allocations that may be planned, in block order, and the slot
+  /// each lives in.
   std::vector<mlir::memref::AllocOp> allocs;
+  std::vector<size_t> slotOf;
+  /// Each planned allocation's largest size in bytes.
+  std::vector<int64_t> bytes;
+  /// Each slot's lifetime (positions are op indices in the block; sizes in
+  /// bytes, the largest a buffer in it can have).
   std::vector<BufferLifetime> lifetimes;
   /// Allocations of the block left to the runtime's pool.
   int64_t unplanned = 0;
+  /// Planned allocations written in place of a dead operand's buffer.
+  int64_t inPlace = 0;
+  /// Planned allocations with dynamic dims (sized for `maxBatch`).
+  int64_t bounded = 0;
 };
 
-BlockLiveness computeBlockLiveness(mlir::Block &block);
+BlockLiveness computeBlockLiveness(mlir::Block &block, const LivenessOptions &options = {});
+
+/// An upper bound of an index value of `block`'s function (nullopt when
+/// none is known), with dim 0 of dynamic arguments at most `maxBatch`.
+std::optional<int64_t> upperBound(mlir::Value value, int64_t maxBatch);
 
 } // namespace kiln::memory
 

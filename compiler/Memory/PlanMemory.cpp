@@ -44,7 +44,9 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
 
   void plan(func::FuncOp func, const PackingStrategy *strategy) {
     Block &block = func.getBody().front();
-    BlockLiveness liveness = computeBlockLiveness(block);
+    LivenessOptions options;
+    options.maxBatch = maxBatch;
+    BlockLiveness liveness = computeBlockLiveness(block, options);
     int64_t positions = static_cast<int64_t>(block.getOperations().size());
     ArenaPlan arena = strategy ? planArena(liveness.lifetimes, kArenaAlignment, *strategy)
                                : planArenaBest(liveness.lifetimes, kArenaAlignment);
@@ -55,11 +57,12 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
       auto base = memref::AllocOp::create(b, func.getLoc(), arenaType,
                                           b.getI64IntegerAttr(kArenaAlignment));
       base->setAttr("kiln.arena", b.getUnitAttr());
-      for (auto [alloc, offset] : llvm::zip(liveness.allocs, arena.offsets)) {
+      for (auto [alloc, slot] : llvm::zip(liveness.allocs, liveness.slotOf)) {
         b.setInsertionPoint(alloc);
-        Value at = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+        Value at = arith::ConstantIndexOp::create(b, alloc.getLoc(), arena.offsets[slot]);
+        // Dynamic dims keep their run-time sizes; the slot holds the largest.
         Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), base, at,
-                                            ValueRange{});
+                                            alloc.getDynamicSizes());
         for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
           if (isa<memref::DeallocOp>(user))
             user->erase();
@@ -68,7 +71,11 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
       }
     }
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    // Every planned buffer as (offset, size, first, last), for reports.
+    // The naive sum counts every buffer, including those written in place.
+    int64_t naive = 0;
+    for (int64_t bytes : liveness.bytes)
+      naive += llvm::alignTo(bytes, kArenaAlignment);
+    // Every slot as (offset, size, first, last), for reports.
     SmallVector<int64_t> buffers;
     for (auto [lifetime, offset] : llvm::zip(liveness.lifetimes, arena.offsets))
       buffers.append({offset, lifetime.size, lifetime.first, lifetime.last});
@@ -76,8 +83,11 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
                   b.getDictionaryAttr({
                       b.getNamedAttr("arena_bytes", i64(arena.arenaBytes)),
                       b.getNamedAttr("lower_bound", i64(arena.lowerBound)),
-                      b.getNamedAttr("naive_bytes", i64(arena.naiveBytes)),
+                      b.getNamedAttr("naive_bytes", i64(naive)),
                       b.getNamedAttr("planned", i64(liveness.allocs.size())),
+                      b.getNamedAttr("in_place", i64(liveness.inPlace)),
+                      b.getNamedAttr("bounded", i64(liveness.bounded)),
+                      b.getNamedAttr("max_batch", i64(maxBatch)),
                       b.getNamedAttr("unplanned", i64(liveness.unplanned)),
                       b.getNamedAttr("positions", i64(positions)),
                       b.getNamedAttr("buffers", b.getDenseI64ArrayAttr(buffers)),

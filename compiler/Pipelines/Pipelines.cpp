@@ -65,15 +65,17 @@ static void addFusePhase(OpPassManager &pm) {
 }
 
 /// linalg: kiln lowered to linalg / tensor / arith / math on tensors.
-static void addLinalgPhase(OpPassManager &pm) {
+static void addLinalgPhase(OpPassManager &pm, const PipelineOptions &options) {
   // Composite ops become primitives first, so the lowering (and later
   // fusion) only sees reductions and elementwise ops.
   pm.addNestedPass<func::FuncOp>(createDecompose());
   pm.addNestedPass<func::FuncOp>(createConvertKilnToLinalg());
   pm.addPass(createCanonicalizerPass());
   // Producer-consumer fusion of elementwise generics, before buffers exist.
-  pm.addPass(createFuseElementwise());
-  pm.addPass(createCanonicalizerPass());
+  if (options.fuse) {
+    pm.addPass(createFuseElementwise());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 /// llvm: buffers, loops and the LLVM dialect. One-shot bufferisation
@@ -89,7 +91,9 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   // Intermediates with static shapes become views of one arena; before
   // deallocation, which then frees only the arena and what stays apart.
-  pm.addPass(createPlanMemory());
+  PlanMemoryOptions plan;
+  plan.maxBatch = options.maxBatch;
+  pm.addPass(createPlanMemory(plan));
   // Free every intermediate buffer after its last use; function results
   // become owned by the caller (the runtime frees them).
   bufferization::buildBufferDeallocationPipeline(pm);
@@ -138,7 +142,7 @@ void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (runs(Phase::Fuse))
     addFusePhase(pm);
   if (runs(Phase::Linalg))
-    addLinalgPhase(pm);
+    addLinalgPhase(pm, options);
   if (runs(Phase::LLVM))
     addLLVMPhase(pm, options);
 }

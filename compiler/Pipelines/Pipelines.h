@@ -46,6 +46,12 @@ struct PipelineOptions {
   /// `minParallelWork`.
   bool parallelChunks = false;
   int64_t minParallelWork = 32768;
+  /// Largest batch (dim 0 of dynamic inputs) the memory plan must hold;
+  /// 0 leaves buffers with dynamic dims to the runtime's pool.
+  int64_t maxBatch = 0;
+  /// Fuse elementwise loop nests in the linalg phase (off: every op of the
+  /// model its own loop nest, for comparisons).
+  bool fuse = true;
 };
 
 /// Adds the passes of every phase after import up to `options.stopAfter`.

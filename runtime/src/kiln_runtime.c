@@ -219,6 +219,10 @@ uint64_t kiln_model_arena_bytes(const kiln_model *model) {
   return model ? model->abi->arena_bytes : 0;
 }
 
+uint64_t kiln_model_max_batch(const kiln_model *model) {
+  return model ? model->abi->max_batch : 0;
+}
+
 const char *kiln_model_report(const kiln_model *model) {
   return model && model->abi->report ? model->abi->report : "";
 }
@@ -456,6 +460,13 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
         return fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
                     d, (long long)want->dims[d], (long long)got->dims[d]);
     }
+    /* The arena was planned for batches up to max_batch. */
+    if (abi->max_batch && want->rank > 0 && want->dims[0] < 0 &&
+        (uint64_t)got->dims[0] > abi->max_batch)
+      return fail(KILN_ERROR_SHAPE,
+                  "input '%s' dim 0 is %lld, above the batch of %llu the model was "
+                  "compiled for (kiln compile --max-batch)",
+                  want->name, (long long)got->dims[0], (unsigned long long)abi->max_batch);
     session->in_data[i] = got->data;
     session->in_dims[i] = got->dims;
   }

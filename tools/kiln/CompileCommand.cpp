@@ -44,7 +44,11 @@ static const char *kCompileUsage =
     "  --report             print the memory plan and the kernels' summary\n"
     "  --freeze-input N=F   replace graph input N by the tensor in F (.pb)\n"
     "  --dynamic-batch      make dim 0 of every graph input dynamic\n"
-    "  --no-fuse            skip fusion (kiln-fuse): every op its own kernel\n"
+    "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
+    "                       inputs): buffers that grow with the batch join the\n"
+    "                       arena; the runtime refuses larger batches\n"
+    "  --no-fuse            skip fusion (kiln-fuse and the linalg phase's\n"
+    "                       elementwise fusion): every op its own kernel\n"
     "  --compile-to=PHASE   print the IR after PHASE (import, graph, fuse, linalg,\n"
     "                       llvm) instead of writing an artifact\n"
     "  --verify=DIR         then run the artifact on DIR/input_*.pb (or .npy)\n"
@@ -55,6 +59,7 @@ namespace {
 /// What kiln-plan-memory recorded on a function, plus the kernel counts.
 struct MemoryPlanSummary {
   int64_t arenaBytes = 0, lowerBound = 0, naiveBytes = 0, planned = 0, unplanned = 0;
+  int64_t inPlace = 0, bounded = 0, maxBatch = 0;
   int64_t parallelChunks = 0;
   int64_t positions = 0;
   llvm::SmallVector<int64_t> buffers; ///< (offset, size, first, last) each
@@ -125,6 +130,9 @@ static MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entry) 
     summary.naiveBytes = get("naive_bytes");
     summary.planned = get("planned");
     summary.unplanned = get("unplanned");
+    summary.inPlace = get("in_place");
+    summary.bounded = get("bounded");
+    summary.maxBatch = get("max_batch");
     summary.positions = get("positions");
     if (auto buffers = plan.getAs<DenseI64ArrayAttr>("buffers"))
       summary.buffers.assign(buffers.asArrayRef().begin(), buffers.asArrayRef().end());
@@ -143,6 +151,9 @@ static std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array 
                             {"naive_bytes", plan.naiveBytes},
                             {"planned", plan.planned},
                             {"unplanned", plan.unplanned},
+                            {"in_place", plan.inPlace},
+                            {"bounded", plan.bounded},
+                            {"max_batch", plan.maxBatch},
                             {"positions", plan.positions},
                             {"buffers", std::move(buffers)},
                             {"kernels", std::move(kernels)}};
@@ -156,8 +167,13 @@ static void printReport(const MemoryPlanSummary &plan, const cpu::ArtifactInfo &
   auto kib = [](int64_t bytes) { return llvm::format("%.1f KiB", bytes / 1024.0); };
   llvm::outs() << "memory: arena " << kib(plan.arenaBytes) << " for " << plan.planned
                << " buffers (liveness lower bound " << kib(plan.lowerBound)
-               << ", naive sum " << kib(plan.naiveBytes) << "); " << plan.unplanned
-               << " buffers with dynamic dims or escaping come from the pool\n"
+               << ", naive sum " << kib(plan.naiveBytes) << "); " << plan.inPlace
+               << " written in place of a dead operand";
+  if (plan.maxBatch)
+    llvm::outs() << "; " << plan.bounded << " with dynamic dims sized for batch "
+                 << plan.maxBatch;
+  llvm::outs() << "; " << plan.unplanned
+               << " buffers with unbounded dynamic dims or escaping come from the pool\n"
                << "kernels: " << info.libraryCalls.size() << " library calls (oneDNN), "
                << plan.parallelChunks << " generated loop nests on the runtime's threads\n";
 }
@@ -197,6 +213,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   bool report = false;
   bool dynamicBatch = false;
   bool noFuse = false;
+  int64_t maxBatch = 0;
   llvm::json::Array kernels;
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
@@ -227,6 +244,12 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       noFuse = true;
     } else if (arg == "--dynamic-batch") {
       dynamicBatch = true;
+    } else if (auto v = value("--max-batch")) {
+      if (llvm::StringRef(*v).getAsInteger(10, maxBatch) || maxBatch <= 0) {
+        llvm::errs() << "kiln compile: --max-batch takes a positive integer, got '" << *v
+                     << "'\n";
+        return 2;
+      }
     } else if (arg == "--report") {
       report = true;
     } else if (auto v = value("--cpu")) {
@@ -314,6 +337,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       pipeline.stopAfter = std::min(to, last);
       pipeline.genericAllocation = true;
       pipeline.parallelChunks = true;
+      pipeline.maxBatch = maxBatch;
+      pipeline.fuse = !noFuse;
       buildPipeline(pm, pipeline);
       if (failed(pm.run(module))) {
         llvm::errs() << "kiln compile: compiling " << modelPath << " failed (see above)\n";
@@ -332,6 +357,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   // The entry point's memory plan (kiln-plan-memory) sizes the arena.
   MemoryPlanSummary plan = readMemoryPlan(module, "kiln_main");
   info.arenaBytes = plan.arenaBytes;
+  info.maxBatch = maxBatch;
   info.report = buildReport(plan, std::move(kernels));
   auto object = cpu::emitObject(module, cpu::CpuTarget{cpuName});
   if (!object) {
@@ -347,7 +373,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   };
   addFile(modelPath);
   hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target +
-              (noLibraries ? " no-libraries" : "") + (dynamicBatch ? " dynamic-batch" : "") + (noFuse ? " no-fuse" : ""));
+              (noLibraries ? " no-libraries" : "") + (dynamicBatch ? " dynamic-batch" : "") + (noFuse ? " no-fuse" : "") +
+              (maxBatch ? " max-batch=" + std::to_string(maxBatch) : ""));
   for (const auto &[name, file] : frozen) {
     hash.update("freeze " + name);
     addFile(file);

@@ -127,8 +127,14 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
     if (bound > 0)
       llvm::outs() << llvm::format(" (arena is %.1f%% above it)", 100.0 * (arena - bound) / bound);
     llvm::outs() << "\n  naive sum " << kib(naive) << "\n  "
-                 << report->getInteger("unplanned").value_or(0)
-                 << " buffers with dynamic dims or escaping come from the runtime's pool\n";
+                 << report->getInteger("in_place").value_or(0)
+                 << " buffers written in place of a dead operand\n";
+    if (int64_t maxBatch = report->getInteger("max_batch").value_or(0))
+      llvm::outs() << "  " << report->getInteger("bounded").value_or(0)
+                   << " buffers with dynamic dims, sized for batches up to " << maxBatch << "\n";
+    llvm::outs() << "  " << report->getInteger("unplanned").value_or(0)
+                 << " buffers with unbounded dynamic dims or escaping come from the "
+                    "runtime's pool\n";
     if (!svgPath.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream svg(svgPath, ec, llvm::sys::fs::OF_None);

@@ -76,8 +76,13 @@ const char *kiln_model_content_hash(const kiln_model *model);
 /* How many operations the model hands to libraries (oneDNN) per run. */
 uint32_t kiln_model_library_call_count(const kiln_model *model);
 /* Bytes of the model's planned arena (every intermediate with a static
- * shape), reserved by each session when it is created. */
+ * shape, and with `kiln compile --max-batch` those that grow with the
+ * batch), reserved by each session when it is created. */
 uint64_t kiln_model_arena_bytes(const kiln_model *model);
+/* The largest dim 0 an input with a dynamic dim 0 may have (`kiln compile
+ * --max-batch`); 0 when there is no limit. Runs with a larger batch fail
+ * with KILN_ERROR_SHAPE. */
+uint64_t kiln_model_max_batch(const kiln_model *model);
 /* The compile report (JSON, see kiln_model_abi.h); "" if there is none. */
 const char *kiln_model_report(const kiln_model *model);
 

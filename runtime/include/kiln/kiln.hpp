@@ -115,6 +115,10 @@ public:
     return info(kiln_model_output(get(), index(i, numOutputs())));
   }
   std::string contentHash() const { return kiln_model_content_hash(get()); }
+  /// Bytes each session reserves for the planned arena.
+  uint64_t arenaBytes() const { return kiln_model_arena_bytes(get()); }
+  /// The largest batch the model accepts (`kiln compile --max-batch`), 0 if any.
+  uint64_t maxBatch() const { return kiln_model_max_batch(get()); }
   kiln_model *get() const { return model_.get(); }
 
 private:

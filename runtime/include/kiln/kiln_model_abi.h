@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 1u
+#define KILN_MODEL_ABI_VERSION 2u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types. Values are stable across versions. */
@@ -132,6 +132,10 @@ typedef struct kiln_model_v1 {
    * pool one by one. The runtime reserves the arena when a session is
    * created. */
   uint64_t arena_bytes;
+  /* The largest dim 0 of each input whose dim 0 is dynamic that the arena
+   * holds (`kiln compile --max-batch`); 0 when the arena does not depend
+   * on it. The runtime refuses larger inputs. */
+  uint64_t max_batch;
   /* The compile report as JSON: the memory plan (arena, lower bound, naive
    * sum, every planned buffer's offset, size and lifetime) and the kernels
    * with the model's nodes in each. What `kiln inspect` shows. */

@@ -119,3 +119,73 @@ func.func @alone(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %c : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// Checks that a chain of elementwise ops becomes one elementwise kernel
+// reading what the chain reads from outside.
+// CHECK-LABEL: func @elementwise_chain
+// CHECK: %[[K:.*]] = kiln.kernel "elementwise"(%arg0, %arg1)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<8x4xf32>, %[[Y:.*]]: tensor<8x4xf32>):
+// CHECK-NEXT: %[[E:.*]] = kiln.exp %[[X]]
+// CHECK-NEXT: %[[A:.*]] = kiln.add %[[E]], %[[Y]]
+// CHECK-NEXT: %[[R:.*]] = kiln.relu %[[A]]
+// CHECK-NEXT: kiln.yield %[[R]]
+// CHECK: return %[[K]]
+func.func @elementwise_chain(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %e = kiln.exp %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %a = kiln.add %e, %y : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = kiln.relu %a : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that a tree (two computed operands) becomes one kernel, and that
+// an operand broadcast from a smaller shape is read, not computed inside.
+// CHECK-LABEL: func @elementwise_tree
+// CHECK: %[[S:.*]] = kiln.sqrt %arg2
+// CHECK: kiln.kernel "elementwise"(%arg0, %arg1, %[[S]])
+// CHECK: kiln.mul
+// CHECK: kiln.neg
+// CHECK: kiln.sub
+// CHECK: kiln.add
+// CHECK-NEXT: kiln.yield
+func.func @elementwise_tree(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %v: tensor<4xf32>) -> tensor<8x4xf32> {
+  %m = kiln.mul %a, %b : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %n = kiln.neg %a : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %s = kiln.sqrt %v : (tensor<4xf32>) -> tensor<4xf32>
+  %d = kiln.sub %n, %s : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+  %r = kiln.add %m, %d : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that a value with a second user is not computed inside a kernel
+// (it would be computed twice): exp stays outside, the add and relu fuse.
+// CHECK-LABEL: func @elementwise_shared
+// CHECK: %[[E:.*]] = kiln.exp %arg0
+// CHECK: %[[K:.*]] = kiln.kernel "elementwise"(%[[E]], %arg1)
+// CHECK-NOT: kiln.exp
+// CHECK: kiln.yield
+// CHECK: return %[[E]], %[[K]]
+func.func @elementwise_shared(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %e = kiln.exp %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %a = kiln.add %e, %y : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = kiln.relu %a : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %e, %r : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that one elementwise op alone is not a kernel, and that a
+// reduction between two elementwise ops separates them.
+// CHECK-LABEL: func @elementwise_alone
+// CHECK-NOT: kiln.kernel
+func.func @elementwise_alone(%x: tensor<8x4xf32>) -> tensor<8x1xf32> {
+  %e = kiln.exp %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %s = kiln.reduce_sum %e {axes = array<i64: 1>, keepdims = true} : (tensor<8x4xf32>) -> tensor<8x1xf32>
+  %l = kiln.log %s : (tensor<8x1xf32>) -> tensor<8x1xf32>
+  return %l : tensor<8x1xf32>
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# max_batch_test.sh KILN MODELS_DIR WORK_DIR
+# A dynamic-batch model compiled with --max-batch 8: buffers that grow with
+# the batch are planned into the arena (the report says how many), batch 1
+# and 8 match torch, and batch 9 is refused with KILN_ERROR_SHAPE.
+# Prints "N passed, N failed".
+kiln=$1
+models=$2
+work=$3
+mkdir -p "$work"
+passed=0
+failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+model=resnet18
+if "$kiln" compile "$models/$model.onnx" -o "$work/$model.so" --max-batch 8 --report \
+     > "$work/compile.txt" 2>&1; then
+  cat "$work/compile.txt"
+  if grep -q "with dynamic dims sized for batch 8" "$work/compile.txt" &&
+     ! grep -q " 0 with dynamic dims sized" "$work/compile.txt"; then
+    pass "the arena holds the buffers that grow with the batch"
+  else
+    fail "no buffer with dynamic dims was planned"
+  fi
+else
+  fail "compile"; cat "$work/compile.txt"
+fi
+for batch in 1 8; do
+  suffix=$([ "$batch" = 1 ] && echo "" || echo "$batch")
+  if "$kiln" run "$work/$model.so" --input "input=$models/$model.input$suffix.npy" \
+       --expected "output=$models/$model.output$suffix.npy" --max-relative-error 1e-4 \
+       > "$work/run$batch.txt" 2>&1; then
+    pass "batch $batch: $(grep relative "$work/run$batch.txt" | sed 's/^ *//')"
+  else
+    fail "batch $batch"; cat "$work/run$batch.txt"
+  fi
+done
+/usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.zeros((9, 3, 224, 224), np.float32))" \
+  "$work/input9.npy"
+if "$kiln" run "$work/$model.so" --input "input=$work/input9.npy" > "$work/run9.txt" 2>&1; then
+  fail "batch 9 ran on an arena planned for 8"
+elif grep -q "KILN_ERROR_SHAPE.*dim 0 is 9.*--max-batch" "$work/run9.txt"; then
+  pass "batch 9 refused: $(cat "$work/run9.txt")"
+else
+  fail "batch 9: unexpected error"; cat "$work/run9.txt"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
