@@ -25,12 +25,19 @@ namespace {
 struct FuseElementwise : kiln::impl::FuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    // As upstream: fuse a producer into its only user.
+    // As upstream: fuse a producer into its only user; unlike upstream,
+    // only when the user reads each element once (its indexing map for the
+    // operand is a permutation of all its loops). A matmul reading a scaled
+    // or transposed operand, or a broadcast of a computed vector, would
+    // compute each element again for every loop the map leaves out.
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       if (!producer || !producer->hasOneUse())
         return false;
       Operation *consumer = fused->getOwner();
+      auto linalgConsumer = dyn_cast<linalg::LinalgOp>(consumer);
+      if (linalgConsumer && !linalgConsumer.getMatchingIndexingMap(fused).isPermutation())
+        return false;
       consumer->setLoc(FusedLoc::get(consumer->getContext(),
                                      {producer->getLoc(), consumer->getLoc()}));
       return true;

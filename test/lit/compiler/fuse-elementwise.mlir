@@ -54,3 +54,39 @@ func.func @two_users(%a: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
   } -> tensor<16xf32>
   return %s, %r : tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Checks that a producer is not fused into a user that reads each of its
+// elements more than once: a scaled matmul operand (read once per column
+// of the result) stays its own loop nest, so the division runs M * K times,
+// not M * N * K.
+// CHECK-LABEL: func @scaled_matmul_operand
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @scaled_matmul_operand(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %s: f32) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %0 = arith.divf %x, %s : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<8x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%i : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
