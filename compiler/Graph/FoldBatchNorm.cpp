@@ -69,6 +69,14 @@ std::optional<SmallVector<double>> readFloats(ConstantOp constant) {
   return out;
 }
 
+/// `value` rounded to nearest-even in `type`.
+APFloat roundTo(FloatType type, double value) {
+  APFloat f(value);
+  bool lost = false;
+  f.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return f;
+}
+
 /// `values` rounded to `type`'s element type, as a resource blob named
 /// after `name` (weights stay out of the attribute uniquer).
 ElementsAttr writeFloats(RankedTensorType type, ArrayRef<double> values, StringRef name) {
@@ -76,10 +84,7 @@ ElementsAttr writeFloats(RankedTensorType type, ArrayRef<double> values, StringR
   unsigned bytes = element.getWidth() / 8;
   SmallVector<char> raw(values.size() * bytes);
   for (auto [i, v] : llvm::enumerate(values)) {
-    APFloat f(v);
-    bool lost = false;
-    f.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    uint64_t bits = f.bitcastToAPInt().getZExtValue();
+    uint64_t bits = roundTo(element, v).bitcastToAPInt().getZExtValue();
     std::memcpy(raw.data() + i * bytes, &bits, bytes);
   }
   AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
@@ -169,12 +174,8 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
     auto biasType = RankedTensorType::get(biasShape, resultType.getElementType());
     SmallVector<APFloat> biasValues;
     auto element = cast<FloatType>(resultType.getElementType());
-    for (double v : newBias) {
-      APFloat f(v);
-      bool lost = false;
-      f.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      biasValues.push_back(f);
-    }
+    for (double v : newBias)
+      biasValues.push_back(roundTo(element, v));
     auto newBiasOp = ConstantOp::create(b, bn.getLoc(), DenseElementsAttr::get(biasType, biasValues));
     b.replaceOpWithNewOp<AddOp>(bn, bn.getType(), newConv.getResult(), newBiasOp.getResult());
     return success();
