@@ -9,6 +9,7 @@
 #include "compiler/Fusion/Fusion.h"
 #include "compiler/Passes.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/Matchers.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -25,26 +26,8 @@ namespace {
 /// Whether `bias` (a constant) varies only along the channel dim of
 /// `result`: dim 1 of a convolution's result, the last dim of a matmul's.
 bool isChannelBias(Value bias, RankedTensorType result, bool isConv) {
-  // A constant, possibly reshaped (weights stay resource blobs, which the
-  // folders leave alone).
-  Value source = bias;
-  while (auto reshape = source.getDefiningOp<ReshapeOp>())
-    source = reshape.getInput();
-  if (!source.getDefiningOp<ConstantOp>())
-    return false;
-  auto type = dyn_cast<RankedTensorType>(bias.getType());
-  int64_t channel = isConv ? 1 : result.getRank() - 1;
-  if (!type || !type.hasStaticShape() || type.getRank() > result.getRank() ||
-      result.isDynamicDim(channel))
-    return false;
-  int64_t offset = result.getRank() - type.getRank();
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    int64_t j = i + offset;
-    int64_t want = j == channel ? result.getDimSize(j) : 1;
-    if (type.getDimSize(i) != want)
-      return false;
-  }
-  return offset <= channel;
+  return constantThroughReshapes(bias) &&
+         variesOnlyAlong(bias, result, isConv ? 1 : result.getRank() - 1);
 }
 
 bool isActivation(Operation *op) {

@@ -14,6 +14,7 @@
 
 #include "compiler/Passes.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/Matchers.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -31,13 +32,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-
-/// The constant behind `value`, looking through reshapes.
-ConstantOp constantThroughReshapes(Value value) {
-  while (auto reshape = value.getDefiningOp<ReshapeOp>())
-    value = reshape.getInput();
-  return value.getDefiningOp<ConstantOp>();
-}
 
 /// Every element of a float constant (dense or resource) as a double.
 std::optional<SmallVector<double>> readFloats(ConstantOp constant) {
@@ -101,6 +95,7 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
     Value input = bn.getInput();
     AddOp biasAdd = input.getDefiningOp<AddOp>();
     ConstantOp convBias;
+    Value biasValue;
     if (biasAdd) {
       if (!input.hasOneUse())
         return b.notifyMatchFailure(bn, "bias add has other users");
@@ -108,6 +103,7 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
       if (!lhs.getDefiningOp<ConvOp>())
         std::swap(lhs, rhs);
       convBias = constantThroughReshapes(rhs);
+      biasValue = rhs;
       input = lhs;
     }
     auto conv = input.getDefiningOp<ConvOp>();
@@ -119,18 +115,9 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
       return b.notifyMatchFailure(bn, "channel count unknown");
     int64_t channels = resultType.getDimSize(1);
     // A bias must vary only along the channel dim of the result.
-    if (biasAdd) {
-      auto biasType = cast<RankedTensorType>(convBias.getType());
-      if (biasType.getNumElements() != channels)
-        return b.notifyMatchFailure(bn, "bias is not per channel");
-      auto added = cast<RankedTensorType>((biasAdd.getLhs() == input ? biasAdd.getRhs()
-                                                                     : biasAdd.getLhs())
-                                              .getType());
-      int64_t offset = resultType.getRank() - added.getRank();
-      for (int64_t i = 0; i < added.getRank(); ++i)
-        if (added.getDimSize(i) != (i + offset == 1 ? channels : 1))
-          return b.notifyMatchFailure(bn, "bias is not per channel");
-    }
+    if (biasAdd && (!variesOnlyAlong(biasValue, resultType, 1) ||
+                    cast<RankedTensorType>(convBias.getType()).getNumElements() != channels))
+      return b.notifyMatchFailure(bn, "bias is not per channel");
     ConstantOp weight = conv.getWeight().getDefiningOp<ConstantOp>();
     ConstantOp scale = constantThroughReshapes(bn.getScale());
     ConstantOp shift = constantThroughReshapes(bn.getBias());

@@ -61,10 +61,18 @@ std::optional<int64_t> lastUse(Value buffer, Block &block,
 
 constexpr int kMaxBoundDepth = 64;
 
-std::optional<int64_t> bound(Value value, int64_t maxBatch, int depth);
+/// What the bound search knows: the batch limit, and the bounds found so
+/// far (allocation sizes refer to dims of earlier buffers, so the same
+/// values are asked for again and again).
+struct Bounds {
+  int64_t maxBatch = 0;
+  llvm::DenseMap<Value, int64_t> known;
+};
+
+std::optional<int64_t> bound(Value value, Bounds &ctx, int depth);
 
 /// An upper bound of dim `dim` of the memref `value`.
-std::optional<int64_t> dimBound(Value value, int64_t dim, int64_t maxBatch, int depth) {
+std::optional<int64_t> dimBound(Value value, int64_t dim, Bounds &ctx, int depth) {
   auto type = dyn_cast<MemRefType>(value.getType());
   if (!type || dim < 0 || dim >= type.getRank())
     return std::nullopt;
@@ -75,28 +83,28 @@ std::optional<int64_t> dimBound(Value value, int64_t dim, int64_t maxBatch, int 
   if (auto argument = dyn_cast<BlockArgument>(value)) {
     // The model's inputs: only the batch dim has a bound.
     bool entry = isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
-    if (entry && dim == 0 && maxBatch > 0)
-      return maxBatch;
+    if (entry && dim == 0 && ctx.maxBatch > 0)
+      return ctx.maxBatch;
     return std::nullopt;
   }
   Operation *def = value.getDefiningOp();
   auto fromMixed = [&](OpFoldResult size) -> std::optional<int64_t> {
     if (auto attr = dyn_cast<Attribute>(size))
       return cast<IntegerAttr>(attr).getInt();
-    return bound(cast<Value>(size), maxBatch, depth + 1);
+    return bound(cast<Value>(size), ctx, depth + 1);
   };
   if (auto alloc = dyn_cast<memref::AllocOp>(def))
-    return bound(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)], maxBatch, depth + 1);
+    return bound(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)], ctx, depth + 1);
   if (auto view = dyn_cast<memref::ViewOp>(def))
-    return bound(view.getSizes()[type.getDynamicDimIndex(dim)], maxBatch, depth + 1);
+    return bound(view.getSizes()[type.getDynamicDimIndex(dim)], ctx, depth + 1);
   if (auto cast = dyn_cast<memref::CastOp>(def))
-    return dimBound(cast.getSource(), dim, maxBatch, depth + 1);
+    return dimBound(cast.getSource(), dim, ctx, depth + 1);
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     int64_t product = 1;
     // (The indices are returned by value: keep them alive for the loop.)
     SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
     for (int64_t source : groups[dim]) {
-      std::optional<int64_t> b = dimBound(collapse.getSrc(), source, maxBatch, depth + 1);
+      std::optional<int64_t> b = dimBound(collapse.getSrc(), source, ctx, depth + 1);
       if (!b)
         return std::nullopt;
       product *= *b;
@@ -113,8 +121,19 @@ std::optional<int64_t> dimBound(Value value, int64_t dim, int64_t maxBatch, int 
   return std::nullopt;
 }
 
+std::optional<int64_t> computeBound(Value value, Bounds &ctx, int depth);
+
 /// An upper bound of the non-negative index or integer `value`.
-std::optional<int64_t> bound(Value value, int64_t maxBatch, int depth) {
+std::optional<int64_t> bound(Value value, Bounds &ctx, int depth) {
+  if (auto it = ctx.known.find(value); it != ctx.known.end())
+    return it->second;
+  std::optional<int64_t> found = computeBound(value, ctx, depth);
+  if (found)
+    ctx.known[value] = *found;
+  return found;
+}
+
+std::optional<int64_t> computeBound(Value value, Bounds &ctx, int depth) {
   APInt constant;
   if (matchPattern(value, m_ConstantInt(&constant)))
     return constant.isNegative() ? std::nullopt : std::optional<int64_t>(constant.getSExtValue());
@@ -122,17 +141,17 @@ std::optional<int64_t> bound(Value value, int64_t maxBatch, int depth) {
   if (!def || depth > kMaxBoundDepth)
     return std::nullopt;
   auto both = [&](Value a, Value b) -> std::optional<std::pair<int64_t, int64_t>> {
-    auto x = bound(a, maxBatch, depth + 1);
-    auto y = x ? bound(b, maxBatch, depth + 1) : std::nullopt;
+    auto x = bound(a, ctx, depth + 1);
+    auto y = x ? bound(b, ctx, depth + 1) : std::nullopt;
     if (!x || !y)
       return std::nullopt;
     return std::make_pair(*x, *y);
   };
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
-    return bound(def->getOperand(0), maxBatch, depth + 1);
+    return bound(def->getOperand(0), ctx, depth + 1);
   if (auto dim = dyn_cast<memref::DimOp>(def)) {
     std::optional<int64_t> index = dim.getConstantIndex();
-    return index ? dimBound(dim.getSource(), *index, maxBatch, depth + 1) : std::nullopt;
+    return index ? dimBound(dim.getSource(), *index, ctx, depth + 1) : std::nullopt;
   }
   if (isa<arith::MaxUIOp, arith::MaxSIOp, arith::SelectOp>(def)) {
     unsigned first = isa<arith::SelectOp>(def) ? 1 : 0;
@@ -140,8 +159,8 @@ std::optional<int64_t> bound(Value value, int64_t maxBatch, int depth) {
     return b ? std::optional<int64_t>(std::max(b->first, b->second)) : std::nullopt;
   }
   if (isa<arith::MinUIOp, arith::MinSIOp>(def)) {
-    auto x = bound(def->getOperand(0), maxBatch, depth + 1);
-    auto y = bound(def->getOperand(1), maxBatch, depth + 1);
+    auto x = bound(def->getOperand(0), ctx, depth + 1);
+    auto y = bound(def->getOperand(1), ctx, depth + 1);
     if (x && y)
       return std::min(*x, *y);
     return x ? x : y;
@@ -156,7 +175,7 @@ std::optional<int64_t> bound(Value value, int64_t maxBatch, int depth) {
     APInt divisor;
     if (!matchPattern(def->getOperand(1), m_ConstantInt(&divisor)) || !divisor.isStrictlyPositive())
       return std::nullopt;
-    auto x = bound(def->getOperand(0), maxBatch, depth + 1);
+    auto x = bound(def->getOperand(0), ctx, depth + 1);
     int64_t d = divisor.getSExtValue();
     if (!x)
       return std::nullopt;
@@ -171,13 +190,13 @@ int64_t elementBytes(memref::AllocOp alloc) {
 }
 
 /// The largest size in bytes `alloc` can have, or nullopt.
-std::optional<int64_t> sizeBound(memref::AllocOp alloc, int64_t maxBatch) {
+std::optional<int64_t> sizeBound(memref::AllocOp alloc, Bounds &ctx) {
   MemRefType type = alloc.getType();
   int64_t bytes = elementBytes(alloc);
   for (int64_t d = 0; d < type.getRank(); ++d) {
     std::optional<int64_t> size = type.isDynamicDim(d)
                                       ? bound(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)],
-                                              maxBatch, 0)
+                                              ctx, 0)
                                       : std::optional<int64_t>(type.getDimSize(d));
     if (!size)
       return std::nullopt;
@@ -213,10 +232,6 @@ linalg::GenericOp elementwiseWriter(memref::AllocOp alloc, Block &block,
 
 } // namespace
 
-std::optional<int64_t> upperBound(Value value, int64_t maxBatch) {
-  return bound(value, maxBatch, 0);
-}
-
 BlockLiveness computeBlockLiveness(Block &block, const LivenessOptions &options) {
   BlockLiveness liveness;
   llvm::DenseMap<Operation *, int64_t> position;
@@ -224,6 +239,8 @@ BlockLiveness computeBlockLiveness(Block &block, const LivenessOptions &options)
   for (Operation &op : block)
     position[&op] = index++;
   llvm::DenseMap<Operation *, size_t> planned; // alloc -> index in allocs
+  Bounds bounds;
+  bounds.maxBatch = options.maxBatch;
   for (Operation &op : block) {
     auto alloc = dyn_cast<memref::AllocOp>(op);
     if (!alloc)
@@ -232,7 +249,7 @@ BlockLiveness computeBlockLiveness(Block &block, const LivenessOptions &options)
     std::optional<int64_t> last, size;
     if (type.getLayout().isIdentity() && type.getElementType().isIntOrIndexOrFloat() &&
         !type.getMemorySpace())
-      size = sizeBound(alloc, options.maxBatch);
+      size = sizeBound(alloc, bounds);
     if (size)
       last = lastUse(alloc.getResult(), block, position);
     if (!last) {

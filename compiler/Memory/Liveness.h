@@ -52,10 +52,6 @@ struct BlockLiveness {
 
 BlockLiveness computeBlockLiveness(mlir::Block &block, const LivenessOptions &options = {});
 
-/// An upper bound of an index value of `block`'s function (nullopt when
-/// none is known), with dim 0 of dynamic arguments at most `maxBatch`.
-std::optional<int64_t> upperBound(mlir::Value value, int64_t maxBatch);
-
 } // namespace kiln::memory
 
 #endif // KILN_COMPILER_MEMORY_LIVENESS_H
