@@ -129,7 +129,8 @@ def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 //===----------------------------------------------------------------------===//
@@ -137,7 +138,7 @@ def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
 //===----------------------------------------------------------------------===//
 
 def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
-  let summary = "Group convolution / matmul epilogues and elementwise trees into kernels";
+  let summary = "Group convolution / matmul epilogues, reductions with their prologue and epilogue, and elementwise trees into kernels";
   let description = [{
     A `kiln.conv` or `kiln.matmul` followed by a chain of epilogue ops, each
     the only user of the previous result, becomes one `kiln.kernel
@@ -148,6 +149,14 @@ def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
     A result with another user ends the chain (fusion never duplicates
     work); a root without epilogue stays as it is. Backends run such a
     kernel as one library call with post-ops, or inline it.
+
+    Then each softmax / log-softmax along the last dim, layer
+    normalisation, or keepdims reduction over exactly the trailing dims
+    `[k, rank)` (k >= 1, those dims static, at most 16,384 elements)
+    becomes a `kiln.kernel "reduction"` with `kiln.outer_dims = k`, together
+    with its elementwise prologue (the tree computing its input for it
+    alone, of the input's shape) and epilogue (the chain of single users
+    after it). The lowering computes such a kernel row by row.
 
     Then, among the ops left, each tree of elementwise ops becomes one
     `kiln.kernel "elementwise"`: a root (the last ungrouped elementwise op)
@@ -179,7 +188,9 @@ def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
     Statistic<"numFusedOps", "num-fused-ops", "Number of epilogue ops fused">,
     Statistic<"numElementwiseKernels", "num-elementwise-kernels",
               "Number of elementwise kernels formed">,
-    Statistic<"numElementwiseOps", "num-elementwise-ops", "Number of ops in elementwise kernels">
+    Statistic<"numElementwiseOps", "num-elementwise-ops", "Number of ops in elementwise kernels">,
+    Statistic<"numReductionKernels", "num-reduction-kernels", "Number of reduction kernels formed">,
+    Statistic<"numReductionOps", "num-reduction-ops", "Number of ops in reduction kernels">
   ];
 }
 
@@ -208,6 +219,39 @@ def FuseElementwise : Pass<"kiln-fuse-elementwise", "mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
+
+def StackRowBuffers : Pass<"kiln-stack-row-buffers", "mlir::ModuleOp"> {
+  let summary = "Put the small static buffers of an scf.forall body on the stack";
+  let description = [{
+    Runs on bufferised IR. In each `scf.forall` body (the row loop of a
+    reduction kernel), `memref.alloc`s with a static shape become
+    `memref.alloca`s, up to 64 KiB per iteration, and the body moves into a
+    `memref.alloca_scope` so the stack is released after each iteration.
+    Each iteration then takes nothing from the runtime's pool, and the loop
+    can run on the runtime's threads.
+
+    Before:
+    ```mlir
+    scf.forall (%i) in (%n) {
+      %t = memref.alloc() {alignment = 64 : i64} : memref<1x1xf32>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    scf.forall (%i) in (%n) {
+      memref.alloca_scope {
+        %t = memref.alloca() {alignment = 64 : i64} : memref<1x1xf32>
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numBuffers", "num-loops", "Number of loops whose buffers moved to the stack">
+  ];
+}
 
 def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let summary = "Pack every function's intermediate buffers into one arena";

@@ -16,8 +16,6 @@ using namespace mlir;
 
 namespace kiln::fusion {
 
-namespace {
-
 bool isElementwise(Operation *op) {
   return isa<NegOp, AbsOp, SignOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, ReluOp,
              SigmoidOp, TanhOp, ErfOp, SinOp, AtanOp, CosOp, FloorOp, CeilOp, RoundOp, NotOp,
@@ -26,11 +24,52 @@ bool isElementwise(Operation *op) {
          op->getNumResults() == 1;
 }
 
-ArrayRef<int64_t> shapeOf(Value value) {
+static ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-} // namespace
+void growElementwiseTree(SmallVector<Operation *> &tree, size_t from,
+                         ArrayRef<int64_t> shape, const llvm::DenseSet<Operation *> &grouped) {
+  Block *block = tree[from]->getBlock();
+  for (size_t i = from; i < tree.size(); ++i) {
+    for (Value operand : tree[i]->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || producer->getBlock() != block || !isElementwise(producer) ||
+          grouped.contains(producer) || !operand.hasOneUse() || shapeOf(operand) != shape ||
+          llvm::is_contained(tree, producer))
+        continue;
+      tree.push_back(producer);
+    }
+  }
+}
+
+KernelOp groupIntoKernel(SmallVector<Operation *> ops, Operation *last, StringRef kind) {
+  // Block order, and what the group reads from outside, once each.
+  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      if (!llvm::is_contained(ops, operand.getDefiningOp()))
+        inputs.insert(operand);
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  OpBuilder b(last);
+  auto kernel = KernelOp::create(b, b.getFusedLoc(locs), last->getResultTypes(),
+                                 b.getStringAttr(kind), inputs.getArrayRef());
+  Block *body = b.createBlock(&kernel.getBody());
+  IRMapping map;
+  for (Value in : inputs)
+    map.map(in, body->addArgument(in.getType(), in.getLoc()));
+  b.setInsertionPointToStart(body);
+  for (Operation *op : ops)
+    b.clone(*op, map);
+  YieldOp::create(b, last->getLoc(), map.lookup(last->getResult(0)));
+  last->getResult(0).replaceAllUsesWith(kernel.getResult(0));
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  return kernel;
+}
 
 int64_t formElementwiseKernels(func::FuncOp func, int64_t &fusedOps) {
   int64_t kernels = 0;
@@ -45,47 +84,14 @@ int64_t formElementwiseKernels(func::FuncOp func, int64_t &fusedOps) {
       // Grow the tree: operands computed by elementwise ops of this block
       // used only here and of the root's shape.
       SmallVector<Operation *> tree = {root};
-      for (size_t i = 0; i < tree.size(); ++i) {
-        for (Value operand : tree[i]->getOperands()) {
-          Operation *producer = operand.getDefiningOp();
-          if (!producer || producer->getBlock() != &block || !isElementwise(producer) ||
-              grouped.contains(producer) || !operand.hasOneUse() ||
-              shapeOf(operand) != shapeOf(root->getResult(0)) ||
-              llvm::is_contained(tree, producer))
-            continue;
-          tree.push_back(producer);
-        }
-      }
+      growElementwiseTree(tree, 0, shapeOf(root->getResult(0)), grouped);
       for (Operation *op : tree)
         grouped.insert(op);
       if (tree.size() < 2)
         continue;
-      // Block order, and what the tree reads from outside, once each.
-      llvm::sort(tree, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-      llvm::SetVector<Value> inputs;
-      for (Operation *op : tree)
-        for (Value operand : op->getOperands())
-          if (!llvm::is_contained(tree, operand.getDefiningOp()))
-            inputs.insert(operand);
-      SmallVector<Location> locs;
-      for (Operation *op : tree)
-        locs.push_back(op->getLoc());
-      OpBuilder b(root);
-      auto kernel = KernelOp::create(b, b.getFusedLoc(locs), root->getResultTypes(),
-                                     b.getStringAttr("elementwise"), inputs.getArrayRef());
-      Block *body = b.createBlock(&kernel.getBody());
-      IRMapping map;
-      for (Value in : inputs)
-        map.map(in, body->addArgument(in.getType(), in.getLoc()));
-      b.setInsertionPointToStart(body);
-      for (Operation *op : tree)
-        b.clone(*op, map);
-      YieldOp::create(b, root->getLoc(), map.lookup(root->getResult(0)));
-      root->getResult(0).replaceAllUsesWith(kernel.getResult(0));
-      for (Operation *op : llvm::reverse(tree))
-        op->erase();
-      ++kernels;
       fusedOps += static_cast<int64_t>(tree.size());
+      groupIntoKernel(std::move(tree), root, "elementwise");
+      ++kernels;
     }
   }
   return kernels;

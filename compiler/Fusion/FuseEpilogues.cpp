@@ -113,6 +113,9 @@ struct Fuse : kiln::impl::FuseBase<Fuse> {
       numFusedOps += epilogue.ops.size();
     }
     int64_t fused = 0;
+    numReductionKernels += fusion::formReductionKernels(getOperation(), fused);
+    numReductionOps += fused;
+    fused = 0;
     numElementwiseKernels += fusion::formElementwiseKernels(getOperation(), fused);
     numElementwiseOps += fused;
   }

@@ -9,7 +9,10 @@
 #ifndef KILN_COMPILER_FUSION_FUSION_H
 #define KILN_COMPILER_FUSION_FUSION_H
 
+#include "dialects/kiln/IR/KilnDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace kiln::fusion {
 
@@ -19,6 +22,31 @@ namespace kiln::fusion {
 /// left out: fusing it would compute it once per element that reads it).
 /// Returns the number of kernels formed; `fusedOps` counts their ops.
 int64_t formElementwiseKernels(mlir::func::FuncOp func, int64_t &fusedOps);
+
+/// Groups each softmax, log-softmax, layer normalisation or reduction over
+/// trailing axes (keepdims) with its elementwise prologue (the tree that
+/// computes its input, as above) and epilogue (the chain of single users
+/// after it) into a `kiln.kernel "reduction"` whose attribute
+/// `kiln.outer_dims = k` says that every value in it is computed row by
+/// row over the result's first k dims; the lowering runs the rows in
+/// parallel, each in one go. Returns the number of kernels formed.
+int64_t formReductionKernels(mlir::func::FuncOp func, int64_t &fusedOps);
+
+/// Elementwise kiln ops (unary, binary, compare, select, cast).
+bool isElementwise(mlir::Operation *op);
+
+/// Extends `tree` from index `from`: operands of its ops computed by
+/// elementwise ops of the same block that are not in `grouped`, have no
+/// other user and have the shape `shape`, recursively.
+void growElementwiseTree(llvm::SmallVector<mlir::Operation *> &tree, size_t from,
+                         llvm::ArrayRef<int64_t> shape,
+                         const llvm::DenseSet<mlir::Operation *> &grouped);
+
+/// Moves `ops` (one block, `last` the one whose result is used outside)
+/// into a new `kiln.kernel` of `kind` whose operands are what they read from
+/// outside, once each, in block order.
+KernelOp groupIntoKernel(llvm::SmallVector<mlir::Operation *> ops, mlir::Operation *last,
+                         llvm::StringRef kind);
 
 } // namespace kiln::fusion
 

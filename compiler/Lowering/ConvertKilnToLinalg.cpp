@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -74,7 +75,11 @@ void resolveKernels(func::FuncOp func) {
       op->erase();
       continue;
     }
-    cast<kiln::KernelOp>(op).inlineBody();
+    auto kernel = cast<kiln::KernelOp>(op);
+    if (kernel.getKind() == "reduction")
+      kiln::lowering::lowerReductionKernel(kernel);
+    else
+      kernel.inlineBody();
   }
 }
 
@@ -94,7 +99,7 @@ struct ConvertKilnToLinalgPass
     target.addLegalOp<kiln::LibraryCallOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
-                           func::FuncDialect>();
+                           func::FuncDialect, scf::SCFDialect>();
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) {
       signalPassFailure();
       return;

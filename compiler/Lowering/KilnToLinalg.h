@@ -14,6 +14,10 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace kiln {
+class KernelOp;
+} // namespace kiln
+
+namespace kiln {
 
 /// Elementwise ops (unary, binary with broadcasting, compare, select,
 /// cast) and constants.
@@ -56,6 +60,11 @@ double lowestValue(mlir::Type type);
 /// A scalar constant of `type` (float or integer) holding `value`.
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
+
+/// Replaces a `kiln.kernel "reduction"` (kiln.outer_dims = k) by an
+/// `scf.forall` over the result's first k dims whose body runs the
+/// kernel's ops on one row of every input (RowKernels.cpp).
+void lowerReductionKernel(KernelOp kernel);
 
 } // namespace lowering
 } // namespace kiln

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -89,6 +90,10 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  // Row loops of reduction kernels: temporaries on the stack, then a
+  // parallel loop like linalg's.
+  pm.addPass(createStackRowBuffers());
+  pm.addPass(createForallToParallelLoopPass());
   // Intermediates with static shapes become views of one arena; before
   // deallocation, which then frees only the arena and what stays apart.
   PlanMemoryOptions plan;

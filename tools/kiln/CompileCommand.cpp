@@ -19,6 +19,7 @@
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
@@ -97,6 +98,8 @@ static llvm::json::Array listKernels(ModuleOp module,
              activations[c.activation];
     } else if (isa<linalg::LinalgOp>(op)) {
       kind = "loop nest (" + op.getName().getStringRef().str() + ")";
+    } else if (isa<scf::ForallOp>(op)) {
+      kind = "row loop (reduction kernel)";
     } else {
       continue;
     }

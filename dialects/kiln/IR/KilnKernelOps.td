@@ -18,7 +18,10 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [IsolatedFromAbove,
     `kind` names the pattern the group follows: `epilogue` is a convolution
     or matmul followed by its elementwise epilogue (bias, residual add,
     activation), which a backend may run as one library call with
-    post-ops. The body's block arguments are the operands, in order; its
+    post-ops; `reduction` is a reduction over trailing dims with its
+    elementwise prologue and epilogue, computed row by row over the first
+    `kiln.outer_dims` dims; `elementwise` is a tree of elementwise ops.
+    The body's block arguments are the operands, in order; its
     `kiln.yield` gives the results. Code generation that has no better way
     inlines the body.
 

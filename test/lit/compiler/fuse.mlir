@@ -179,13 +179,75 @@ func.func @elementwise_shared(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> (tens
 
 // -----
 
-// Checks that one elementwise op alone is not a kernel, and that a
-// reduction between two elementwise ops separates them.
+// Checks that one elementwise op alone is not a kernel.
 // CHECK-LABEL: func @elementwise_alone
 // CHECK-NOT: kiln.kernel
-func.func @elementwise_alone(%x: tensor<8x4xf32>) -> tensor<8x1xf32> {
+func.func @elementwise_alone(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %e = kiln.exp %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %e : tensor<8x4xf32>
+}
+
+// -----
+
+// Checks that a reduction over the trailing dims takes its elementwise
+// prologue and epilogue into one reduction kernel over rows of dim 0.
+// CHECK-LABEL: func @reduction_prologue_epilogue
+// CHECK: %[[K:.*]] = kiln.kernel "reduction"(%arg0) {kiln.outer_dims = 1 : i64}
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<8x4xf32>):
+// CHECK-NEXT: %[[E:.*]] = kiln.exp %[[X]]
+// CHECK-NEXT: %[[S:.*]] = kiln.reduce_sum %[[E]]
+// CHECK-NEXT: %[[L:.*]] = kiln.log %[[S]]
+// CHECK-NEXT: kiln.yield %[[L]]
+// CHECK: return %[[K]]
+func.func @reduction_prologue_epilogue(%x: tensor<8x4xf32>) -> tensor<8x1xf32> {
   %e = kiln.exp %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
   %s = kiln.reduce_sum %e {axes = array<i64: 1>, keepdims = true} : (tensor<8x4xf32>) -> tensor<8x1xf32>
   %l = kiln.log %s : (tensor<8x1xf32>) -> tensor<8x1xf32>
   return %l : tensor<8x1xf32>
+}
+
+// -----
+
+// Checks attention's scaled softmax (the scaling is its prologue) and a
+// layer normalisation with its residual add, over rows of the first dims.
+// CHECK-LABEL: func @softmax_and_layer_norm
+// CHECK: kiln.kernel "reduction"(%arg0, %{{.*}}) {kiln.outer_dims = 3 : i64}
+// CHECK: kiln.div
+// CHECK-NEXT: kiln.softmax
+// CHECK: kiln.kernel "reduction"(%arg1, %arg2, %arg3, %arg4) {kiln.outer_dims = 2 : i64}
+// CHECK: kiln.add
+// CHECK-NEXT: kiln.layer_norm
+func.func @softmax_and_layer_norm(%q: tensor<?x12x128x128xf32>, %a: tensor<?x128x768xf32>, %b: tensor<?x128x768xf32>,
+                                  %g: tensor<768xf32>, %h: tensor<768xf32>) -> (tensor<?x12x128x128xf32>, tensor<?x128x768xf32>) {
+  %c = kiln.constant dense<8.0> : tensor<f32>
+  %d = kiln.div %q, %c : (tensor<?x12x128x128xf32>, tensor<f32>) -> tensor<?x12x128x128xf32>
+  %p = kiln.softmax %d {axis = 3 : i64} : (tensor<?x12x128x128xf32>) -> tensor<?x12x128x128xf32>
+  %r = kiln.add %a, %b : (tensor<?x128x768xf32>, tensor<?x128x768xf32>) -> tensor<?x128x768xf32>
+  %n = kiln.layer_norm %r, %g, %h {axis = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<?x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<?x128x768xf32>
+  return %p, %n : tensor<?x12x128x128xf32>, tensor<?x128x768xf32>
+}
+
+// -----
+
+// Checks the reductions that are not row kernels: over dim 0 (no rows),
+// without keepdims, softmax along a dim that is not the last, a dynamic
+// reduced dim; and that a prologue value with another user stays outside.
+// CHECK-LABEL: func @not_row_reductions
+// CHECK: kiln.reduce_sum %arg0 {axes = array<i64: 0>
+// CHECK: kiln.reduce_sum %arg0 {axes = array<i64: 1>} :
+// CHECK: kiln.softmax %arg0 {axis = 0 : i64}
+// CHECK: kiln.reduce_max %arg1
+// CHECK: %[[E:.*]] = kiln.exp %arg0
+// CHECK: kiln.kernel "reduction"(%[[E]])
+// CHECK-NOT: kiln.exp
+// CHECK: kiln.yield
+func.func @not_row_reductions(%x: tensor<8x4xf32>, %y: tensor<8x?xf32>)
+    -> (tensor<1x4xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x4xf32>) {
+  %a = kiln.reduce_sum %x {axes = array<i64: 0>, keepdims = true} : (tensor<8x4xf32>) -> tensor<1x4xf32>
+  %b = kiln.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<8x4xf32>) -> tensor<8xf32>
+  %c = kiln.softmax %x {axis = 0 : i64} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %d = kiln.reduce_max %y {axes = array<i64: 1>, keepdims = true} : (tensor<8x?xf32>) -> tensor<8x1xf32>
+  %e = kiln.exp %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %f = kiln.reduce_sum %e {axes = array<i64: 1>, keepdims = true} : (tensor<8x4xf32>) -> tensor<8x1xf32>
+  return %a, %b, %c, %d, %f, %e : tensor<1x4xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x4xf32>
 }
