@@ -143,7 +143,7 @@ static LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
   return success();
 }
 
-std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
+std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOptions &options) {
   std::vector<LibraryCall> calls;
   auto mark = [&](Operation *op, LibraryCall call) {
     op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32),
@@ -154,11 +154,13 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module) {
   // oneDNN 2.6 runs plain-layout (NCHW) convolutions with post-ops slower
   // than without them followed by Kiln's own fused loop nest (resnet50,
   // 2 threads: sum + relu post-ops 80 ms, bias only 60 ms, none 58 ms),
-  // so a convolution kernel is dissolved: oneDNN runs the convolution, the
-  // epilogue is generated. A matmul (oneDNN's brgemm) takes its whole
-  // epilogue.
+  // so a convolution kernel is dissolved (unless asked otherwise): oneDNN
+  // runs the convolution, the epilogue is generated. A matmul (oneDNN's
+  // brgemm) takes its whole epilogue.
   SmallVector<KernelOp> kernels;
   module.walk([&](KernelOp kernel) {
+    if (options.convolutionPostOps)
+      return;
     if (kernel.getKind() == "epilogue" && !kernel.getBody().front().without_terminator().empty())
       kernels.push_back(kernel);
   });

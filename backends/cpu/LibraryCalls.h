@@ -33,9 +33,17 @@ struct LibraryCall {
   float alpha = 0, beta = 0;
 };
 
+struct LibraryCallOptions {
+  /// Run a convolution's epilogue as oneDNN post-ops too. Off by default:
+  /// oneDNN 2.6's plain-layout convolutions are slower with post-ops than
+  /// alone followed by Kiln's fused epilogue loop.
+  bool convolutionPostOps = false;
+};
+
 /// Marks the ops of `module` that the runtime will run and returns their
 /// table, indexed by the ids in the marks.
-std::vector<LibraryCall> assignLibraryCalls(mlir::ModuleOp module);
+std::vector<LibraryCall> assignLibraryCalls(mlir::ModuleOp module,
+                                            const LibraryCallOptions &options = {});
 
 /// Makes kiln.library_call ops bufferise into calls of the runtime.
 void registerLibraryCallBufferization(mlir::DialectRegistry &registry);

@@ -4,14 +4,7 @@
 # the batch are planned into the arena (the report says how many), batch 1
 # and 8 match torch, and batch 9 is refused with KILN_ERROR_SHAPE.
 # Prints "N passed, N failed".
-kiln=$1
-models=$2
-work=$3
-mkdir -p "$work"
-passed=0
-failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/common.sh" # kiln, models, work from the arguments
 model=resnet18
 if "$kiln" compile "$models/$model.onnx" -o "$work/$model.so" --max-batch 8 --report \
      > "$work/compile.txt" 2>&1; then
@@ -25,16 +18,7 @@ if "$kiln" compile "$models/$model.onnx" -o "$work/$model.so" --max-batch 8 --re
 else
   fail "compile"; cat "$work/compile.txt"
 fi
-for batch in 1 8; do
-  suffix=$([ "$batch" = 1 ] && echo "" || echo "$batch")
-  if "$kiln" run "$work/$model.so" --input "input=$models/$model.input$suffix.npy" \
-       --expected "output=$models/$model.output$suffix.npy" --max-relative-error 1e-4 \
-       > "$work/run$batch.txt" 2>&1; then
-    pass "batch $batch: $(grep relative "$work/run$batch.txt" | sed 's/^ *//')"
-  else
-    fail "batch $batch"; cat "$work/run$batch.txt"
-  fi
-done
+run_batches "$kiln" "$work/$model.so" "$models" "$model" "$work"
 /usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.zeros((9, 3, 224, 224), np.float32))" \
   "$work/input9.npy"
 if "$kiln" run "$work/$model.so" --input "input=$work/input9.npy" > "$work/run9.txt" 2>&1; then
@@ -44,5 +28,4 @@ elif grep -q "KILN_ERROR_SHAPE.*dim 0 is 9.*--max-batch" "$work/run9.txt"; then
 else
   fail "batch 9: unexpected error"; cat "$work/run9.txt"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

@@ -48,6 +48,8 @@ static const char *kCompileUsage =
     "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
     "                       inputs): buffers that grow with the batch join the\n"
     "                       arena; the runtime refuses larger batches\n"
+    "  --conv-post-ops      run convolution epilogues as oneDNN post-ops (slower\n"
+    "                       with oneDNN 2.6's plain layouts; for comparison)\n"
     "  --no-fuse            skip fusion (kiln-fuse and the linalg phase's\n"
     "                       elementwise fusion): every op its own kernel\n"
     "  --compile-to=PHASE   print the IR after PHASE (import, graph, fuse, linalg,\n"
@@ -217,6 +219,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   bool dynamicBatch = false;
   bool noFuse = false;
   int64_t maxBatch = 0;
+  bool convPostOps = false;
   llvm::json::Array kernels;
   std::string verifyDir, atol, rtol;
   std::optional<Phase> stopAfter;
@@ -243,6 +246,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       rtol = *v;
     } else if (arg == "--no-libraries") {
       noLibraries = true;
+    } else if (arg == "--conv-post-ops") {
+      convPostOps = true;
     } else if (arg == "--no-fuse") {
       noFuse = true;
     } else if (arg == "--dynamic-batch") {
@@ -327,7 +332,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       return 1;
     }
     if (!noLibraries)
-      info.libraryCalls = cpu::assignLibraryCalls(module);
+      info.libraryCalls = cpu::assignLibraryCalls(module, {convPostOps});
     // linalg, then the kernels as they stand, then llvm.
     Phase last = stopAfter.value_or(Phase::LLVM);
     for (auto [from, to] : {std::pair{Phase::Fuse, Phase::Linalg},
@@ -377,7 +382,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   addFile(modelPath);
   hash.update("kiln-0.1 cpu=" + cpuName + " target=" + object->target +
               (noLibraries ? " no-libraries" : "") + (dynamicBatch ? " dynamic-batch" : "") + (noFuse ? " no-fuse" : "") +
-              (maxBatch ? " max-batch=" + std::to_string(maxBatch) : ""));
+              (maxBatch ? " max-batch=" + std::to_string(maxBatch) : "") +
+              (convPostOps ? " conv-post-ops" : ""));
   for (const auto &[name, file] : frozen) {
     hash.update("freeze " + name);
     addFile(file);
