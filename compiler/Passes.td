@@ -312,4 +312,37 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def VerifyContract : Pass<"kiln-verify-contract", "mlir::ModuleOp"> {
+  let summary = "Check what docs/Contracts.md promises at the end of a phase";
+  let description = [{
+    Changes nothing; fails with the location of the first op that breaks
+    the contract of `phase` (docs/Contracts.md). The pipelines run it at
+    the end of every target-neutral phase, and the driver after import,
+    so a broken promise is reported at the boundary it crosses, not in
+    generated code. What each phase's check covers:
+
+    - `import`: the entry `func.func @main` takes and returns ranked
+      tensors, each named by `kiln.name`; function bodies hold only kiln
+      ops, `func.return` and `func.call`.
+    - `graph`: no kiln op's result is less refined than its inferred type
+      (a `?` where inference knows the size).
+    - `fuse`: as `graph`, and every `kiln.kernel` sits at function level:
+      an `epilogue` kernel's body starts with a convolution or matmul,
+      a `reduction` kernel carries `kiln.outer_dims`.
+    - `linalg`: no kiln op is left but `kiln.library_call`.
+    - `plan`: no value of tensor type is left in a function body, and each
+      function with a body carries `kiln.memory_plan`.
+
+    ```mlir
+    // kiln-verify-contract{phase=linalg} fails here:
+    %y = kiln.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    // error: 'kiln.relu' op is left after the linalg phase
+    ```
+  }];
+  let options = [
+    Option<"phase", "phase", "std::string", /*default=*/"\"graph\"",
+           "import, graph, fuse, linalg or plan">
+  ];
+}
+
 #endif // KILN_COMPILER_PASSES_TD

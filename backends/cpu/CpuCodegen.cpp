@@ -20,23 +20,26 @@
 
 namespace kiln::cpu {
 
-void registerTranslations(mlir::MLIRContext &context) {
-  mlir::registerBuiltinDialectTranslation(context);
-  mlir::registerLLVMDialectTranslation(context);
+void registerTranslations(mlir::DialectRegistry &registry) {
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
 }
 
 static llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<ObjectCode> emitObject(mlir::ModuleOp module, const CpuTarget &target) {
+/// The processor features that code may use and a host may lack, in
+/// LLVM's names; the runtime's CPU device knows each of them.
+static constexpr const char *kCheckedFeatures[] = {
+    "sse4.1",   "sse4.2",   "popcnt",   "avx",         "avx2",       "fma",
+    "f16c",     "bmi",      "bmi2",     "movbe",       "avx512f",    "avx512dq",
+    "avx512cd", "avx512bw", "avx512vl", "avx512vnni",  "avx512bf16", "avx512fp16",
+    "amx-tile", "amx-bf16", "amx-int8", "avxvnni"};
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const CpuTarget &target) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule)
-    return error("translation to LLVM IR failed");
-
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string lookupError;
   const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, lookupError);
@@ -58,21 +61,41 @@ llvm::Expected<ObjectCode> emitObject(mlir::ModuleOp module, const CpuTarget &ta
     return error("cannot create a target machine for CPU '" + cpu + "'");
   if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpu))
     return error("unknown CPU '" + cpu + "' (try x86-64, x86-64-v3, skylake-avx512)");
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(triple);
+  return std::move(machine);
+}
 
-  auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                                  machine.get());
+std::string describeTarget(const llvm::TargetMachine &machine) {
+  return machine.getTargetTriple().str() + " " + machine.getTargetCPU().str();
+}
+
+std::string requiredFeatures(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  std::string list;
+  for (const char *feature : kCheckedFeatures)
+    if (info->checkFeatures(std::string("+") + feature))
+      list += (list.empty() ? "" : ",") + std::string(feature);
+  return list;
+}
+
+llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return error("translation to LLVM IR failed");
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+
+  auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, &machine);
   if (llvm::Error e = optimize(llvmModule.get()))
     return std::move(e);
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     return error("the target cannot emit object files");
   pm.run(*llvmModule);
-  return ObjectCode{std::string(buffer.begin(), buffer.end()), triple.str() + " " + cpu};
+  return std::string(buffer.begin(), buffer.end());
 }
 
 } // namespace kiln::cpu

@@ -9,8 +9,11 @@
 #define KILN_BACKENDS_CPU_CPUCODEGEN_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
 
+#include <memory>
 #include <string>
 
 namespace kiln::cpu {
@@ -21,16 +24,21 @@ struct CpuTarget {
   std::string cpu = "host";
 };
 
-struct ObjectCode {
-  std::string bytes;  ///< an ELF relocatable object
-  std::string target; ///< "triple cpu", for the artifact descriptor
-};
+/// Registers the LLVM IR translations the CPU backend's output needs.
+void registerTranslations(mlir::DialectRegistry &registry);
 
-/// Registers the LLVM IR translations `module`'s context needs.
-void registerTranslations(mlir::MLIRContext &context);
+/// The target machine for `target`; fails on an unknown CPU.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const CpuTarget &target);
 
-/// Compiles `module` (LLVM dialect only) to object code.
-llvm::Expected<ObjectCode> emitObject(mlir::ModuleOp module, const CpuTarget &target);
+/// "triple cpu", for the artifact descriptor.
+std::string describeTarget(const llvm::TargetMachine &machine);
+
+/// The features the runtime checks on the host that `machine`'s code may
+/// use ("avx2,fma,..."), in LLVM's names.
+std::string requiredFeatures(const llvm::TargetMachine &machine);
+
+/// Compiles `module` (LLVM dialect only) to an ELF relocatable object.
+llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine);
 
 } // namespace kiln::cpu
 

@@ -3,7 +3,6 @@
 #include "backends/cpu/LibraryCalls.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
-#include "kiln/kiln_model_abi.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,10 +12,11 @@ using namespace mlir;
 
 namespace kiln::cpu {
 
-static constexpr llvm::StringLiteral kCallAttr = "kiln.library_call";
+static constexpr llvm::StringLiteral kCallAttr = KilnDialect::LibraryCallAttrHelper::getNameStr();
 /// On a call whose output starts as one of its operands (the residual):
 /// that operand's index.
-static constexpr llvm::StringLiteral kResidualAttr = "kiln.residual_operand";
+static constexpr llvm::StringLiteral kResidualAttr =
+    KilnDialect::ResidualOperandAttrHelper::getNameStr();
 
 static std::vector<int64_t> dimsOf(Type type) {
   std::vector<int64_t> dims;
@@ -66,21 +66,22 @@ static bool runsInOneDnn(MatmulOp matmul) {
 static LibraryCall describeRoot(Operation *root) {
   LibraryCall call;
   if (auto matmul = dyn_cast<MatmulOp>(root)) {
-    call.kind = KILN_LIBRARY_MATMUL;
+    call.kind = LibraryKind::Matmul;
     call.input = dimsOf(matmul.getLhs().getType());
     call.weight = dimsOf(matmul.getRhs().getType());
     call.output = dimsOf(matmul.getType());
     return call;
   }
   auto conv = cast<ConvOp>(root);
-  call.kind = KILN_LIBRARY_CONV;
+  call.kind = LibraryKind::Convolution;
   call.input = dimsOf(conv.getInput().getType());
   call.weight = dimsOf(conv.getWeight().getType());
   call.output = dimsOf(conv.getType());
-  call.strides.assign(conv.getStrides().begin(), conv.getStrides().end());
-  call.dilations.assign(conv.getDilations().begin(), conv.getDilations().end());
-  call.pads.assign(conv.getPads().begin(), conv.getPads().end());
-  call.groups = static_cast<int64_t>(conv.getGroups());
+  call.params = {
+      {"strides", {conv.getStrides().begin(), conv.getStrides().end()}},
+      {"dilations", {conv.getDilations().begin(), conv.getDilations().end()}},
+      {"pads", {conv.getPads().begin(), conv.getPads().end()}},
+      {"groups", {static_cast<int64_t>(conv.getGroups())}}};
   return call;
 }
 
@@ -106,12 +107,13 @@ static LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
       if (!other || other.getArgNumber() < 2)
         return failure();
       bool isBias = other.getType() != op->getResult(0).getType();
-      if (isBias && !call.hasBias && !call.hasResidual) {
-        call.hasBias = true;
-        call.biasRank = cast<RankedTensorType>(other.getType()).getRank();
+      LibraryEpilogue &epilogue = call.epilogue;
+      if (isBias && !epilogue.bias && !epilogue.residual) {
+        epilogue.bias = true;
+        epilogue.biasRank = cast<RankedTensorType>(other.getType()).getRank();
       }
-      else if (!isBias && !call.hasResidual) {
-        call.hasResidual = true;
+      else if (!isBias && !epilogue.residual) {
+        epilogue.residual = true;
         // The output buffer starts as the residual (oneDNN's sum post-op).
         kernel->setAttr(kResidualAttr, IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
                                                         other.getArgNumber()));
@@ -119,26 +121,26 @@ static LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
       else
         return failure();
     } else if (isa<ReluOp>(op)) {
-      call.activation = KILN_ACTIVATION_RELU;
+      call.epilogue.activation = LibraryActivation::Relu;
     } else if (auto clip = dyn_cast<ClipOp>(op)) {
-      call.activation = KILN_ACTIVATION_CLIP;
-      call.alpha = static_cast<float>(clip.getMin().convertToDouble());
-      call.beta = static_cast<float>(clip.getMax().convertToDouble());
+      call.epilogue.activation = LibraryActivation::Clip;
+      call.epilogue.alpha = static_cast<float>(clip.getMin().convertToDouble());
+      call.epilogue.beta = static_cast<float>(clip.getMax().convertToDouble());
     } else if (isa<SigmoidOp>(op)) {
-      call.activation = KILN_ACTIVATION_SIGMOID;
+      call.epilogue.activation = LibraryActivation::Sigmoid;
     } else if (isa<TanhOp>(op)) {
-      call.activation = KILN_ACTIVATION_TANH;
+      call.epilogue.activation = LibraryActivation::Tanh;
     } else if (auto gelu = dyn_cast<GeluOp>(op)) {
-      call.activation = gelu.getApproximation() == GeluApproximation::tanh
-                            ? KILN_ACTIVATION_GELU_TANH
-                            : KILN_ACTIVATION_GELU_ERF;
+      call.epilogue.activation = gelu.getApproximation() == GeluApproximation::tanh
+                                     ? LibraryActivation::GeluTanh
+                                     : LibraryActivation::GeluErf;
     } else {
       return failure();
     }
   }
   // Operands beyond the root's must be exactly the bias and residual.
   size_t extra = kernel.getInputs().size() - 2;
-  if (extra != static_cast<size_t>(call.hasBias) + static_cast<size_t>(call.hasResidual))
+  if (extra != static_cast<size_t>(call.epilogue.bias) + static_cast<size_t>(call.epilogue.residual))
     return failure();
   return success();
 }
@@ -161,7 +163,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
   module.walk([&](KernelOp kernel) {
     if (options.convolutionPostOps)
       return;
-    if (kernel.getKind() == "epilogue" && !kernel.getBody().front().without_terminator().empty())
+    if (kernel.getKind() == KernelKind::epilogue && !kernel.getBody().front().without_terminator().empty())
       kernels.push_back(kernel);
   });
   for (KernelOp kernel : kernels) {
@@ -173,7 +175,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
   // In program order: kernels as a whole, bare convolutions and matmuls.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto kernel = dyn_cast<KernelOp>(op)) {
-      if (kernel.getKind() != "epilogue" || kernel.getBody().front().empty())
+      if (kernel.getKind() != KernelKind::epilogue || kernel.getBody().front().empty())
         return WalkResult::skip();
       Operation *root = &*kernel.bodyOps().begin();
       if (!runsInOneDnn(root))

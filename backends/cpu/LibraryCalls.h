@@ -1,6 +1,7 @@
 //===- LibraryCalls.h - conv / matmul handed to the runtime -----*- C++ -*-===//
 //
-// On CPU, convolutions run in oneDNN through the runtime. Before lowering,
+// On CPU, convolutions and matmuls (with their epilogues) run in oneDNN
+// through the runtime. Before lowering,
 // every convolution oneDNN can run gets `kiln.library_call = N`; the
 // linalg lowering leaves those ops alone, and bufferisation turns each into
 // a call of `kiln_library_call_N(input, weight, output)`, which the
@@ -12,6 +13,8 @@
 #ifndef KILN_BACKENDS_CPU_LIBRARYCALLS_H
 #define KILN_BACKENDS_CPU_LIBRARYCALLS_H
 
+#include "compiler/Target/LibraryCall.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -19,19 +22,6 @@
 #include <vector>
 
 namespace kiln::cpu {
-
-struct LibraryCall {
-  int32_t kind; ///< kiln_library_kind
-  std::vector<int64_t> input, weight, output; ///< dims, -1 dynamic
-  std::vector<int64_t> strides, dilations, pads;
-  int64_t groups = 1;
-  /// The fused epilogue (kiln.kernel "epilogue"): bias, residual,
-  /// activation (kiln_activation) with its parameters.
-  bool hasBias = false, hasResidual = false;
-  int64_t biasRank = 0; ///< of the bias operand as the code passes it
-  int32_t activation = 0;
-  float alpha = 0, beta = 0;
-};
 
 struct LibraryCallOptions {
   /// Run a convolution's epilogue as oneDNN post-ops too. Off by default:

@@ -43,7 +43,7 @@ void growElementwiseTree(SmallVector<Operation *> &tree, size_t from,
   }
 }
 
-KernelOp groupIntoKernel(SmallVector<Operation *> ops, Operation *last, StringRef kind) {
+KernelOp groupIntoKernel(SmallVector<Operation *> ops, Operation *last, KernelKind kind) {
   // Block order, and what the group reads from outside, once each.
   llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   llvm::SetVector<Value> inputs;
@@ -56,7 +56,7 @@ KernelOp groupIntoKernel(SmallVector<Operation *> ops, Operation *last, StringRe
     locs.push_back(op->getLoc());
   OpBuilder b(last);
   auto kernel = KernelOp::create(b, b.getFusedLoc(locs), last->getResultTypes(),
-                                 b.getStringAttr(kind), inputs.getArrayRef());
+                                 kind, inputs.getArrayRef());
   Block *body = b.createBlock(&kernel.getBody());
   IRMapping map;
   for (Value in : inputs)
@@ -90,7 +90,7 @@ int64_t formElementwiseKernels(func::FuncOp func, int64_t &fusedOps) {
       if (tree.size() < 2)
         continue;
       fusedOps += static_cast<int64_t>(tree.size());
-      groupIntoKernel(std::move(tree), root, "elementwise");
+      groupIntoKernel(std::move(tree), root, KernelKind::elementwise);
       ++kernels;
     }
   }

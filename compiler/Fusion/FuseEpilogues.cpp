@@ -95,7 +95,7 @@ struct Fuse : kiln::impl::FuseBase<Fuse> {
         locs.push_back(op->getLoc());
       OpBuilder b(last);
       auto kernel = KernelOp::create(b, b.getFusedLoc(locs), last->getResultTypes(),
-                                     b.getStringAttr("epilogue"), inputs);
+                                     KernelKind::epilogue, inputs);
       Block *body = b.createBlock(&kernel.getBody());
       IRMapping map;
       for (Value in : inputs)

@@ -112,8 +112,8 @@ int64_t formReductionKernels(func::FuncOp func, int64_t &fusedOps) {
       for (Operation *op : group)
         grouped.insert(op);
       fusedOps += static_cast<int64_t>(group.size());
-      KernelOp kernel = groupIntoKernel(std::move(group), last, "reduction");
-      kernel->setAttr("kiln.outer_dims", IntegerAttr::get(IntegerType::get(func.getContext(), 64), *k));
+      KernelOp kernel = groupIntoKernel(std::move(group), last, KernelKind::reduction);
+      kernel->setAttr(KilnDialect::OuterDimsAttrHelper::getNameStr(), IntegerAttr::get(IntegerType::get(func.getContext(), 64), *k));
       ++kernels;
     }
   }

@@ -16,7 +16,7 @@
 
 namespace kiln::fusion {
 
-/// Groups each tree of elementwise ops into a `kiln.kernel "elementwise"`:
+/// Groups each tree of elementwise ops into a `kiln.kernel elementwise`:
 /// a root and, recursively, the operands it computes that have no other
 /// user and the root's shape (a value it would read through a broadcast is
 /// left out: fusing it would compute it once per element that reads it).
@@ -26,7 +26,7 @@ int64_t formElementwiseKernels(mlir::func::FuncOp func, int64_t &fusedOps);
 /// Groups each softmax, log-softmax, layer normalisation or reduction over
 /// trailing axes (keepdims) with its elementwise prologue (the tree that
 /// computes its input, as above) and epilogue (the chain of single users
-/// after it) into a `kiln.kernel "reduction"` whose attribute
+/// after it) into a `kiln.kernel reduction` whose attribute
 /// `kiln.outer_dims = k` says that every value in it is computed row by
 /// row over the result's first k dims; the lowering runs the rows in
 /// parallel, each in one go. Returns the number of kernels formed.
@@ -46,7 +46,7 @@ void growElementwiseTree(llvm::SmallVector<mlir::Operation *> &tree, size_t from
 /// into a new `kiln.kernel` of `kind` whose operands are what they read from
 /// outside, once each, in block order.
 KernelOp groupIntoKernel(llvm::SmallVector<mlir::Operation *> ops, mlir::Operation *last,
-                         llvm::StringRef kind);
+                         KernelKind kind);
 
 } // namespace kiln::fusion
 

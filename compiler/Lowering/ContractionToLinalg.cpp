@@ -49,7 +49,7 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type,
 struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &b) const override {
-    if (op->hasAttr("kiln.library_call"))
+    if (op->hasAttr(KilnDialect::LibraryCallAttrHelper::getNameStr()))
       return b.notifyMatchFailure(op, "claimed by a library");
     Location loc = op.getLoc();
     RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
@@ -130,7 +130,7 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
 struct ConvToGeneric : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &b) const override {
-    if (op->hasAttr("kiln.library_call"))
+    if (op->hasAttr(KilnDialect::LibraryCallAttrHelper::getNameStr()))
       return b.notifyMatchFailure(op, "claimed by a library");
     Location loc = op.getLoc();
     RankedTensorType inType = op.getInput().getType(), wType = op.getWeight().getType();

@@ -57,26 +57,26 @@ void makeSignless(Operation *root) {
 void resolveKernels(func::FuncOp func) {
   SmallVector<Operation *> work;
   func.walk([&](Operation *op) {
-    if (isa<kiln::KernelOp>(op) || op->hasAttr("kiln.library_call"))
+    if (isa<kiln::KernelOp>(op) || op->hasAttr(kiln::KilnDialect::LibraryCallAttrHelper::getNameStr()))
       work.push_back(op);
   });
   for (Operation *op : work) {
     OpBuilder b(op);
-    if (auto id = op->getAttrOfType<IntegerAttr>("kiln.library_call")) {
+    if (auto id = op->getAttrOfType<IntegerAttr>(kiln::KilnDialect::LibraryCallAttrHelper::getNameStr())) {
       auto call = kiln::LibraryCallOp::create(
           b, op->getLoc(), op->getResult(0).getType(),
           b.getI32IntegerAttr(static_cast<int32_t>(id.getInt())), op->getOperands());
       // Backend facts about the call (e.g. which operand the output starts
       // as) travel with it.
       for (NamedAttribute attr : op->getDiscardableAttrs())
-        if (attr.getName() != "kiln.library_call")
+        if (attr.getName() != kiln::KilnDialect::LibraryCallAttrHelper::getNameStr())
           call->setAttr(attr.getName(), attr.getValue());
       op->getResult(0).replaceAllUsesWith(call.getResult());
       op->erase();
       continue;
     }
     auto kernel = cast<kiln::KernelOp>(op);
-    if (kernel.getKind() == "reduction")
+    if (kernel.getKind() == kiln::KernelKind::reduction)
       kiln::lowering::lowerReductionKernel(kernel);
     else
       kernel.inlineBody();

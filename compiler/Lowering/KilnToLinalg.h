@@ -61,7 +61,7 @@ double lowestValue(mlir::Type type);
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
 
-/// Replaces a `kiln.kernel "reduction"` (kiln.outer_dims = k) by an
+/// Replaces a `kiln.kernel reduction` (kiln.outer_dims = k) by an
 /// `scf.forall` over the result's first k dims whose body runs the
 /// kernel's ops on one row of every input (RowKernels.cpp).
 void lowerReductionKernel(KernelOp kernel);

@@ -1,6 +1,6 @@
 //===- RowKernels.cpp - a reduction kernel -> one loop over its rows ------===//
 //
-// A `kiln.kernel "reduction"` with `kiln.outer_dims = k` becomes an
+// A `kiln.kernel reduction` with `kiln.outer_dims = k` becomes an
 // `scf.forall` over the result's first k dims. Each iteration slices one
 // row out of every input (a dim of 1 that broadcasts is read at 0; a
 // dynamic dim that may be 1 at run time is checked), runs the kernel's ops
@@ -70,7 +70,7 @@ Value rowOf(OpBuilder &b, Location loc, Value value, ValueRange ivs, int64_t ran
 } // namespace
 
 void lowerReductionKernel(KernelOp kernel) {
-  int64_t k = kernel->getAttrOfType<IntegerAttr>("kiln.outer_dims").getInt();
+  int64_t k = kernel->getAttrOfType<IntegerAttr>(KilnDialect::OuterDimsAttrHelper::getNameStr()).getInt();
   auto resultType = cast<RankedTensorType>(kernel.getResult(0).getType());
   int64_t rank = resultType.getRank();
   Location loc = kernel.getLoc();

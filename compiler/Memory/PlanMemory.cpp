@@ -9,6 +9,7 @@
 #include "compiler/Memory/Liveness.h"
 #include "compiler/Memory/Packing.h"
 #include "compiler/Passes.h"
+#include "dialects/kiln/IR/KilnDialect.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -56,7 +57,7 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
       auto arenaType = MemRefType::get({arena.arenaBytes}, b.getI8Type());
       auto base = memref::AllocOp::create(b, func.getLoc(), arenaType,
                                           b.getI64IntegerAttr(kArenaAlignment));
-      base->setAttr("kiln.arena", b.getUnitAttr());
+      base->setAttr(kiln::KilnDialect::ArenaAttrHelper::getNameStr(), b.getUnitAttr());
       for (auto [alloc, slot] : llvm::zip(liveness.allocs, liveness.slotOf)) {
         b.setInsertionPoint(alloc);
         Value at = arith::ConstantIndexOp::create(b, alloc.getLoc(), arena.offsets[slot]);
@@ -79,7 +80,7 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
     SmallVector<int64_t> buffers;
     for (auto [lifetime, offset] : llvm::zip(liveness.lifetimes, arena.offsets))
       buffers.append({offset, lifetime.size, lifetime.first, lifetime.last});
-    func->setAttr("kiln.memory_plan",
+    func->setAttr(kiln::KilnDialect::MemoryPlanAttrHelper::getNameStr(),
                   b.getDictionaryAttr({
                       b.getNamedAttr("arena_bytes", i64(arena.arenaBytes)),
                       b.getNamedAttr("lower_bound", i64(arena.lowerBound)),

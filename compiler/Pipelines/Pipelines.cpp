@@ -1,14 +1,15 @@
 //===- Pipelines.cpp - pass order of every phase --------------------------===//
 //
-// The only file that orders passes. Each phase ends with the IR verified
-// (the pass manager verifies after every pass), so a broken contract is
+// The only file that orders the target-neutral passes (each backend orders
+// its own code generation in its pipeline file). The pass manager verifies
+// the IR after every pass, and each phase ends with kiln-verify-contract
+// for what docs/Contracts.md promises of it, so a broken contract is
 // caught at the phase that broke it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Passes.h"
-#include "backends/cpu/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -31,9 +32,12 @@ static constexpr struct {
                    {Phase::Graph, "graph"},
                    {Phase::Fuse, "fuse"},
                    {Phase::Linalg, "linalg"},
-                   {Phase::LLVM, "llvm"}};
+                   {Phase::Plan, "plan"},
+                   {Phase::Codegen, "codegen"}};
 
 std::optional<Phase> parsePhase(llvm::StringRef name) {
+  if (name == "llvm")
+    return Phase::Codegen;
   for (const auto &entry : kPhaseNames)
     if (entry.name == name)
       return entry.phase;
@@ -45,6 +49,20 @@ llvm::StringRef phaseName(Phase phase) {
     if (entry.phase == phase)
       return entry.name;
   return "unknown";
+}
+
+std::string phaseNames() {
+  std::string names;
+  for (const auto &entry : kPhaseNames)
+    names += (names.empty() ? "" : ", ") + entry.name.str();
+  return names;
+}
+
+/// Checks the contract of `phase` (docs/Contracts.md) at its end.
+static void addContractCheck(OpPassManager &pm, Phase phase) {
+  VerifyContractOptions contract;
+  contract.phase = phaseName(phase).str();
+  pm.addPass(createVerifyContract(contract));
 }
 
 /// graph: whole-program clean-up on the kiln dialect.
@@ -79,10 +97,10 @@ static void addLinalgPhase(OpPassManager &pm, const PipelineOptions &options) {
   }
 }
 
-/// llvm: buffers, loops and the LLVM dialect. One-shot bufferisation
-/// allocates every intermediate; the plan phase (memory planning) will
-/// replace those allocations by offsets into one arena.
-static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
+/// plan: buffers and the memory plan. One-shot bufferisation allocates
+/// every intermediate; kiln-plan-memory then makes those with a bounded
+/// size views of one arena at fixed offsets.
+static void addPlanPhase(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -104,37 +122,6 @@ static void addLLVMPhase(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm);
   // Clones that make returned constants owned become alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
-  // Parallel dims become scf.parallel: sequential loops unless outlined.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createLowerAffinePass());
-  // Outermost parallel loops become chunk functions the runtime's threads
-  // run; after deallocation, so no chunk frees what another reads.
-  if (options.parallelChunks) {
-    cpu::OutlineParallelChunksOptions chunks;
-    chunks.minWork = options.minParallelWork;
-    pm.addPass(cpu::createOutlineParallelChunks(chunks));
-  }
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  // Expanding strided metadata of dynamic views builds affine.apply.
-  pm.addPass(createLowerAffinePass());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = options.genericAllocation;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  // Intrinsics first; what LLVM has no intrinsic for (erf, atan, tanh)
-  // becomes a libm call.
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  ConvertFuncToLLVMPassOptions func;
-  func.useBarePtrCallConv = options.barePointerCalls;
-  pm.addPass(createConvertFuncToLLVMPass(func));
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  // Chunk calls become the runtime's parallel_for once their arguments are
-  // plain LLVM values that fit in one struct.
-  if (options.parallelChunks)
-    pm.addPass(cpu::createPackChunkCalls());
 }
 
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
@@ -142,14 +129,22 @@ void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   auto runs = [&](Phase phase) {
     return phase > options.startAfter && phase <= options.stopAfter;
   };
-  if (runs(Phase::Graph))
+  if (runs(Phase::Graph)) {
     addGraphPhase(pm);
-  if (runs(Phase::Fuse))
+    addContractCheck(pm, Phase::Graph);
+  }
+  if (runs(Phase::Fuse)) {
     addFusePhase(pm);
-  if (runs(Phase::Linalg))
+    addContractCheck(pm, Phase::Fuse);
+  }
+  if (runs(Phase::Linalg)) {
     addLinalgPhase(pm, options);
-  if (runs(Phase::LLVM))
-    addLLVMPhase(pm, options);
+    addContractCheck(pm, Phase::Linalg);
+  }
+  if (runs(Phase::Plan)) {
+    addPlanPhase(pm, options);
+    addContractCheck(pm, Phase::Plan);
+  }
 }
 
 void registerPipelines() {
@@ -164,10 +159,9 @@ void registerPipelines() {
         buildPipeline(pm, PipelineOptions{Phase::Linalg});
       });
   PassPipelineRegistration<>(
-      "kiln-lower-to-llvm",
-      "Kiln's phases down to the LLVM dialect (memref descriptor calls)",
+      "kiln-plan", "Kiln's target-neutral phases: up to buffers and the memory plan",
       [](OpPassManager &pm) {
-        buildPipeline(pm, PipelineOptions{Phase::LLVM});
+        buildPipeline(pm, PipelineOptions{Phase::Plan});
       });
 }
 

@@ -12,40 +12,33 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln {
 
-/// The phases of the compiler, in order. `fuse` groups ops into kernels;
-/// `linalg` and `llvm` are the first two steps of CPU code generation
-/// (memory planning runs inside `llvm`, after bufferisation); autodiff will
-/// come after `graph`.
-enum class Phase { Import, Graph, Fuse, Linalg, LLVM };
+/// The phases of the compiler, in order. Up to `plan` they know no target
+/// (this file orders their passes); `codegen` is the chosen backend's own
+/// pipeline (compiler/Target/Backend.h), and the artifact is written after
+/// it. `fuse` groups ops into kernels, the backend claims library calls
+/// between `fuse` and `linalg`, `plan` bufferises and packs intermediates
+/// into one arena. Autodiff will come after `graph`.
+enum class Phase { Import, Graph, Fuse, Linalg, Plan, Codegen };
 
-/// The phase named `name` (as in `--compile-to=<name>`), if any.
+/// The phase named `name` (as in `--compile-to=<name>`), if any. `llvm`
+/// names `codegen` too (the CPU backend's code generation ends in the LLVM
+/// dialect).
 std::optional<Phase> parsePhase(llvm::StringRef name);
 llvm::StringRef phaseName(Phase phase);
+/// "import, graph, fuse, linalg, plan, codegen", for messages.
+std::string phaseNames();
 
 /// Options shared by every pipeline.
 struct PipelineOptions {
   /// Stop after this phase (inclusive).
   Phase stopAfter = Phase::Graph;
-  /// Lower memref arguments to bare pointers (what the artifact's entry
-  /// point uses) instead of MLIR's memref descriptors (what mlir-runner and
-  /// printMemref need).
-  bool barePointerCalls = false;
   /// Start after this phase (the caller has run the ones before, e.g. to
-  /// assign library calls to the kernels after `fuse`).
+  /// let the backend claim library calls after `fuse`).
   Phase startAfter = Phase::Import;
-  /// Allocate through MLIR's generic functions (_mlir_memref_to_llvm_alloc
-  /// / _free), which the artifact routes to the runtime's pooled
-  /// allocator, instead of malloc / free.
-  bool genericAllocation = false;
-  /// Run the outermost parallel loops on the runtime's threads (chunk
-  /// functions called through `__kiln_parallel_for`, which the artifact
-  /// provides), when their estimated iteration count reaches
-  /// `minParallelWork`.
-  bool parallelChunks = false;
-  int64_t minParallelWork = 32768;
   /// Largest batch (dim 0 of dynamic inputs) the memory plan must hold;
   /// 0 leaves buffers with dynamic dims to the runtime's pool.
   int64_t maxBatch = 0;
@@ -54,11 +47,13 @@ struct PipelineOptions {
   bool fuse = true;
 };
 
-/// Adds the passes of every phase after import up to `options.stopAfter`.
+/// Adds the passes of every target-neutral phase after `options.startAfter`
+/// up to `options.stopAfter` (`codegen` is the backend's: not added here).
+/// Each phase ends with `kiln-verify-contract` for that phase.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers the named pipelines (`kiln-graph`, `kiln-lower-to-linalg`,
-/// `kiln-lower-to-llvm`) with the pass registry.
+/// `kiln-plan`) with the pass registry.
 void registerPipelines();
 
 } // namespace kiln

@@ -181,7 +181,7 @@ func::FuncOp GraphImporter::createFunction() {
       state.options.functionName, b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames)) {
-    func.setArgAttr(i, "kiln.name", b.getStringAttr(name));
+    func.setArgAttr(i, KilnDialect::NameAttrHelper::getNameStr(), b.getStringAttr(name));
     state.values[name] = entry->getArgument(i);
   }
   b.setInsertionPointToStart(entry);
@@ -287,7 +287,7 @@ void GraphImporter::run(ImportResult &result) {
   func.setType(b.getFunctionType(func.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(names))
-    func.setResultAttr(i, "kiln.name", b.getStringAttr(name));
+    func.setResultAttr(i, KilnDialect::NameAttrHelper::getNameStr(), b.getStringAttr(name));
 
   if (state.issues.empty()) {
     std::string message;

@@ -1,17 +1,17 @@
 /*===- kiln_runtime.c - the Kiln runtime -----------------------------------===*
  *
  * Loads artifacts (dlopen), validates their descriptor, creates sessions
- * and runs them with checked inputs. No MLIR, no LLVM: libc and libdl.
+ * and runs them with checked inputs. Everything device-specific goes
+ * through the artifact's device (devices/device.h). No MLIR, no LLVM:
+ * libc and libdl.
  *
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
 #include "kiln/kiln.h"
 #include "devices/device.h"
-#include "library_calls.h"
 #include "pool.h"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <dlfcn.h>
@@ -24,7 +24,7 @@
 
 static _Thread_local char last_error[1024];
 
-static kiln_status fail(kiln_status status, const char *format, ...) {
+kiln_status kiln_fail(kiln_status status, const char *format, ...) {
   va_list args;
   va_start(args, format);
   vsnprintf(last_error, sizeof(last_error), format, args);
@@ -50,58 +50,77 @@ const char *kiln_status_name(kiln_status status) {
 
 size_t kiln_dtype_size(int32_t dtype) {
   switch (dtype) {
-  case KILN_DTYPE_F64: case KILN_DTYPE_I64: case KILN_DTYPE_U64: return 8;
-  case KILN_DTYPE_F32: case KILN_DTYPE_I32: case KILN_DTYPE_U32: return 4;
-  case KILN_DTYPE_F16: case KILN_DTYPE_BF16: case KILN_DTYPE_I16: case KILN_DTYPE_U16: return 2;
-  case KILN_DTYPE_I8: case KILN_DTYPE_U8: case KILN_DTYPE_BOOL: return 1;
+#define KILN_DTYPE_SIZE(NAME, VALUE, BYTES, TEXT) case KILN_DTYPE_##NAME: return BYTES;
+    KILN_DTYPES(KILN_DTYPE_SIZE)
+#undef KILN_DTYPE_SIZE
   }
   return 0;
 }
 
 const char *kiln_dtype_name(int32_t dtype) {
-  static const char *names[] = {"?", "float32", "float64", "float16", "bfloat16",
-                                "int64", "int32", "int16", "int8", "uint8",
-                                "uint16", "uint32", "uint64", "bool"};
-  return dtype >= 1 && dtype <= KILN_DTYPE_BOOL ? names[dtype] : "unknown";
+  switch (dtype) {
+#define KILN_DTYPE_NAME(NAME, VALUE, BYTES, TEXT) case KILN_DTYPE_##NAME: return TEXT;
+    KILN_DTYPES(KILN_DTYPE_NAME)
+#undef KILN_DTYPE_NAME
+  }
+  return "unknown";
 }
 
 struct kiln_model {
   void *library; /* null for a linked-in model */
   const kiln_model_v1 *abi;
+  const kiln_device *device; /* the descriptor's */
 };
 
 static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) {
   if (abi->magic != KILN_MODEL_MAGIC)
-    return fail(KILN_ERROR_FORMAT, "%s: not a Kiln model (bad magic 0x%08x)", what, abi->magic);
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: not a Kiln model (bad magic 0x%08x)", what, abi->magic);
   if (abi->abi_version != KILN_MODEL_ABI_VERSION)
-    return fail(KILN_ERROR_FORMAT,
+    return kiln_fail(KILN_ERROR_FORMAT,
                 "%s: artifact format version %u, this runtime reads version %u; "
                 "recompile the model with a matching kiln",
                 what, abi->abi_version, KILN_MODEL_ABI_VERSION);
   if (!abi->run || (abi->num_inputs && !abi->inputs) || (abi->num_outputs && !abi->outputs) ||
       (abi->num_library_calls && !abi->library_calls))
-    return fail(KILN_ERROR_FORMAT, "%s: incomplete model descriptor", what);
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: incomplete model descriptor", what);
   const kiln_model_tensor *lists[2] = {abi->inputs, abi->outputs};
   uint32_t counts[2] = {abi->num_inputs, abi->num_outputs};
   for (int l = 0; l < 2; ++l)
     for (uint32_t i = 0; i < counts[l]; ++i)
       if (lists[l][i].rank < 0 || lists[l][i].rank > KILN_MAX_RANK ||
           kiln_dtype_size(lists[l][i].dtype) == 0)
-        return fail(KILN_ERROR_FORMAT, "%s: %s %u has an invalid rank or dtype", what,
+        return kiln_fail(KILN_ERROR_FORMAT, "%s: %s %u has an invalid rank or dtype", what,
                     l ? "output" : "input", i);
   return KILN_OK;
 }
 
+/* The device the descriptor names, after it has checked that this host
+ * can run the code (machine, processor features, vendor libraries). */
+static kiln_status find_device(const kiln_model_v1 *abi, const char *what, unsigned elf_machine,
+                               const kiln_device **device) {
+  *device = kiln_device_for(abi->device);
+  if (!*device)
+    return kiln_fail(KILN_ERROR_LOAD,
+                     "%s: compiled for device kind %u, which this runtime does not have (it "
+                     "has: %s)",
+                     what, abi->device, kiln_device_names());
+  return (*device)->check_model(abi, what, elf_machine);
+}
+
 kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
   if (!abi || !model)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_from_abi: null argument");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_from_abi: null argument");
   kiln_status status = check_descriptor(abi, "linked model");
+  const kiln_device *device = NULL;
+  if (status == KILN_OK)
+    status = find_device(abi, "linked model", 0, &device);
   if (status != KILN_OK)
     return status;
   kiln_model *m = calloc(1, sizeof(*m));
   if (!m)
-    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   m->abi = abi;
+  m->device = device;
   *model = m;
   return KILN_OK;
 }
@@ -109,29 +128,26 @@ kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
 /* The dynamic loader maps segments without checking that the file holds
  * them; a truncated library then crashes it (SIGBUS). Check the ELF
  * headers against the file's size first. */
-static kiln_status check_elf(const char *path) {
+static kiln_status check_elf(const char *path, unsigned *machine) {
   FILE *f = fopen(path, "rb");
   if (!f)
-    return fail(KILN_ERROR_LOAD, "cannot open '%s'", path);
+    return kiln_fail(KILN_ERROR_LOAD, "cannot open '%s'", path);
   struct stat st;
   Elf64_Ehdr header;
   int ok = fstat(fileno(f), &st) == 0 && fread(&header, sizeof(header), 1, f) == 1;
   if (!ok || memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
       header.e_ident[EI_CLASS] != ELFCLASS64) {
     fclose(f);
-    return fail(KILN_ERROR_LOAD, "cannot load '%s': not a 64-bit ELF shared library", path);
+    return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': not a 64-bit ELF shared library", path);
   }
   uint64_t size = (uint64_t)st.st_size;
-  if (header.e_machine != EM_X86_64) {
-    fclose(f);
-    return fail(KILN_ERROR_LOAD, "cannot load '%s': built for another machine (%u)", path,
-                header.e_machine);
-  }
+  /* Whether the machine is this host's is the device's to say. */
+  *machine = header.e_machine;
   if (header.e_phentsize != sizeof(Elf64_Phdr) ||
       header.e_phoff + (uint64_t)header.e_phnum * sizeof(Elf64_Phdr) > size ||
       header.e_shoff + (uint64_t)header.e_shnum * header.e_shentsize > size) {
     fclose(f);
-    return fail(KILN_ERROR_LOAD, "cannot load '%s': the file is truncated (%llu bytes)", path,
+    return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': the file is truncated (%llu bytes)", path,
                 (unsigned long long)size);
   }
   for (unsigned i = 0; i < header.e_phnum; ++i) {
@@ -140,7 +156,7 @@ static kiln_status check_elf(const char *path) {
         fread(&segment, sizeof(segment), 1, f) != 1 ||
         (segment.p_type == PT_LOAD && segment.p_offset + segment.p_filesz > size)) {
       fclose(f);
-      return fail(KILN_ERROR_LOAD, "cannot load '%s': the file is truncated (%llu bytes)",
+      return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': the file is truncated (%llu bytes)",
                   path, (unsigned long long)size);
     }
   }
@@ -150,7 +166,7 @@ static kiln_status check_elf(const char *path) {
 
 kiln_status kiln_model_load(const char *path, kiln_model **model) {
   if (!path || !model)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
   *model = NULL;
   /* A file name is a file, as at a shell ("model.so" in the current
    * folder); a bare name that is not a file ("libm.so.6") is left to the
@@ -159,24 +175,28 @@ kiln_status kiln_model_load(const char *path, kiln_model **model) {
   const char *open_path = path;
   if (!strchr(path, '/') && access(path, F_OK) == 0) {
     if (snprintf(local, sizeof local, "./%s", path) >= (int)sizeof local)
-      return fail(KILN_ERROR_LOAD, "cannot load '%s': the path is too long", path);
+      return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': the path is too long", path);
     open_path = local;
   }
+  unsigned machine = 0;
   if (strchr(open_path, '/')) {
-    kiln_status status = check_elf(open_path);
+    kiln_status status = check_elf(open_path, &machine);
     if (status != KILN_OK)
       return status;
   }
   void *library = dlopen(open_path, RTLD_NOW | RTLD_LOCAL);
   if (!library)
-    return fail(KILN_ERROR_LOAD, "cannot load '%s': %s", path, dlerror());
+    return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': %s", path, dlerror());
   const kiln_model_v1 *abi = dlsym(library, "kiln_model_descriptor");
   if (!abi) {
     dlclose(library);
-    return fail(KILN_ERROR_FORMAT, "'%s' is not a Kiln model (no kiln_model_descriptor symbol)",
+    return kiln_fail(KILN_ERROR_FORMAT, "'%s' is not a Kiln model (no kiln_model_descriptor symbol)",
                 path);
   }
+  const kiln_device *device = NULL;
   kiln_status status = check_descriptor(abi, path);
+  if (status == KILN_OK)
+    status = find_device(abi, path, machine, &device);
   if (status != KILN_OK) {
     dlclose(library);
     return status;
@@ -184,10 +204,11 @@ kiln_status kiln_model_load(const char *path, kiln_model **model) {
   kiln_model *m = calloc(1, sizeof(*m));
   if (!m) {
     dlclose(library);
-    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   m->library = library;
   m->abi = abi;
+  m->device = device;
   *model = m;
   return KILN_OK;
 }
@@ -233,7 +254,7 @@ const char *kiln_model_content_hash(const kiln_model *model) {
 
 struct kiln_session {
   kiln_model *model;
-  kiln_library_state *library; /* prepared oneDNN primitives */
+  void *library;                /* the device's prepared library calls */
   kiln_pool *pool;              /* every buffer of a run */
   const kiln_device *device;
   int32_t num_threads;
@@ -249,22 +270,6 @@ struct kiln_session {
   uint8_t *is_bound;
 };
 
-/* The session's thread count applies to the OpenMP regions started from
- * the calling thread while the runtime works for the session: oneDNN reads
- * it when it creates a primitive (its work split) and when it runs one.
- * The caller's own setting is restored afterwards. */
-static int enter_threads(int32_t num_threads) {
-  int saved = omp_get_max_threads();
-  if (num_threads > 0)
-    omp_set_num_threads(num_threads);
-  return saved;
-}
-
-static void leave_threads(int32_t num_threads, int saved) {
-  if (num_threads > 0)
-    omp_set_num_threads(saved);
-}
-
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   return kiln_session_create_with_options(model, NULL, session);
 }
@@ -273,16 +278,16 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
                                              const kiln_session_options *options,
                                              kiln_session **session) {
   if (!model || !session)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_create: null argument");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_create: null argument");
   if (options && options->num_threads < 0)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "num_threads must not be negative");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "num_threads must not be negative");
   if (options && options->allocator &&
       (!options->allocator->allocate || !options->allocator->release))
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "an allocator needs allocate and release");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "an allocator needs allocate and release");
   uint32_t n_out = model->abi->num_outputs, n_in = model->abi->num_inputs;
   kiln_session *s = calloc(1, sizeof(*s));
   if (!s)
-    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   s->model = model;
   s->out_alloc = calloc(n_out + 1, sizeof(void *));
   s->out_data = calloc(n_out + 1, sizeof(void *));
@@ -295,16 +300,16 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
   if (!s->out_alloc || !s->out_data || !s->out_dims || !s->out_dims_ptrs || !s->in_data ||
       !s->in_dims || !s->bound || !s->is_bound) {
     kiln_session_free(s);
-    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
-  s->device = kiln_cpu_device();
+  s->device = model->device;
   s->num_threads = options ? options->num_threads : 0;
   s->pool = kiln_pool_create(s->device, options ? options->allocator : NULL);
   if (!s->pool) {
     kiln_session_free(s);
-    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   /* The arena comes from the pool at every run; taking it once now means
    * the first run allocates nothing for it either. */
@@ -312,17 +317,17 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
     void *arena = kiln_pool_alloc(s->pool, (size_t)model->abi->arena_bytes);
     if (!arena) {
       kiln_session_free(s);
-      return fail(KILN_ERROR_OUT_OF_MEMORY, "cannot reserve the model's %llu-byte arena",
+      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "cannot reserve the model's %llu-byte arena",
                   (unsigned long long)model->abi->arena_bytes);
     }
     kiln_pool_free(s->pool, arena);
   }
-  int saved_threads = enter_threads(s->num_threads);
-  kiln_status status = kiln_library_state_create(model->abi, &s->library);
-  leave_threads(s->num_threads, saved_threads);
+  int saved_threads = s->device->enter(s->num_threads);
+  kiln_status status = s->device->library_create(model->abi, &s->library);
+  s->device->leave(s->num_threads, saved_threads);
   if (status != KILN_OK) {
-    kiln_session_free(s);
-    return fail(status, "cannot prepare the model's library calls (oneDNN)");
+    kiln_session_free(s); /* keeps the device's message */
+    return status;
   }
   *session = s;
   return KILN_OK;
@@ -338,7 +343,8 @@ static void release_outputs(kiln_session *s) {
 /* The services compiled code calls back into; `state` is the session. */
 static int service_library_call(void *state, uint32_t id, void *const *operands,
                                 const int64_t *const *dims) {
-  return kiln_library_execute(((kiln_session *)state)->library, id, operands, dims);
+  kiln_session *session = state;
+  return session->device->library_execute(session->library, id, operands, dims);
 }
 
 static void *service_allocate(void *state, size_t bytes, size_t alignment) {
@@ -365,7 +371,8 @@ void kiln_session_free(kiln_session *session) {
     return;
   if (session->out_alloc && session->pool)
     release_outputs(session);
-  kiln_library_state_free(session->library);
+  if (session->device)
+    session->device->library_free(session->library);
   kiln_pool_destroy(session->pool);
   free(session->out_alloc);
   free(session->out_data);
@@ -393,7 +400,7 @@ static kiln_status copy_to_bound_outputs(kiln_session *session) {
     const kiln_tensor *to = &session->bound[i];
     for (int32_t d = 0; d < to->rank; ++d)
       if (to->dims[d] != session->out_dims[i][d])
-        return fail(KILN_ERROR_SHAPE,
+        return kiln_fail(KILN_ERROR_SHAPE,
                     "output '%s' dim %d is %lld, but its bound buffer has %lld",
                     abi->outputs[i].name, d, (long long)session->out_dims[i][d],
                     (long long)to->dims[d]);
@@ -406,10 +413,10 @@ static kiln_status copy_to_bound_outputs(kiln_session *session) {
 kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
                                      const kiln_tensor *buffer) {
   if (!session)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_bind_output: null session");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_bind_output: null session");
   const kiln_model_v1 *abi = session->model->abi;
   if (i >= abi->num_outputs)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
                 abi->num_outputs);
   if (!buffer) {
     session->is_bound[i] = 0;
@@ -417,17 +424,17 @@ kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
   }
   const kiln_model_tensor *want = &abi->outputs[i];
   if (!buffer->data)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "the buffer for output '%s' has no data",
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "the buffer for output '%s' has no data",
                 want->name);
   if (buffer->dtype != want->dtype)
-    return fail(KILN_ERROR_DTYPE, "output '%s' is %s, the buffer is %s", want->name,
+    return kiln_fail(KILN_ERROR_DTYPE, "output '%s' is %s, the buffer is %s", want->name,
                 kiln_dtype_name(want->dtype), kiln_dtype_name(buffer->dtype));
   if (buffer->rank != want->rank)
-    return fail(KILN_ERROR_SHAPE, "output '%s' has rank %d, the buffer %d", want->name,
+    return kiln_fail(KILN_ERROR_SHAPE, "output '%s' has rank %d, the buffer %d", want->name,
                 want->rank, buffer->rank);
   for (int32_t d = 0; d < want->rank; ++d)
     if (buffer->dims[d] < 0 || (want->dims[d] >= 0 && buffer->dims[d] != want->dims[d]))
-      return fail(KILN_ERROR_SHAPE, "output '%s' dim %d is %lld, the buffer has %lld",
+      return kiln_fail(KILN_ERROR_SHAPE, "output '%s' dim %d is %lld, the buffer has %lld",
                   want->name, d, (long long)want->dims[d], (long long)buffer->dims[d]);
   session->bound[i] = *buffer;
   session->is_bound[i] = 1;
@@ -437,10 +444,10 @@ kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
 kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                              size_t num_inputs) {
   if (!session || (num_inputs && !inputs))
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_run: null argument");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_run: null argument");
   const kiln_model_v1 *abi = session->model->abi;
   if (num_inputs != abi->num_inputs)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "the model takes %u inputs, %zu given",
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "the model takes %u inputs, %zu given",
                 abi->num_inputs, num_inputs);
   for (uint32_t i = 0; i < abi->num_inputs; ++i) {
     const kiln_model_tensor *want = &abi->inputs[i];
@@ -448,22 +455,22 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     /* A tensor without elements needs no data. */
     if (!got->data && (got->rank < 0 || got->rank > KILN_MAX_RANK ||
                        element_count(got->rank, got->dims) != 0))
-      return fail(KILN_ERROR_INVALID_ARGUMENT, "input '%s' has no data", want->name);
+      return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "input '%s' has no data", want->name);
     if (got->dtype != want->dtype)
-      return fail(KILN_ERROR_DTYPE, "input '%s' must be %s, got %s", want->name,
+      return kiln_fail(KILN_ERROR_DTYPE, "input '%s' must be %s, got %s", want->name,
                   kiln_dtype_name(want->dtype), kiln_dtype_name(got->dtype));
     if (got->rank != want->rank)
-      return fail(KILN_ERROR_SHAPE, "input '%s' must have rank %d, got %d", want->name,
+      return kiln_fail(KILN_ERROR_SHAPE, "input '%s' must have rank %d, got %d", want->name,
                   want->rank, got->rank);
     for (int32_t d = 0; d < want->rank; ++d) {
       if (got->dims[d] < 0 || (want->dims[d] >= 0 && got->dims[d] != want->dims[d]))
-        return fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
+        return kiln_fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
                     d, (long long)want->dims[d], (long long)got->dims[d]);
     }
     /* The arena was planned for batches up to max_batch. */
     if (abi->max_batch && want->rank > 0 && want->dims[0] < 0 &&
         (uint64_t)got->dims[0] > abi->max_batch)
-      return fail(KILN_ERROR_SHAPE,
+      return kiln_fail(KILN_ERROR_SHAPE,
                   "input '%s' dim 0 is %lld, above the batch of %llu the model was "
                   "compiled for (kiln compile --max-batch)",
                   want->name, (long long)got->dims[0], (unsigned long long)abi->max_batch);
@@ -471,26 +478,29 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
-  int saved_threads = enter_threads(session->num_threads);
+  const kiln_device *device = session->device;
+  int saved_threads = device->enter(session->num_threads);
   int rc = abi->run(&services, session, session->in_data,
                     session->in_dims, session->out_alloc,
                     session->out_data, session->out_dims_ptrs);
-  leave_threads(session->num_threads, saved_threads);
+  if (rc == 0)
+    rc = device->synchronize(session->library);
+  device->leave(session->num_threads, saved_threads);
   if (rc != 0)
-    return fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
+    return kiln_fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
   return copy_to_bound_outputs(session);
 }
 
 kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
                                 kiln_tensor *output) {
   if (!session || !output)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_output: null argument");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_output: null argument");
   const kiln_model_v1 *abi = session->model->abi;
   if (i >= abi->num_outputs)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
                 abi->num_outputs);
   if (!session->out_data[i])
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "no output yet: run the session first");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "no output yet: run the session first");
   output->data = session->out_data[i];
   output->dtype = abi->outputs[i].dtype;
   output->rank = abi->outputs[i].rank;
@@ -501,7 +511,7 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
 
 kiln_status kiln_session_memory_stats(const kiln_session *session, kiln_memory_stats *stats) {
   if (!session || !stats)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_memory_stats: null argument");
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_memory_stats: null argument");
   kiln_pool_stats(session->pool, stats);
   return KILN_OK;
 }

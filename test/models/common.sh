@@ -24,6 +24,21 @@ run_batches() {
   done
 }
 
+# expect_refusal WHAT PATTERN COMMAND...: COMMAND must fail with a message
+# matching PATTERN (grep).
+expect_refusal() {
+  what=$1
+  pattern=$2
+  shift 2
+  if "$@" > "$work/refusal.txt" 2>&1; then
+    fail "$what: was accepted"
+  elif grep -q -- "$pattern" "$work/refusal.txt"; then
+    pass "$what: refused: $(head -1 "$work/refusal.txt")"
+  else
+    fail "$what: unexpected message"; cat "$work/refusal.txt"
+  fi
+}
+
 summary() {
   echo "$passed passed, $failed failed"
   [ "$failed" = 0 ]

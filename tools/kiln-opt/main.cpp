@@ -1,6 +1,6 @@
 //===- main.cpp - kiln-opt: run Kiln passes on MLIR files ------------------===//
 
-#include "backends/cpu/Passes.h"
+#include "backends/Registration.h"
 #include "compiler/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   kiln::registerKilnPasses();
-  kiln::cpu::registerKilnCpuPasses();
+  kiln::registerAllBackends();
   kiln::registerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));

@@ -69,12 +69,10 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << kBenchUsage;
     return 2;
   }
-  kiln_model *model = nullptr;
-  if (kiln_model_load(modelPath.c_str(), &model) != KILN_OK) {
-    llvm::errs() << "kiln bench: " << kiln_last_error() << "\n";
+  ModelHandle loaded = loadArtifact("bench", modelPath);
+  if (!loaded)
     return 1;
-  }
-  llvm::scope_exit freeModel([&] { kiln_model_free(model); });
+  kiln_model *model = loaded.get();
   uint32_t numInputs = kiln_model_num_inputs(model);
   std::vector<std::vector<char>> storage(numInputs);
   std::vector<kiln_tensor> inputs(numInputs);

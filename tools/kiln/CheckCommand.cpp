@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontends/onnx/Importer.h"
+#include "frontends/onnx/OnnxSource.h"
 #include "frontends/onnx/OpRegistry.h"
 #include "tools/kiln/Commands.h"
 
@@ -24,26 +25,6 @@ static void printTensors(llvm::raw_ostream &os, llvm::StringRef title,
     for (size_t i = 0; i < t.dims.size(); ++i)
       os << (i ? ", " : "") << t.dims[i];
     os << "]\n";
-  }
-}
-
-void printImportIssues(llvm::raw_ostream &os, const ImportResult &result) {
-  for (IssueKind kind : {IssueKind::Invalid, IssueKind::Unsupported,
-                         IssueKind::NeedsConstant}) {
-    size_t count = llvm::count_if(result.issues, [&](const ImportIssue &i) {
-      return i.kind == kind;
-    });
-    if (count == 0)
-      continue;
-    os << issueKindName(kind) << " (" << count << "):\n";
-    for (const ImportIssue &issue : result.issues) {
-      if (issue.kind != kind)
-        continue;
-      os << "  ";
-      if (!issue.node.empty())
-        os << "node " << issue.node << ": ";
-      os << issue.message << "\n";
-    }
   }
 }
 

@@ -21,6 +21,15 @@ static void printUsage(llvm::raw_ostream &os) {
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
+ModelHandle loadArtifact(llvm::StringRef command, const std::string &path) {
+  kiln_model *model = nullptr;
+  if (kiln_model_load(path.c_str(), &model) != KILN_OK) {
+    llvm::errs() << "kiln " << command << ": " << kiln_last_error() << "\n";
+    return ModelHandle(nullptr, kiln_model_free);
+  }
+  return ModelHandle(model, kiln_model_free);
+}
+
 int runKiln(int argc, char **argv) {
   if (argc < 2) {
     printUsage(llvm::errs());

@@ -3,22 +3,19 @@
 #ifndef KILN_TOOLS_KILN_COMMANDS_H
 #define KILN_TOOLS_KILN_COMMANDS_H
 
+#include "kiln/kiln.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
 
 namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
-namespace kiln::onnx_frontend {
-struct ImportResult;
-} // namespace kiln::onnx_frontend
-
 namespace kiln::cli {
-
-/// Prints every issue of an import, grouped by kind, one line each.
-void printImportIssues(llvm::raw_ostream &os,
-                       const onnx_frontend::ImportResult &result);
 
 /// Each command takes the arguments after its name and returns the exit
 /// code: 0 success, 1 the input has problems, 2 bad usage.
@@ -29,6 +26,12 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args);
 int runRun(llvm::ArrayRef<llvm::StringRef> args);
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
 int runInspect(llvm::ArrayRef<llvm::StringRef> args);
+
+/// A loaded artifact, freed with the handle.
+using ModelHandle = std::unique_ptr<kiln_model, void (*)(kiln_model *)>;
+/// Loads the artifact at `path` for `kiln <command>`; on failure prints
+/// the runtime's reason and returns null.
+ModelHandle loadArtifact(llvm::StringRef command, const std::string &path);
 
 /// Dispatches `kiln <command> ...`.
 int runKiln(int argc, char **argv);

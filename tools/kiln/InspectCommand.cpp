@@ -103,12 +103,10 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
   }
   if (!memory && !kernels)
     memory = kernels = true;
-  kiln_model *model = nullptr;
-  if (kiln_model_load(modelPath.c_str(), &model) != KILN_OK) {
-    llvm::errs() << "kiln inspect: " << kiln_last_error() << "\n";
+  ModelHandle loaded = loadArtifact("inspect", modelPath);
+  if (!loaded)
     return 1;
-  }
-  llvm::scope_exit freeModel([&] { kiln_model_free(model); });
+  kiln_model *model = loaded.get();
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(kiln_model_report(model));
   const llvm::json::Object *report = parsed ? parsed->getAsObject() : nullptr;
   if (!report) {

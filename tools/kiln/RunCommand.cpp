@@ -70,12 +70,10 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << kRunUsage;
     return 2;
   }
-  kiln_model *model = nullptr;
-  if (kiln_model_load(modelPath.c_str(), &model) != KILN_OK) {
-    llvm::errs() << "kiln run: " << kiln_last_error() << "\n";
+  ModelHandle loaded = loadArtifact("run", modelPath);
+  if (!loaded)
     return 1;
-  }
-  llvm::scope_exit freeModel([&] { kiln_model_free(model); });
+  kiln_model *model = loaded.get();
   uint32_t numInputs = kiln_model_num_inputs(model);
   std::vector<HostTensor> hostInputs(numInputs);
   std::vector<bool> given(numInputs, false);

@@ -1,5 +1,9 @@
 //===- main.cpp - the kiln command ----------------------------------------===//
 
+#include "backends/Registration.h"
 #include "tools/kiln/Commands.h"
 
-int main(int argc, char **argv) { return kiln::cli::runKiln(argc, argv); }
+int main(int argc, char **argv) {
+  kiln::registerAllBackends();
+  return kiln::cli::runKiln(argc, argv);
+}

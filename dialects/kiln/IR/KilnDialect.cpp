@@ -39,6 +39,78 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder,
   return ConstantOp::create(builder, loc, elements);
 }
 
+/// Kiln's discardable attributes (KilnDialect.td), wherever they appear.
+LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto integer = [&]() -> FailureOr<int64_t> {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitOpError("'") << name << "' must be a non-negative integer";
+    return value.getInt();
+  };
+  if (name == LibraryCallAttrHelper::getNameStr()) {
+    if (!isa<KernelOp, ConvOp, MatmulOp>(op))
+      return op->emitOpError("'") << name << "' belongs on a kiln.kernel, kiln.conv or kiln.matmul";
+    return integer();
+  }
+  if (name == ResidualOperandAttrHelper::getNameStr()) {
+    FailureOr<int64_t> index = integer();
+    if (failed(index))
+      return failure();
+    if (*index >= op->getNumOperands())
+      return op->emitOpError("'") << name << "' names operand " << *index << " of "
+                                  << op->getNumOperands();
+    return success();
+  }
+  if (name == OuterDimsAttrHelper::getNameStr()) {
+    auto kernel = dyn_cast<KernelOp>(op);
+    if (!kernel || kernel.getKind() != KernelKind::reduction)
+      return op->emitOpError("'") << name << "' belongs on a reduction kiln.kernel";
+    FailureOr<int64_t> k = integer();
+    if (failed(k))
+      return failure();
+    for (Type type : kernel.getResultTypes())
+      if (*k < 1 || *k > cast<RankedTensorType>(type).getRank())
+        return op->emitOpError("'") << name << "' = " << *k << " is outside [1, "
+                                    << cast<RankedTensorType>(type).getRank() << "]";
+    return success();
+  }
+  if (name == MemoryPlanAttrHelper::getNameStr()) {
+    auto plan = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!plan || !plan.getAs<IntegerAttr>("arena_bytes"))
+      return op->emitOpError("'") << name << "' must be a dictionary with arena_bytes";
+    return success();
+  }
+  if (name == ArenaAttrHelper::getNameStr()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError("'") << name << "' must be a unit attribute";
+    return success();
+  }
+  if (name == NameAttrHelper::getNameStr())
+    return op->emitOpError("'") << name << "' belongs on a function's arguments and results";
+  return op->emitOpError("has an unknown kiln attribute '") << name << "'";
+}
+
+/// `kiln.name` on a function argument or result: a string.
+static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName().getValue() != KilnDialect::NameAttrHelper::getNameStr())
+    return op->emitOpError("has an unknown kiln argument or result attribute '")
+           << attr.getName().getValue() << "'";
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitOpError("'") << attr.getName().getValue() << "' must be a string";
+  return success();
+}
+
+LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned,
+                                                    NamedAttribute attr) {
+  return verifyValueAttribute(op, attr);
+}
+
+LogicalResult KilnDialect::verifyRegionResultAttribute(Operation *op, unsigned, unsigned,
+                                                       NamedAttribute attr) {
+  return verifyValueAttribute(op, attr);
+}
+
 bool kiln::areCompatibleResultTypes(TypeRange lhs, TypeRange rhs) {
   if (lhs.size() != rhs.size())
     return false;

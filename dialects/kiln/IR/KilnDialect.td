@@ -38,6 +38,30 @@ def Kiln_Dialect : Dialect {
       signedness of the type.
   }];
   let hasConstantMaterializer = 1;
+  // Kiln's own attributes on ops of other dialects (and on kiln ops beyond
+  // their ODS attributes). Each is declared here once; code reads and
+  // writes it through `KilnDialect::<Name>AttrHelper`, and the dialect
+  // verifies it wherever it appears.
+  let discardableAttrs = (ins
+    // On a func argument or result: its name in the model.
+    "::mlir::StringAttr":$name,
+    // On a kernel, convolution or matmul a backend claimed: its index in
+    // the artifact's library-call table.
+    "::mlir::IntegerAttr":$library_call,
+    // On a claimed epilogue kernel (and the library_call it becomes): the
+    // operand whose buffer the call's output starts as (the residual).
+    "::mlir::IntegerAttr":$residual_operand,
+    // On a `reduction` kernel: the number of leading dims it iterates row
+    // by row.
+    "::mlir::IntegerAttr":$outer_dims,
+    // On a function after kiln-plan-memory: its arena and plan summary.
+    "::mlir::DictionaryAttr":$memory_plan,
+    // On the memref.alloc of a function's arena.
+    "::mlir::UnitAttr":$arena
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -74,6 +98,13 @@ def Kiln_ComparePredicate : I32EnumAttr<"ComparePredicate",
 def Kiln_GeluApproximation : I32EnumAttr<"GeluApproximation",
     "how gelu is computed", [
       I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"tanh", 1>]> {
+  let cppNamespace = "::kiln";
+}
+
+def Kiln_KernelKind : I32EnumAttr<"KernelKind",
+    "the pattern a kiln.kernel follows", [
+      I32EnumAttrCase<"epilogue", 0>, I32EnumAttrCase<"reduction", 1>,
+      I32EnumAttrCase<"elementwise", 2>]> {
   let cppNamespace = "::kiln";
 }
 

@@ -26,7 +26,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [IsolatedFromAbove,
     inlines the body.
 
     ```mlir
-    %y = kiln.kernel "epilogue" (%x, %w, %b) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>,
+    %y = kiln.kernel epilogue (%x, %w, %b) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>,
                                                tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32> {
     ^bb0(%a: tensor<1x3x8x8xf32>, %k: tensor<4x3x3x3xf32>, %c: tensor<4x1x1xf32>):
       %0 = kiln.conv %a, %k {...} : (...) -> tensor<1x4x6x6xf32>
@@ -36,7 +36,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [IsolatedFromAbove,
     }
     ```
   }];
-  let arguments = (ins StrAttr:$kind, Variadic<AnyRankedTensor>:$inputs);
+  let arguments = (ins Kiln_KernelKind:$kind, Variadic<AnyRankedTensor>:$inputs);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

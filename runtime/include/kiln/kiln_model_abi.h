@@ -18,25 +18,40 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 2u
+#define KILN_MODEL_ABI_VERSION 3u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
-/* Element types. Values are stable across versions. */
+/* Element types: the one table of them. X(NAME, value, bytes, "name")
+ * for each; values are stable across versions. The runtime's
+ * kiln_dtype_size / kiln_dtype_name and the compiler's descriptor writer
+ * (backends/common) are generated from it. */
+#define KILN_DTYPES(X)                 \
+  X(F32, 1, 4, "float32")             \
+  X(F64, 2, 8, "float64")             \
+  X(F16, 3, 2, "float16")             \
+  X(BF16, 4, 2, "bfloat16")           \
+  X(I64, 5, 8, "int64")               \
+  X(I32, 6, 4, "int32")               \
+  X(I16, 7, 2, "int16")               \
+  X(I8, 8, 1, "int8")                 \
+  X(U8, 9, 1, "uint8")                \
+  X(U16, 10, 2, "uint16")             \
+  X(U32, 11, 4, "uint32")             \
+  X(U64, 12, 8, "uint64")             \
+  X(BOOL, 13, 1, "bool")
+
 typedef enum kiln_dtype {
-  KILN_DTYPE_F32 = 1,
-  KILN_DTYPE_F64 = 2,
-  KILN_DTYPE_F16 = 3,
-  KILN_DTYPE_BF16 = 4,
-  KILN_DTYPE_I64 = 5,
-  KILN_DTYPE_I32 = 6,
-  KILN_DTYPE_I16 = 7,
-  KILN_DTYPE_I8 = 8,
-  KILN_DTYPE_U8 = 9,
-  KILN_DTYPE_U16 = 10,
-  KILN_DTYPE_U32 = 11,
-  KILN_DTYPE_U64 = 12,
-  KILN_DTYPE_BOOL = 13
+#define KILN_DTYPE_ENUM(NAME, VALUE, BYTES, TEXT) KILN_DTYPE_##NAME = VALUE,
+  KILN_DTYPES(KILN_DTYPE_ENUM)
+#undef KILN_DTYPE_ENUM
 } kiln_dtype;
+
+/* The device an artifact's code runs on; the runtime picks its device
+ * layer (runtime/src/devices) from it. */
+typedef enum kiln_device_kind {
+  KILN_DEVICE_CPU = 1,
+  KILN_DEVICE_CUDA = 2
+} kiln_device_kind;
 
 /* A model input or output. dims[i] is -1 for a dynamic dim. */
 typedef struct kiln_model_tensor {
@@ -47,7 +62,8 @@ typedef struct kiln_model_tensor {
 } kiln_model_tensor;
 
 /* A library operation the compiled code asks the runtime to perform
- * (convolution through oneDNN on CPU). The runtime prepares each one when a
+ * (what it computes, not how: the device runs it in its vendor library,
+ * oneDNN on CPU). The runtime prepares each one when a
  * session is created (or, for a dynamic batch, the first time a batch size
  * is seen) and executes it when the code calls back. */
 typedef enum kiln_library_kind {
@@ -140,6 +156,12 @@ typedef struct kiln_model_v1 {
    * sum, every planned buffer's offset, size and lifetime) and the kernels
    * with the model's nodes in each. What `kiln inspect` shows. */
   const char *report;
+  /* kiln_device_kind: where the code runs. */
+  uint32_t device;
+  /* The processor features the code uses, comma-separated in LLVM's
+   * names ("avx2,fma,avx512f"); the device refuses an artifact that needs
+   * one its host lacks, naming it, rather than fault on the instruction. */
+  const char *required_features;
   kiln_model_run_fn run;
 } kiln_model_v1;
 

@@ -1,9 +1,14 @@
 /*===- device.h - the runtime's device table --------------------------------===*
  *
- * Where a session's memory lives and how it is obtained, behind a small
- * table of functions. The CPU device is the only one today; a CUDA device
- * (with its libraries loaded at run time) joins by providing the same
- * table.
+ * Everything device-specific a session does goes through one table of
+ * functions: checking that this host can run an artifact, memory for the
+ * session's pool, the vendor library calls, parallel_for for generated
+ * loops, and the thread count and synchronisation around a run. The
+ * session picks the table from the artifact's descriptor (`device`,
+ * kiln_device_kind). The CPU device (OpenMP + oneDNN) is the only one
+ * today; a CUDA device joins by providing the same table and adding its
+ * kind to kiln_device_for(). Vendor libraries are loaded with dlopen on
+ * first use, so a host without them still runs artifacts that need none.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_RUNTIME_DEVICES_DEVICE_H
@@ -13,15 +18,44 @@
 
 typedef struct kiln_device {
   const char *name;
+  uint32_t kind; /* kiln_device_kind */
+  /* Whether this host can run `abi`: the machine its code was built for
+   * (`elf_machine`, the loaded file's e_machine; 0 for a linked model),
+   * the processor features it needs, the vendor libraries its calls need.
+   * Returns KILN_OK or an error set with kiln_fail naming `what`. */
+  kiln_status (*check_model)(const kiln_model_v1 *abi, const char *what, unsigned elf_machine);
   /* Memory for a session's pool; `allocator` may route it to the caller. */
   void *(*allocate)(const kiln_allocator *allocator, size_t bytes, size_t alignment);
   void (*release)(const kiln_allocator *allocator, void *ptr);
+  /* The artifact's library calls: prepared when a session is created,
+   * executed when the code calls back (0 on success). */
+  kiln_status (*library_create)(const kiln_model_v1 *abi, void **state);
+  void (*library_free)(void *state);
+  int (*library_execute)(void *state, uint32_t id, void *const *operands,
+                         const int64_t *const *dims);
   /* Runs the compiled code's chunk over [begin, end) on `num_threads`
    * threads (0: the default count), as kiln_runtime_services.parallel_for. */
   void (*parallel_for)(int32_t num_threads, void (*chunk)(void *, int64_t, int64_t),
                        void *context, int64_t begin, int64_t end);
+  /* Around the runtime's work for a session (preparing calls, a run): the
+   * session's thread count applies in between; `enter` returns what
+   * `leave` restores. */
+  int (*enter)(int32_t num_threads);
+  void (*leave)(int32_t num_threads, int saved);
+  /* Waits until the device has finished the work of a run; 0 on success. */
+  int (*synchronize)(void *library_state);
 } kiln_device;
 
+/* The device of kind `kind` (kiln_device_kind), or NULL when this runtime
+ * has none. */
+const kiln_device *kiln_device_for(uint32_t kind);
+/* "cpu": the devices this runtime has, for messages. */
+const char *kiln_device_names(void);
+
 const kiln_device *kiln_cpu_device(void);
+
+/* Sets the thread's last error (kiln_last_error) and returns `status`. */
+kiln_status kiln_fail(kiln_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

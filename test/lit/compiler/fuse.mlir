@@ -5,7 +5,7 @@
 // CHECK-LABEL: func @conv_bias_relu
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
 // CHECK: %[[B:.*]] = kiln.constant
-// CHECK: %[[K:.*]] = kiln.kernel "epilogue"(%[[X]], %[[W]], %[[B]])
+// CHECK: %[[K:.*]] = kiln.kernel epilogue(%[[X]], %[[W]], %[[B]])
 // CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<1x3x8x8xf32>, %[[A1:.*]]: tensor<4x3x3x3xf32>, %[[A2:.*]]: tensor<4x1x1xf32>):
 // CHECK-NEXT: %[[C:.*]] = kiln.conv %[[A0]], %[[A1]]
 // CHECK-NEXT: %[[S:.*]] = kiln.add %[[C]], %[[A2]]
@@ -28,7 +28,7 @@ func.func @conv_bias_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> t
 // activation, in that order.
 // CHECK-LABEL: func @matmul_bias_residual_gelu
 // CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<16x4xf32>, %[[RES:.*]]: tensor<8x4xf32>)
-// CHECK: %[[K:.*]] = kiln.kernel "epilogue"(%[[X]], %[[W]], %{{.*}}, %[[RES]])
+// CHECK: %[[K:.*]] = kiln.kernel epilogue(%[[X]], %[[W]], %{{.*}}, %[[RES]])
 // CHECK: kiln.matmul
 // CHECK-NEXT: kiln.add
 // CHECK-NEXT: kiln.add
@@ -78,7 +78,7 @@ func.func @broadcast_add(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<
 
 // Checks that the chain ends at the activation: an add after it stays out.
 // CHECK-LABEL: func @add_after_activation
-// CHECK: %[[K:.*]] = kiln.kernel "epilogue"
+// CHECK: %[[K:.*]] = kiln.kernel epilogue
 // CHECK: kiln.relu
 // CHECK-NEXT: kiln.yield
 // CHECK: kiln.add %[[K]]
@@ -94,7 +94,7 @@ func.func @add_after_activation(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %r: 
 // Checks that a bias after the residual is not taken (the epilogue's order
 // is bias, residual, activation).
 // CHECK-LABEL: func @bias_after_residual
-// CHECK: %[[K:.*]] = kiln.kernel "epilogue"
+// CHECK: %[[K:.*]] = kiln.kernel epilogue
 // CHECK: kiln.matmul
 // CHECK-NEXT: kiln.add
 // CHECK-NEXT: kiln.yield
@@ -125,7 +125,7 @@ func.func @alone(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4
 // Checks that a chain of elementwise ops becomes one elementwise kernel
 // reading what the chain reads from outside.
 // CHECK-LABEL: func @elementwise_chain
-// CHECK: %[[K:.*]] = kiln.kernel "elementwise"(%arg0, %arg1)
+// CHECK: %[[K:.*]] = kiln.kernel elementwise(%arg0, %arg1)
 // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<8x4xf32>, %[[Y:.*]]: tensor<8x4xf32>):
 // CHECK-NEXT: %[[E:.*]] = kiln.exp %[[X]]
 // CHECK-NEXT: %[[A:.*]] = kiln.add %[[E]], %[[Y]]
@@ -145,7 +145,7 @@ func.func @elementwise_chain(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> tensor
 // an operand broadcast from a smaller shape is read, not computed inside.
 // CHECK-LABEL: func @elementwise_tree
 // CHECK: %[[S:.*]] = kiln.sqrt %arg2
-// CHECK: kiln.kernel "elementwise"(%arg0, %arg1, %[[S]])
+// CHECK: kiln.kernel elementwise(%arg0, %arg1, %[[S]])
 // CHECK: kiln.mul
 // CHECK: kiln.neg
 // CHECK: kiln.sub
@@ -166,7 +166,7 @@ func.func @elementwise_tree(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %v: tensor
 // (it would be computed twice): exp stays outside, the add and relu fuse.
 // CHECK-LABEL: func @elementwise_shared
 // CHECK: %[[E:.*]] = kiln.exp %arg0
-// CHECK: %[[K:.*]] = kiln.kernel "elementwise"(%[[E]], %arg1)
+// CHECK: %[[K:.*]] = kiln.kernel elementwise(%[[E]], %arg1)
 // CHECK-NOT: kiln.exp
 // CHECK: kiln.yield
 // CHECK: return %[[E]], %[[K]]
@@ -192,7 +192,7 @@ func.func @elementwise_alone(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
 // Checks that a reduction over the trailing dims takes its elementwise
 // prologue and epilogue into one reduction kernel over rows of dim 0.
 // CHECK-LABEL: func @reduction_prologue_epilogue
-// CHECK: %[[K:.*]] = kiln.kernel "reduction"(%arg0) {kiln.outer_dims = 1 : i64}
+// CHECK: %[[K:.*]] = kiln.kernel reduction(%arg0) {kiln.outer_dims = 1 : i64}
 // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<8x4xf32>):
 // CHECK-NEXT: %[[E:.*]] = kiln.exp %[[X]]
 // CHECK-NEXT: %[[S:.*]] = kiln.reduce_sum %[[E]]
@@ -211,10 +211,10 @@ func.func @reduction_prologue_epilogue(%x: tensor<8x4xf32>) -> tensor<8x1xf32> {
 // Checks attention's scaled softmax (the scaling is its prologue) and a
 // layer normalisation with its residual add, over rows of the first dims.
 // CHECK-LABEL: func @softmax_and_layer_norm
-// CHECK: kiln.kernel "reduction"(%arg0, %{{.*}}) {kiln.outer_dims = 3 : i64}
+// CHECK: kiln.kernel reduction(%arg0, %{{.*}}) {kiln.outer_dims = 3 : i64}
 // CHECK: kiln.div
 // CHECK-NEXT: kiln.softmax
-// CHECK: kiln.kernel "reduction"(%arg1, %arg2, %arg3, %arg4) {kiln.outer_dims = 2 : i64}
+// CHECK: kiln.kernel reduction(%arg1, %arg2, %arg3, %arg4) {kiln.outer_dims = 2 : i64}
 // CHECK: kiln.add
 // CHECK-NEXT: kiln.layer_norm
 func.func @softmax_and_layer_norm(%q: tensor<?x12x128x128xf32>, %a: tensor<?x128x768xf32>, %b: tensor<?x128x768xf32>,
@@ -238,7 +238,7 @@ func.func @softmax_and_layer_norm(%q: tensor<?x12x128x128xf32>, %a: tensor<?x128
 // CHECK: kiln.softmax %arg0 {axis = 0 : i64}
 // CHECK: kiln.reduce_max %arg1
 // CHECK: %[[E:.*]] = kiln.exp %arg0
-// CHECK: kiln.kernel "reduction"(%[[E]])
+// CHECK: kiln.kernel reduction(%[[E]])
 // CHECK-NOT: kiln.exp
 // CHECK: kiln.yield
 func.func @not_row_reductions(%x: tensor<8x4xf32>, %y: tensor<8x?xf32>)

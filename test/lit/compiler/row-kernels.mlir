@@ -19,7 +19,7 @@
 // CHECK-NEXT: tensor.parallel_insert_slice %[[Y]] into %[[O]][%[[I]], 0] [1, 10] [1, 1]
 // CHECK: return %[[R]]
 func.func @softmax_rows(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
-  %0 = kiln.kernel "reduction"(%x) {kiln.outer_dims = 1 : i64} : (tensor<?x10xf32>) -> tensor<?x10xf32> {
+  %0 = kiln.kernel reduction(%x) {kiln.outer_dims = 1 : i64} : (tensor<?x10xf32>) -> tensor<?x10xf32> {
   ^bb0(%a: tensor<?x10xf32>):
     %1 = kiln.softmax %a {axis = 1 : i64} : (tensor<?x10xf32>) -> tensor<?x10xf32>
     kiln.yield %1 : tensor<?x10xf32>
@@ -38,7 +38,7 @@ func.func @softmax_rows(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg2 : tensor<1x1x8xf32>, tensor<8xf32>)
 // CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 8] [1, 1, 1] : tensor<1x1x8xf32> into tensor<2x3x8xf32>
 func.func @layer_norm_rows(%x: tensor<2x3x8xf32>, %r: tensor<1x3x8xf32>, %g: tensor<8xf32>) -> tensor<2x3x8xf32> {
-  %0 = kiln.kernel "reduction"(%x, %r, %g) {kiln.outer_dims = 2 : i64} : (tensor<2x3x8xf32>, tensor<1x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32> {
+  %0 = kiln.kernel reduction(%x, %r, %g) {kiln.outer_dims = 2 : i64} : (tensor<2x3x8xf32>, tensor<1x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32> {
   ^bb0(%a: tensor<2x3x8xf32>, %b: tensor<1x3x8xf32>, %c: tensor<8xf32>):
     %s = kiln.add %a, %b : (tensor<2x3x8xf32>, tensor<1x3x8xf32>) -> tensor<2x3x8xf32>
     %n = kiln.layer_norm %s, %c, %c {axis = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>

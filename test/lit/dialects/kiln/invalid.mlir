@@ -553,7 +553,7 @@ func.func @argmax_axis(%x: tensor<4xf32>) -> tensor<4xi64> {
 
 func.func @kernel_arity(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'kiln.kernel' op has 1 operands but its body takes 2}}
-  %k = kiln.kernel "epilogue"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  %k = kiln.kernel epilogue(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
     kiln.yield %a : tensor<4xf32>
   }
@@ -564,7 +564,7 @@ func.func @kernel_arity(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @kernel_operand_type(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'kiln.kernel' op operand 0 is 'tensor<4xf32>' but the body takes 'tensor<8xf32>'}}
-  %k = kiln.kernel "epilogue"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  %k = kiln.kernel epilogue(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<8xf32>):
     kiln.yield %x : tensor<4xf32>
   }
@@ -575,9 +575,108 @@ func.func @kernel_operand_type(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @kernel_yield_type(%x: tensor<4xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'kiln.kernel' op yields 'tensor<4xf32>' but returns 'tensor<8xf32>'}}
-  %k = kiln.kernel "epilogue"(%x) : (tensor<4xf32>) -> tensor<8xf32> {
+  %k = kiln.kernel epilogue(%x) : (tensor<4xf32>) -> tensor<8xf32> {
   ^bb0(%a: tensor<4xf32>):
     kiln.yield %a : tensor<4xf32>
   }
   return %k : tensor<8xf32>
+}
+
+// -----
+
+// Checks that a kernel's kind is one of the dialect's kernel kinds.
+func.func @kernel_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected}}
+  %k = kiln.kernel gather(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    kiln.yield %a : tensor<4xf32>
+  }
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+// Checks that kiln.library_call belongs on what a backend can claim.
+func.func @library_call_on_relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.relu' op 'kiln.library_call' belongs on a kiln.kernel, kiln.conv or kiln.matmul}}
+  %y = kiln.relu %x {kiln.library_call = 0 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Checks that a library call's index is a non-negative integer.
+func.func @library_call_index(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'kiln.matmul' op 'kiln.library_call' must be a non-negative integer}}
+  %y = kiln.matmul %x, %w {kiln.library_call = "first"} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Checks that kiln.residual_operand names one of the op's operands.
+func.func @residual_operand(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'kiln.library_call' op 'kiln.residual_operand' names operand 5 of 2}}
+  %y = kiln.library_call 0(%x, %w) {kiln.residual_operand = 5 : i64} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Checks that kiln.outer_dims is within a reduction kernel's rank.
+func.func @outer_dims_range(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'kiln.kernel' op 'kiln.outer_dims' = 3 is outside [1, 2]}}
+  %k = kiln.kernel reduction(%x) {kiln.outer_dims = 3 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %s = kiln.softmax %a {axis = 1 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    kiln.yield %s : tensor<2x4xf32>
+  }
+  return %k : tensor<2x4xf32>
+}
+
+// -----
+
+// Checks that kiln.outer_dims belongs on reduction kernels only.
+func.func @outer_dims_on_elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.kernel' op 'kiln.outer_dims' belongs on a reduction kiln.kernel}}
+  %k = kiln.kernel elementwise(%x) {kiln.outer_dims = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = kiln.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+    kiln.yield %r : tensor<4xf32>
+  }
+  return %k : tensor<4xf32>
+}
+
+// -----
+
+// Checks that a function argument's kiln.name is a string.
+// expected-error @+1 {{'func.func' op 'kiln.name' must be a string}}
+func.func @name_type(%x: tensor<4xf32> {kiln.name = 3 : i64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// Checks that kiln.name belongs on arguments and results, not on ops.
+func.func @name_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.relu' op 'kiln.name' belongs on a function's arguments and results}}
+  %y = kiln.relu %x {kiln.name = "y"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Checks that a kiln attribute the dialect does not declare is an error.
+func.func @unknown_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.relu' op has an unknown kiln attribute 'kiln.fast'}}
+  %y = kiln.relu %x {kiln.fast} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Checks that a memory plan is a dictionary with the arena's size.
+// expected-error @+1 {{'func.func' op 'kiln.memory_plan' must be a dictionary with arena_bytes}}
+func.func @memory_plan() attributes {kiln.memory_plan = {planned = 1 : i64}} {
+  return
 }

@@ -229,11 +229,11 @@ func.func @less_refined_results(%a: tensor<4xf32>) -> tensor<?xf32> {
 
 // Checks that a kernel with its yield, and a library call, round-trip.
 // CHECK-LABEL: func @kernels
-// CHECK: %[[K:.*]] = kiln.kernel "epilogue"(%{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> {
+// CHECK: %[[K:.*]] = kiln.kernel epilogue(%{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> {
 // CHECK: kiln.yield %{{.*}} : tensor<8x4xf32>
 // CHECK: kiln.library_call 2(%{{.*}}, %{{.*}}) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
 func.func @kernels(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
-  %k = kiln.kernel "epilogue"(%x, %w) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %k = kiln.kernel epilogue(%x, %w) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> {
   ^bb0(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>):
     %m = kiln.matmul %a, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
     %r = kiln.relu %m : (tensor<8x4xf32>) -> tensor<8x4xf32>

@@ -1,4 +1,9 @@
-/*===- library_calls.c - convolutions through oneDNN ------------------------===*
+/*===- onednn.c - the CPU device's convolutions and matmuls in oneDNN ------===*
+ *
+ * oneDNN is loaded with dlopen the first time a model needs it (its
+ * functions through one table), so the runtime links no vendor library
+ * and a host without oneDNN runs every model compiled without library
+ * calls.
  *
  * Each library call of an artifact becomes a oneDNN primitive, created when
  * the session is created (or, when the batch is dynamic, the first time a
@@ -12,11 +17,108 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "library_calls.h"
+#include "onednn.h"
+#include "device.h"
 
 #include <oneapi/dnnl/dnnl.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Every oneDNN function the runtime calls. */
+#define KILN_ONEDNN_FUNCTIONS(X) \
+  X(dnnl_dilated_convolution_forward_desc_init) \
+  X(dnnl_engine_create) \
+  X(dnnl_engine_destroy) \
+  X(dnnl_matmul_desc_init) \
+  X(dnnl_memory_create) \
+  X(dnnl_memory_desc_get_size) \
+  X(dnnl_memory_desc_init_by_tag) \
+  X(dnnl_memory_destroy) \
+  X(dnnl_memory_set_data_handle) \
+  X(dnnl_post_ops_append_eltwise) \
+  X(dnnl_post_ops_append_sum) \
+  X(dnnl_post_ops_create) \
+  X(dnnl_post_ops_destroy) \
+  X(dnnl_primitive_attr_create) \
+  X(dnnl_primitive_attr_destroy) \
+  X(dnnl_primitive_attr_set_post_ops) \
+  X(dnnl_primitive_attr_set_scratchpad_mode) \
+  X(dnnl_primitive_create) \
+  X(dnnl_primitive_desc_create) \
+  X(dnnl_primitive_desc_destroy) \
+  X(dnnl_primitive_desc_query_md) \
+  X(dnnl_primitive_destroy) \
+  X(dnnl_primitive_execute) \
+  X(dnnl_stream_create) \
+  X(dnnl_stream_destroy) \
+  X(dnnl_stream_wait)
+
+static struct {
+#define KILN_ONEDNN_POINTER(name) __typeof__(&name) p_##name;
+  KILN_ONEDNN_FUNCTIONS(KILN_ONEDNN_POINTER)
+#undef KILN_ONEDNN_POINTER
+} onednn;
+
+/* From here on, each dnnl_* call goes through the loaded table. */
+#define KILN_ONEDNN_REDIRECT(name) (onednn.p_##name)
+#define dnnl_dilated_convolution_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_dilated_convolution_forward_desc_init)
+#define dnnl_engine_create KILN_ONEDNN_REDIRECT(dnnl_engine_create)
+#define dnnl_engine_destroy KILN_ONEDNN_REDIRECT(dnnl_engine_destroy)
+#define dnnl_matmul_desc_init KILN_ONEDNN_REDIRECT(dnnl_matmul_desc_init)
+#define dnnl_memory_create KILN_ONEDNN_REDIRECT(dnnl_memory_create)
+#define dnnl_memory_desc_get_size KILN_ONEDNN_REDIRECT(dnnl_memory_desc_get_size)
+#define dnnl_memory_desc_init_by_tag KILN_ONEDNN_REDIRECT(dnnl_memory_desc_init_by_tag)
+#define dnnl_memory_destroy KILN_ONEDNN_REDIRECT(dnnl_memory_destroy)
+#define dnnl_memory_set_data_handle KILN_ONEDNN_REDIRECT(dnnl_memory_set_data_handle)
+#define dnnl_post_ops_append_eltwise KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_eltwise)
+#define dnnl_post_ops_append_sum KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_sum)
+#define dnnl_post_ops_create KILN_ONEDNN_REDIRECT(dnnl_post_ops_create)
+#define dnnl_post_ops_destroy KILN_ONEDNN_REDIRECT(dnnl_post_ops_destroy)
+#define dnnl_primitive_attr_create KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_create)
+#define dnnl_primitive_attr_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_destroy)
+#define dnnl_primitive_attr_set_post_ops KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_set_post_ops)
+#define dnnl_primitive_attr_set_scratchpad_mode KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_set_scratchpad_mode)
+#define dnnl_primitive_create KILN_ONEDNN_REDIRECT(dnnl_primitive_create)
+#define dnnl_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_create)
+#define dnnl_primitive_desc_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_destroy)
+#define dnnl_primitive_desc_query_md KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_query_md)
+#define dnnl_primitive_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_destroy)
+#define dnnl_primitive_execute KILN_ONEDNN_REDIRECT(dnnl_primitive_execute)
+#define dnnl_stream_create KILN_ONEDNN_REDIRECT(dnnl_stream_create)
+#define dnnl_stream_destroy KILN_ONEDNN_REDIRECT(dnnl_stream_destroy)
+#define dnnl_stream_wait KILN_ONEDNN_REDIRECT(dnnl_stream_wait)
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+static void load_onednn(void) {
+  const char *file = getenv("KILN_ONEDNN_LIBRARY");
+  if (!file || !*file)
+    file = "libdnnl.so.2";
+  void *library = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    snprintf(load_error, sizeof load_error, "oneDNN (%s) cannot be loaded: %s", file, dlerror());
+    return;
+  }
+#define KILN_ONEDNN_RESOLVE(name)                                                          \
+  if (!load_error[0] &&                                                                    \
+      !(onednn.p_##name = (__typeof__(onednn.p_##name))dlsym(library, #name)))              \
+    snprintf(load_error, sizeof load_error, "oneDNN (%s) has no %s: a version other than 2.x?", \
+             file, #name);
+  KILN_ONEDNN_FUNCTIONS(KILN_ONEDNN_RESOLVE)
+#undef KILN_ONEDNN_RESOLVE
+}
+
+kiln_status kiln_onednn_load(const char *what) {
+  pthread_once(&load_once, load_onednn);
+  if (load_error[0])
+    return kiln_fail(KILN_ERROR_LOAD, "%s needs %s", what, load_error);
+  return KILN_OK;
+}
 
 typedef struct prepared_call {
   const kiln_library_call *desc;
@@ -216,18 +318,23 @@ static int same_shape(const prepared_call *c, const int64_t *lhs) {
   return 1;
 }
 
-kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_state **out) {
+kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   *out = NULL;
+  if (abi->num_library_calls == 0)
+    return KILN_OK;
+  kiln_status loaded = kiln_onednn_load("the model");
+  if (loaded != KILN_OK)
+    return loaded;
   kiln_library_state *state = calloc(1, sizeof(*state));
   if (!state)
-    return KILN_ERROR_OUT_OF_MEMORY;
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   state->num_calls = abi->num_library_calls;
   if (state->num_calls) {
     state->calls = calloc(state->num_calls, sizeof(prepared_call));
     if (!state->calls || dnnl_engine_create(&state->engine, dnnl_cpu, 0) ||
         dnnl_stream_create(&state->stream, state->engine, dnnl_stream_default_flags)) {
-      kiln_library_state_free(state);
-      return KILN_ERROR_RUN;
+      kiln_onednn_free(state);
+      return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot create its CPU engine");
     }
   }
   for (uint32_t i = 0; i < state->num_calls; ++i) {
@@ -240,8 +347,8 @@ kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_sta
                  d->input_rank <= d->rank && d->weight_rank <= d->rank);
     valid &= d->activation >= KILN_ACTIVATION_NONE && d->activation <= KILN_ACTIVATION_GELU_TANH;
     if (!valid) {
-      kiln_library_state_free(state);
-      return KILN_ERROR_FORMAT;
+      kiln_onednn_free(state);
+      return kiln_fail(KILN_ERROR_FORMAT, "library call %u has an invalid description", i);
     }
     /* Static shapes are prepared now; dynamic ones at their first run. */
     int is_static = 1;
@@ -253,15 +360,16 @@ kiln_status kiln_library_state_create(const kiln_model_v1 *abi, kiln_library_sta
     else if (is_static && d->kind == KILN_LIBRARY_MATMUL)
       failed_prepare = prepare_matmul(state, c, d->input_dims, d->output_dims);
     if (failed_prepare) {
-      kiln_library_state_free(state);
-      return KILN_ERROR_RUN;
+      kiln_onednn_free(state);
+      return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare library call %u", i);
     }
   }
   *out = state;
   return KILN_OK;
 }
 
-void kiln_library_state_free(kiln_library_state *state) {
+void kiln_onednn_free(void *opaque) {
+  kiln_library_state *state = opaque;
   if (!state)
     return;
   for (uint32_t i = 0; state->calls && i < state->num_calls; ++i)
@@ -272,8 +380,9 @@ void kiln_library_state_free(kiln_library_state *state) {
   free(state);
 }
 
-int kiln_library_execute(kiln_library_state *state, uint32_t id, void *const *operands,
-                         const int64_t *const *dims) {
+int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
+                        const int64_t *const *dims) {
+  kiln_library_state *state = opaque;
   if (!state || id >= state->num_calls)
     return 1;
   prepared_call *c = &state->calls[id];

@@ -1,0 +1,23 @@
+//===- Registration.cpp - every backend Kiln is built with ----------------===//
+//
+// A new backend adds its register function here (and its folder to
+// backends/CMakeLists.txt); nothing in compiler/ changes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/Registration.h"
+#include "backends/cpu/CpuBackend.h"
+#include "backends/cpu/Pipeline.h"
+
+namespace kiln {
+
+void registerAllBackends() {
+  static bool registered = [] {
+    cpu::registerCpuBackend();
+    cpu::registerCpuPipelines();
+    return true;
+  }();
+  (void)registered;
+}
+
+} // namespace kiln

@@ -1,0 +1,261 @@
+//===- Descriptor.cpp - the artifact's descriptor, header and files -------===//
+
+#include "backends/common/Descriptor.h"
+
+#include "kiln/kiln_model_abi.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef KILN_RUNTIME_INCLUDE_DIR
+#error "KILN_RUNTIME_INCLUDE_DIR must name runtime/include"
+#endif
+
+namespace kiln::artifact {
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+int32_t dtypeOf(mlir::Type t) {
+  if (t.isF32()) return KILN_DTYPE_F32;
+  if (t.isF64()) return KILN_DTYPE_F64;
+  if (t.isF16()) return KILN_DTYPE_F16;
+  if (t.isBF16()) return KILN_DTYPE_BF16;
+  if (t.isInteger(1)) return KILN_DTYPE_BOOL;
+  if (t.isUnsignedInteger(8)) return KILN_DTYPE_U8;
+  if (t.isUnsignedInteger(16)) return KILN_DTYPE_U16;
+  if (t.isUnsignedInteger(32)) return KILN_DTYPE_U32;
+  if (t.isUnsignedInteger(64)) return KILN_DTYPE_U64;
+  if (t.isInteger(8)) return KILN_DTYPE_I8;
+  if (t.isInteger(16)) return KILN_DTYPE_I16;
+  if (t.isInteger(32)) return KILN_DTYPE_I32;
+  if (t.isInteger(64)) return KILN_DTYPE_I64;
+  return 0;
+}
+
+size_t dtypeSize(int32_t dtype) {
+  switch (dtype) {
+#define KILN_DTYPE_SIZE(NAME, VALUE, BYTES, TEXT)                                               \
+  case KILN_DTYPE_##NAME:                                                                      \
+    return BYTES;
+    KILN_DTYPES(KILN_DTYPE_SIZE)
+#undef KILN_DTYPE_SIZE
+  }
+  return 0;
+}
+
+std::string quoted(llvm::StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof(buf), "\\%03o", static_cast<unsigned char>(c));
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// `text` and a terminating zero as a C initializer list (any bytes).
+static std::string byteList(llvm::StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += std::to_string(static_cast<unsigned char>(c)) + ",";
+  return out + "0";
+}
+
+static int32_t libraryKind(LibraryKind kind) {
+  switch (kind) {
+  case LibraryKind::Convolution: return KILN_LIBRARY_CONV;
+  case LibraryKind::Matmul: return KILN_LIBRARY_MATMUL;
+  }
+  return 0;
+}
+
+static int32_t activationOf(LibraryActivation activation) {
+  switch (activation) {
+  case LibraryActivation::None: return KILN_ACTIVATION_NONE;
+  case LibraryActivation::Relu: return KILN_ACTIVATION_RELU;
+  case LibraryActivation::Clip: return KILN_ACTIVATION_CLIP;
+  case LibraryActivation::Sigmoid: return KILN_ACTIVATION_SIGMOID;
+  case LibraryActivation::Tanh: return KILN_ACTIVATION_TANH;
+  case LibraryActivation::GeluErf: return KILN_ACTIVATION_GELU_ERF;
+  case LibraryActivation::GeluTanh: return KILN_ACTIVATION_GELU_TANH;
+  }
+  return KILN_ACTIVATION_NONE;
+}
+
+std::string descriptorSource(const ArtifactContents &contents, const DescriptorFields &fields) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto array = [&](const std::string &name, const std::vector<int64_t> &v) {
+    os << "static const int64_t " << name << "[] = {";
+    for (size_t i = 0; i < v.size(); ++i)
+      os << (i ? ", " : "") << v[i];
+    os << (v.empty() ? "0" : "") << "};\n";
+  };
+  auto tensorTable = [&](const char *what, const std::vector<ModelTensor> &list) {
+    for (size_t i = 0; i < list.size(); ++i)
+      array(what + std::to_string(i) + "_dims", list[i].dims);
+    os << "static const kiln_model_tensor " << what << "s[] = {\n";
+    for (size_t i = 0; i < list.size(); ++i)
+      os << "  {" << quoted(list[i].name) << ", " << dtypeOf(list[i].elementType) << ", "
+         << list[i].dims.size() << ", " << what << i << "_dims},\n";
+    if (list.empty())
+      os << "  {0, 0, 0, 0},\n";
+    os << "};\n";
+  };
+  tensorTable("input", contents.inputs);
+  tensorTable("output", contents.outputs);
+  for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
+    const LibraryCall &c = contents.libraryCalls[i];
+    std::string p = "call" + std::to_string(i) + "_";
+    array(p + "in", c.input);
+    array(p + "w", c.weight);
+    array(p + "out", c.output);
+    array(p + "strides", c.param("strides"));
+    array(p + "dilations", c.param("dilations"));
+    array(p + "pads", c.param("pads"));
+  }
+  os << "static const kiln_library_call library_calls[] = {\n";
+  for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
+    const LibraryCall &c = contents.libraryCalls[i];
+    std::string p = "call" + std::to_string(i) + "_";
+    std::vector<int64_t> groups = c.param("groups");
+    os << "  {" << libraryKind(c.kind) << ", " << c.output.size() << ", " << c.input.size()
+       << ", " << c.weight.size() << ", " << p << "in, " << p << "w, " << p << "out, " << p
+       << "strides, " << p << "dilations, " << p << "pads, "
+       << (groups.empty() ? 1 : groups.front()) << ", " << c.epilogue.bias << ", "
+       << c.epilogue.residual << ", " << activationOf(c.epilogue.activation) << ", "
+       << llvm::format("%.9ef", c.epilogue.alpha) << ", "
+       << llvm::format("%.9ef", c.epilogue.beta) << "},\n";
+  }
+  if (contents.libraryCalls.empty())
+    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0f, 0.0f},\n";
+  os << "};\n\n"
+     << "static const char report[] = {" << byteList(contents.report) << "};\n"
+     << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
+     << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << contents.inputs.size() << ", "
+     << contents.outputs.size() << ", inputs, outputs,\n  " << quoted(contents.contentHash)
+     << ", " << quoted(contents.target) << ", " << contents.libraryCalls.size()
+     << ", library_calls, " << contents.arenaBytes << "u, " << contents.maxBatch
+     << "u, report,\n  " << fields.device << "u, " << quoted(fields.requiredFeatures) << ", "
+     << fields.runFunction << "};\n";
+  return s;
+}
+
+std::string headerSource(const ArtifactContents &contents, llvm::StringRef stem) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  std::string guard = "KILN_MODEL_" + stem.upper() + "_H";
+  for (char &c : guard)
+    if (!isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  os << "/* Generated by kiln. Model content hash: " << contents.contentHash << "\n"
+     << " * Link this artifact and pass &kiln_model_descriptor to kiln_model_from_abi(),\n"
+     << " * or load the shared library with kiln_model_load(). */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include \"kiln/kiln_model_abi.h\"\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "extern const kiln_model_v1 kiln_model_descriptor;\n\n";
+  auto describe = [&](const char *what, const std::vector<ModelTensor> &list) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      os << "/* " << what << " " << i << ": " << list[i].name << " dtype "
+         << dtypeOf(list[i].elementType) << " dims [";
+      for (size_t d = 0; d < list[i].dims.size(); ++d)
+        os << (d ? ", " : "")
+           << (list[i].dims[d] < 0 ? std::string("?") : std::to_string(list[i].dims[d]));
+      os << "] */\n";
+    }
+  };
+  describe("input", contents.inputs);
+  describe("output", contents.outputs);
+  os << "/* arena: " << contents.arenaBytes << " bytes */\n";
+  if (contents.maxBatch)
+    os << "/* batches up to " << contents.maxBatch << " (dim 0 of dynamic inputs) */\n";
+  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return s;
+}
+
+static llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  os << contents;
+  return llvm::Error::success();
+}
+
+/// Runs a program; fails with its name and arguments when it does.
+static llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> args) {
+  auto found = llvm::sys::findProgramByName(program);
+  if (!found)
+    return error("cannot find '" + program + "' to link the artifact");
+  std::vector<llvm::StringRef> argv = {*found};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*found, argv, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0) {
+    std::string line = program.str();
+    for (const std::string &a : args)
+      line += " " + a;
+    return error("'" + line + "' failed (" + std::to_string(rc) + ")" +
+                 (message.empty() ? "" : ": " + message));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
+                          const ArtifactContents &contents) {
+  llvm::StringRef outputPath = contents.outputPath;
+  llvm::StringRef ext = llvm::sys::path::extension(outputPath);
+  if (ext != ".so" && ext != ".a" && ext != ".o")
+    return error("the output must end in .so, .a or .o, got '" + outputPath + "'");
+  llvm::SmallString<128> work;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-artifact", work))
+    return error("cannot create a temporary folder: " + ec.message());
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(work); });
+  std::string modelObject = (work + "/model.o").str();
+  std::string entryFile = (work + "/entry.c").str();
+  std::string entryObject = (work + "/entry.o").str();
+  if (llvm::Error e = writeFile(modelObject, object))
+    return e;
+  if (llvm::Error e = writeFile(entryFile, entrySource))
+    return e;
+  // -ffile-prefix-map keeps the temporary path out of the output, so the
+  // same model compiles to the same bytes.
+  if (llvm::Error e = runTool("cc", {"-c", "-O2", "-fPIC", "-std=c11",
+                                     "-ffile-prefix-map=" + work.str().str() + "=.",
+                                     "-I", KILN_RUNTIME_INCLUDE_DIR, entryFile, "-o",
+                                     entryObject}))
+    return e;
+  if (ext == ".so") {
+    if (llvm::Error e = runTool("cc", {"-shared", "-o", outputPath.str(), modelObject,
+                                       entryObject, "-lm", "-Wl,--build-id=sha1"}))
+      return e;
+  } else if (ext == ".o") {
+    if (llvm::Error e = runTool("ld", {"-r", "-o", outputPath.str(), modelObject, entryObject}))
+      return e;
+  } else {
+    llvm::sys::fs::remove(outputPath);
+    if (llvm::Error e = runTool("ar", {"rcsD", outputPath.str(), modelObject, entryObject}))
+      return e;
+  }
+  llvm::SmallString<128> header(outputPath);
+  llvm::sys::path::replace_extension(header, ".h");
+  return writeFile(header, headerSource(contents, llvm::sys::path::stem(outputPath)));
+}
+
+} // namespace kiln::artifact

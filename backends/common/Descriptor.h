@@ -1,0 +1,60 @@
+//===- Descriptor.h - the artifact's descriptor, header and files -*- C++ -*-===//
+//
+// What every backend's artifact shares (runtime/include/kiln/
+// kiln_model_abi.h): element types as KILN_DTYPE_* values, the
+// `kiln_model_descriptor` with its tensor and library-call tables, the C
+// header, and linking the backend's objects with its generated entry
+// point into a .so, .a or .o. A backend writes only its entry point (the
+// `run` function that calls its code) and its object code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BACKENDS_COMMON_DESCRIPTOR_H
+#define KILN_BACKENDS_COMMON_DESCRIPTOR_H
+
+#include "compiler/Target/Backend.h"
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::artifact {
+
+/// The KILN_DTYPE_* value of an element type, or 0 if it has none.
+int32_t dtypeOf(mlir::Type type);
+/// Bytes per element of a KILN_DTYPE_* value (0 if unknown).
+size_t dtypeSize(int32_t dtype);
+
+/// A C string literal for `s`.
+std::string quoted(llvm::StringRef s);
+
+/// What the descriptor says beyond the contents.
+struct DescriptorFields {
+  uint32_t device = 0;          ///< kiln_device_kind
+  std::string requiredFeatures; ///< comma-separated
+  /// A `static int NAME(...)` of type kiln_model_run_fn defined before
+  /// the descriptor.
+  std::string runFunction = "run";
+};
+
+/// C source: the tensor tables, the library-call table (arrays
+/// `callN_in`, `callN_w`, ... and `library_calls`), the report and
+/// `kiln_model_descriptor`.
+std::string descriptorSource(const ArtifactContents &contents, const DescriptorFields &fields);
+
+/// The C header written next to the artifact.
+std::string headerSource(const ArtifactContents &contents, llvm::StringRef stem);
+
+/// Compiles the C `entrySource` (against the runtime's headers) and links
+/// it with `object` (a relocatable object) into `contents.outputPath` (.so,
+/// .a or .o by its extension), then writes the header next to it. The
+/// same inputs give the same bytes.
+llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
+                          const ArtifactContents &contents);
+
+} // namespace kiln::artifact
+
+#endif // KILN_BACKENDS_COMMON_DESCRIPTOR_H

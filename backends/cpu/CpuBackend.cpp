@@ -1,0 +1,133 @@
+//===- CpuBackend.cpp - the CPU target ------------------------------------===//
+//
+// The CPU `Backend`: oneDNN runs the convolutions and matmuls it can (with
+// their epilogues as post-ops where that is faster), LLVM compiles the
+// rest for the chosen processor, and the runtime's CPU device runs it on
+// the process's OpenMP threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/cpu/CpuBackend.h"
+#include "backends/common/Descriptor.h"
+#include "backends/cpu/Artifact.h"
+#include "backends/cpu/CpuCodegen.h"
+#include "backends/cpu/LibraryCalls.h"
+#include "backends/cpu/Passes.h"
+#include "backends/cpu/Pipeline.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+
+namespace kiln::cpu {
+namespace {
+
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The settings `kiln compile` passes (`--cpu`, `--conv-post-ops`).
+struct CpuSettings {
+  CpuTarget target;
+  bool convolutionPostOps = false;
+};
+
+class CpuBackend : public Backend {
+public:
+  llvm::StringRef name() const override { return "cpu"; }
+  llvm::StringRef description() const override {
+    return "this machine's processor family through LLVM; convolutions and matmuls in oneDNN";
+  }
+  std::vector<std::pair<std::string, std::string>> settingsHelp() const override {
+    return {{"cpu", "the processor: host (default) or an LLVM CPU name (x86-64-v3, ...)"},
+            {"conv-post-ops", "1: convolution epilogues as oneDNN post-ops"}};
+  }
+
+  llvm::Expected<CpuSettings> settings(const TargetOptions &options) const {
+    CpuSettings settings;
+    for (const auto &entry : options.settings) {
+      llvm::StringRef key = entry.getKey(), value = entry.getValue();
+      if (key == "cpu") {
+        settings.target.cpu = value.str();
+      } else if (key == "conv-post-ops") {
+        settings.convolutionPostOps = value != "0";
+      } else {
+        std::string known;
+        for (const auto &[k, help] : settingsHelp())
+          known += (known.empty() ? "" : ", ") + k;
+        return error("the cpu target has no setting '" + key + "' (known: " + known + ")");
+      }
+    }
+    return settings;
+  }
+
+  /// The target machine `options` name.
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+  targetMachine(const TargetOptions &options) const {
+    auto parsed = settings(options);
+    if (!parsed)
+      return parsed.takeError();
+    return createTargetMachine(parsed->target);
+  }
+
+  void registerDialects(DialectRegistry &registry) const override {
+    registerLibraryCallBufferization(registry);
+    registerTranslations(registry);
+  }
+
+  llvm::Expected<std::string> targetDescription(const TargetOptions &options) const override {
+    auto machine = targetMachine(options);
+    if (!machine)
+      return machine.takeError();
+    return describeTarget(**machine);
+  }
+
+  std::vector<LibraryCall> claimLibraryCalls(ModuleOp module,
+                                             const TargetOptions &options) const override {
+    auto parsed = settings(options);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError()); // targetDescription reported it
+      return {};
+    }
+    return assignLibraryCalls(module, {parsed->convolutionPostOps});
+  }
+
+  std::string libraryCallLabel(const LibraryCall &call) const override {
+    return "oneDNN " + call.summary();
+  }
+
+  void buildCodegenPipeline(OpPassManager &pm, const TargetOptions &) const override {
+    buildCpuCodegenPipeline(pm, CpuCodegenOptions{});
+  }
+
+  std::string codeSummary(ModuleOp module, const ArtifactContents &contents) const override {
+    int64_t chunks = 0;
+    module.walk([&](Operation *op) {
+      auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      if (name && name.getValue().starts_with(kChunkPrefix) &&
+          !name.getValue().ends_with("_entry"))
+        ++chunks;
+    });
+    return "kernels: " + std::to_string(contents.libraryCalls.size()) +
+           " library calls (oneDNN), " + std::to_string(chunks) +
+           " generated loop nests on the runtime's threads";
+  }
+
+  llvm::Error emitArtifact(ModuleOp module, const ArtifactContents &contents,
+                           const TargetOptions &options) const override {
+    auto machine = targetMachine(options);
+    if (!machine)
+      return machine.takeError();
+    auto object = emitObject(module, **machine);
+    if (!object)
+      return object.takeError();
+    return artifact::writeArtifact(*object, artifactSource(contents, requiredFeatures(**machine)),
+                                   contents);
+  }
+};
+
+} // namespace
+
+void registerCpuBackend() { registerBackend(std::make_unique<CpuBackend>()); }
+
+} // namespace kiln::cpu

@@ -1,0 +1,169 @@
+//===- VerifyContract.cpp - the phase contracts of docs/Contracts.md ------===//
+//
+// kiln-verify-contract{phase=P} checks, without changing anything, what
+// the phase P promises to the next one. Op verifiers already check each op
+// on its own; this pass checks what only holds of a whole phase's output
+// (which dialects may be left, where kernels sit, what the memory plan
+// left behind).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Passes.h"
+
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_VERIFYCONTRACT
+#include "compiler/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+bool isKiln(Operation *op) { return isa<KilnDialect>(op->getDialect()); }
+
+/// Function bodies hold only kiln ops, func.return and func.call (the
+/// ops inside kernels included).
+LogicalResult checkOnlyKiln(ModuleOp module, StringRef phase) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (isa<ModuleOp, func::FuncOp, func::ReturnOp, func::CallOp>(op) || isKiln(op))
+      return WalkResult::advance();
+    op->emitOpError("is not a kiln op: the ") << phase << " phase leaves only kiln ops, "
+                                              << "func.return and func.call";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult checkImport(ModuleOp module) {
+  auto entry = module.lookupSymbol<func::FuncOp>("main");
+  if (!entry)
+    return module.emitError("the import phase must produce func.func @main");
+  FunctionType type = entry.getFunctionType();
+  auto named = [&](Type t, DictionaryAttr attrs, const char *what, unsigned i) -> LogicalResult {
+    if (!isa<RankedTensorType>(t))
+      return entry.emitOpError() << what << " " << i << " is " << t << ", not a ranked tensor";
+    if (!attrs || !attrs.getAs<StringAttr>(KilnDialect::NameAttrHelper::getNameStr()))
+      return entry.emitOpError() << what << " " << i << " has no "
+                                 << KilnDialect::NameAttrHelper::getNameStr();
+    return success();
+  };
+  for (unsigned i = 0; i < type.getNumInputs(); ++i)
+    if (failed(named(type.getInput(i), entry.getArgAttrDict(i), "argument", i)))
+      return failure();
+  for (unsigned i = 0; i < type.getNumResults(); ++i)
+    if (failed(named(type.getResult(i), entry.getResultAttrDict(i), "result", i)))
+      return failure();
+  return checkOnlyKiln(module, "import");
+}
+
+/// No result type is less refined than what its op infers.
+LogicalResult checkRefined(ModuleOp module) {
+  WalkResult walk = module.walk([&](InferTypeOpInterface op) {
+    if (!isKiln(op))
+      return WalkResult::advance();
+    SmallVector<Type> inferred;
+    if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
+                                   op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+                                   op->getRegions(), inferred)))
+      return WalkResult::advance(); // the op verifier reports it
+    for (auto [declared, expected] : llvm::zip(op->getResultTypes(), inferred)) {
+      auto d = dyn_cast<RankedTensorType>(declared);
+      auto e = dyn_cast<RankedTensorType>(expected);
+      if (!d || !e || d.getRank() != e.getRank())
+        continue;
+      for (int64_t i = 0; i < d.getRank(); ++i)
+        if (d.isDynamicDim(i) && !e.isDynamicDim(i)) {
+          op->emitOpError("result is ") << declared << " where " << expected
+                                        << " is inferred: the graph phase refines every "
+                                           "inferable dim";
+          return WalkResult::interrupt();
+        }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult checkKernels(ModuleOp module) {
+  WalkResult walk = module.walk([&](KernelOp kernel) {
+    if (!isa<func::FuncOp>(kernel->getParentOp())) {
+      kernel.emitOpError("must sit directly in a function after the fuse phase");
+      return WalkResult::interrupt();
+    }
+    auto ops = kernel.bodyOps();
+    if (kernel.getKind() == KernelKind::epilogue &&
+        (ops.empty() || !isa<ConvOp, MatmulOp>(*ops.begin()))) {
+      kernel.emitOpError("epilogue kernel must start with a convolution or matmul");
+      return WalkResult::interrupt();
+    }
+    if (kernel.getKind() == KernelKind::reduction &&
+        !KilnDialect::OuterDimsAttrHelper(kernel->getContext()).isAttrPresent(kernel)) {
+      kernel.emitOpError("reduction kernel has no ")
+          << KilnDialect::OuterDimsAttrHelper::getNameStr();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult checkLinalg(ModuleOp module) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (!isKiln(op) || isa<LibraryCallOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("is left after the linalg phase (only kiln.library_call may be)");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult checkPlan(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!KilnDialect::MemoryPlanAttrHelper(func->getContext()).isAttrPresent(func))
+      return func.emitOpError("has no ") << KilnDialect::MemoryPlanAttrHelper::getNameStr()
+                                         << " after the plan phase";
+    WalkResult walk = func.walk([&](Operation *op) {
+      for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (isa<TensorType>(type)) {
+          op->emitOpError("has a tensor (") << type << ") after the plan phase: every value "
+                                                       "is a buffer";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
+struct VerifyContract : impl::VerifyContractBase<VerifyContract> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    LogicalResult result = failure();
+    if (phase == "import")
+      result = checkImport(module);
+    else if (phase == "graph")
+      result = checkRefined(module);
+    else if (phase == "fuse")
+      result = success(succeeded(checkRefined(module)) && succeeded(checkKernels(module)));
+    else if (phase == "linalg")
+      result = checkLinalg(module);
+    else if (phase == "plan")
+      result = checkPlan(module);
+    else
+      module.emitError("kiln-verify-contract: unknown phase '")
+          << phase << "' (import, graph, fuse, linalg, plan)";
+    if (failed(result))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace kiln

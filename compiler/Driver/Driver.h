@@ -1,0 +1,77 @@
+//===- Driver.h - the compile driver as a library ---------------*- C++ -*-===//
+//
+// compile(source, options): a model source (a frontend, or kiln IR in a
+// file) -> import -> graph -> [autodiff, reserved] -> fuse -> the
+// backend's library calls -> linalg -> plan -> the backend's codegen ->
+// the artifact. Pass order lives in compiler/Pipelines (the target-neutral
+// phases) and in each backend's pipeline file; this file only calls them
+// in order. `kiln compile`, `kiln import` and the tests call it; the tool
+// keeps only argument parsing and printing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_DRIVER_DRIVER_H
+#define KILN_COMPILER_DRIVER_DRIVER_H
+
+#include "compiler/Driver/ModelSource.h"
+#include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/Backend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kiln::driver {
+
+/// Whether `path` names kiln IR (.mlir text or .mlirbc bytecode).
+bool isIrFile(llvm::StringRef path);
+/// Kiln IR read from a .mlir or .mlirbc file.
+std::unique_ptr<ModelSource> createIrFileSource(llvm::StringRef path);
+
+struct CompileOptions {
+  /// The backend (`--target`).
+  std::string target = "cpu";
+  TargetOptions targetOptions;
+  /// Fuse kernels (kiln-fuse and linalg's elementwise fusion).
+  bool fuse = true;
+  /// Plan the arena for batches up to this (0: dynamic buffers from the
+  /// pool).
+  int64_t maxBatch = 0;
+  /// Print the IR after this phase to `irOutput` instead of writing an
+  /// artifact.
+  std::optional<Phase> stopAfter;
+  llvm::raw_ostream *irOutput = nullptr;
+  /// The artifact (.so, .a or .o); its header goes next to it.
+  std::string outputPath;
+};
+
+/// What `kiln compile` reports of a written artifact.
+struct CompileSummary {
+  std::string target;
+  std::string contentHash;
+  /// `kiln compile --report`: the memory plan and the code, as lines.
+  std::string report;
+};
+
+/// Compiles the model `source` gives. Diagnostics go to stderr as they
+/// arise; the error says what failed.
+llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions &options);
+
+/// Imports the model (and runs the phases up to `stopAfter`, at most
+/// `graph`) and writes its kiln IR to `outputPath` ("-": stdout): MLIR
+/// bytecode when it ends in .mlirbc, text otherwise (with locations when
+/// written to a file, so that it compiles to the same artifact).
+llvm::Error importModel(ModelSource &source, Phase stopAfter, llvm::StringRef outputPath);
+
+/// "unknown target 'x' (known: cpu)" unless `name` is registered.
+llvm::Expected<const Backend *> findBackend(llvm::StringRef name);
+
+} // namespace kiln::driver
+
+#endif // KILN_COMPILER_DRIVER_DRIVER_H

@@ -1,0 +1,116 @@
+//===- Report.cpp - the compile report ------------------------------------===//
+
+#include "compiler/Driver/Report.h"
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+
+namespace kiln::driver {
+
+/// The model's node names a location carries (a fused location: all).
+static void namesOf(Location loc, std::vector<std::string> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    std::string n = name.getName().str();
+    if (!llvm::is_contained(names, n))
+      names.push_back(n);
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      namesOf(inner, names);
+  }
+}
+
+llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
+                              const Backend &backend, const std::vector<LibraryCall> &calls) {
+  llvm::json::Array kernels;
+  auto entry = module.lookupSymbol<func::FuncOp>(entryName);
+  if (!entry)
+    return kernels;
+  for (Operation &op : entry.getBody().front()) {
+    std::string kind;
+    if (auto call = dyn_cast<LibraryCallOp>(op))
+      kind = backend.libraryCallLabel(calls.at(call.getId()));
+    else if (isa<linalg::LinalgOp>(op))
+      kind = "loop nest (" + op.getName().getStringRef().str() + ")";
+    else if (isa<scf::ForallOp>(op))
+      kind = "row loop (reduction kernel)";
+    else
+      continue;
+    std::vector<std::string> names;
+    namesOf(op.getLoc(), names);
+    llvm::json::Array ops;
+    for (const std::string &n : names)
+      ops.push_back(n);
+    kernels.push_back(llvm::json::Object{{"kind", kind}, {"ops", std::move(ops)}});
+  }
+  return kernels;
+}
+
+MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entryName) {
+  MemoryPlanSummary summary;
+  auto entry = module.lookupSymbol(entryName);
+  if (!entry)
+    return summary;
+  DictionaryAttr plan = KilnDialect::MemoryPlanAttrHelper(module.getContext()).getAttr(entry);
+  if (!plan)
+    return summary;
+  auto get = [&](llvm::StringRef key) {
+    auto v = plan.getAs<IntegerAttr>(key);
+    return v ? v.getInt() : 0;
+  };
+  summary.arenaBytes = get("arena_bytes");
+  summary.lowerBound = get("lower_bound");
+  summary.naiveBytes = get("naive_bytes");
+  summary.planned = get("planned");
+  summary.unplanned = get("unplanned");
+  summary.inPlace = get("in_place");
+  summary.bounded = get("bounded");
+  summary.maxBatch = get("max_batch");
+  summary.positions = get("positions");
+  if (auto buffers = plan.getAs<DenseI64ArrayAttr>("buffers"))
+    summary.buffers.assign(buffers.asArrayRef().begin(), buffers.asArrayRef().end());
+  return summary;
+}
+
+std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels) {
+  llvm::json::Array buffers;
+  for (size_t i = 0; i + 4 <= plan.buffers.size(); i += 4)
+    buffers.push_back(llvm::json::Array{plan.buffers[i], plan.buffers[i + 1],
+                                        plan.buffers[i + 2], plan.buffers[i + 3]});
+  llvm::json::Object report{{"arena_bytes", plan.arenaBytes},
+                            {"lower_bound", plan.lowerBound},
+                            {"naive_bytes", plan.naiveBytes},
+                            {"planned", plan.planned},
+                            {"unplanned", plan.unplanned},
+                            {"in_place", plan.inPlace},
+                            {"bounded", plan.bounded},
+                            {"max_batch", plan.maxBatch},
+                            {"positions", plan.positions},
+                            {"buffers", std::move(buffers)},
+                            {"kernels", std::move(kernels)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(report));
+  return text;
+}
+
+std::string describeMemoryPlan(const MemoryPlanSummary &plan) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto kib = [](int64_t bytes) { return llvm::format("%.1f KiB", bytes / 1024.0); };
+  os << "memory: arena " << kib(plan.arenaBytes) << " for " << plan.planned
+     << " buffers (liveness lower bound " << kib(plan.lowerBound) << ", naive sum "
+     << kib(plan.naiveBytes) << "); " << plan.inPlace << " written in place of a dead operand";
+  if (plan.maxBatch)
+    os << "; " << plan.bounded << " with dynamic dims sized for batch " << plan.maxBatch;
+  os << "; " << plan.unplanned
+     << " buffers with unbounded dynamic dims or escaping come from the pool";
+  return text;
+}
+
+} // namespace kiln::driver

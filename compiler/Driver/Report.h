@@ -1,0 +1,46 @@
+//===- Report.h - what a compile reports of its memory plan and kernels ---===//
+//
+// The compile report embedded in the artifact (`kiln inspect` reads it) and
+// the lines `kiln compile --report` prints, built from the IR: the
+// `kiln.memory_plan` of the entry function and its kernels after `linalg`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_DRIVER_REPORT_H
+#define KILN_COMPILER_DRIVER_REPORT_H
+
+#include "compiler/Target/Backend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+
+namespace kiln::driver {
+
+/// What kiln-plan-memory recorded on a function.
+struct MemoryPlanSummary {
+  int64_t arenaBytes = 0, lowerBound = 0, naiveBytes = 0, planned = 0, unplanned = 0;
+  int64_t inPlace = 0, bounded = 0, maxBatch = 0, positions = 0;
+  llvm::SmallVector<int64_t> buffers; ///< (offset, size, first, last) each
+};
+
+/// The memory plan of function `entry`.
+MemoryPlanSummary readMemoryPlan(mlir::ModuleOp module, llvm::StringRef entry);
+
+/// The kernels of function `entry` after the linalg phase: each library
+/// call (named by the backend) and each loop nest, with the model's nodes
+/// in it.
+llvm::json::Array listKernels(mlir::ModuleOp module, llvm::StringRef entry,
+                              const Backend &backend,
+                              const std::vector<LibraryCall> &calls);
+
+/// The compile report as JSON (docs/UserGuide.md, kiln inspect).
+std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels);
+
+/// The `memory: ...` line of `kiln compile --report`.
+std::string describeMemoryPlan(const MemoryPlanSummary &plan);
+
+} // namespace kiln::driver
+
+#endif // KILN_COMPILER_DRIVER_REPORT_H

@@ -1,0 +1,49 @@
+//===- Backend.cpp - the backend registry ---------------------------------===//
+
+#include "compiler/Target/Backend.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <map>
+
+namespace kiln {
+
+Backend::~Backend() = default;
+
+std::string Backend::codeSummary(mlir::ModuleOp, const ArtifactContents &contents) const {
+  return "kernels: " + std::to_string(contents.libraryCalls.size()) + " library calls";
+}
+
+static std::map<std::string, std::unique_ptr<Backend>> &registry() {
+  static std::map<std::string, std::unique_ptr<Backend>> backends;
+  return backends;
+}
+
+void registerBackend(std::unique_ptr<Backend> backend) {
+  std::string name = backend->name().str();
+  // Registering twice (two tools' start-up paths) keeps the first.
+  registry().emplace(std::move(name), std::move(backend));
+}
+
+const Backend *lookupBackend(llvm::StringRef name) {
+  auto it = registry().find(name.str());
+  return it == registry().end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> registeredBackendNames() {
+  std::vector<std::string> names;
+  for (const auto &entry : registry())
+    names.push_back(entry.first);
+  return names;
+}
+
+std::string LibraryCall::summary() const {
+  static const char *activations[] = {"",      "+relu", "+clip",     "+sigmoid",
+                                      "+tanh", "+gelu", "+gelu_tanh"};
+  return std::string(kind == LibraryKind::Convolution ? "conv" : "matmul") +
+         (epilogue.bias ? "+bias" : "") + (epilogue.residual ? "+residual" : "") +
+         activations[static_cast<int>(epilogue.activation)];
+}
+
+} // namespace kiln

@@ -1,0 +1,73 @@
+//===- LibraryCall.h - an op a backend hands to a vendor library -*- C++ -*-===//
+//
+// A backend claims convolutions, matmuls and their fused epilogues for a
+// vendor library (oneDNN on CPU; cuDNN / cuBLASLt on CUDA) between the
+// `fuse` and `linalg` phases. Each claimed op is described here in
+// target-neutral terms: what it computes (a kind and its parameters) and
+// the dims of its operands. The shared descriptor writer
+// (in the backends' common folder) turns the table into the artifact's
+// `kiln_library_call` records; the runtime's device prepares each one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_TARGET_LIBRARYCALL_H
+#define KILN_COMPILER_TARGET_LIBRARYCALL_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln {
+
+/// What a library call computes.
+enum class LibraryKind {
+  /// output = conv(input [N,C,H,W], weight [O,C/g,KH,KW]); parameters
+  /// `strides`, `dilations` (rank - 2 each), `pads` (all low, then all
+  /// high), `groups` (one value).
+  Convolution,
+  /// output [..,M,N] = lhs [..,M,K] x rhs [..,K,N]; lower-rank operands
+  /// broadcast from the front. No parameters.
+  Matmul,
+};
+
+/// The activation that ends a call's fused epilogue.
+enum class LibraryActivation { None, Relu, Clip, Sigmoid, Tanh, GeluErf, GeluTanh };
+
+/// output = activation(op(input, weight) + bias + residual).
+struct LibraryEpilogue {
+  /// One value per output channel (dim 1 of a convolution's output, the
+  /// last dim of a matmul's), passed with `biasRank` dims.
+  bool bias = false;
+  int64_t biasRank = 0;
+  /// The output buffer holds the residual when the call starts.
+  bool residual = false;
+  LibraryActivation activation = LibraryActivation::None;
+  /// The activation's parameters (clip: its bounds).
+  float alpha = 0, beta = 0;
+};
+
+struct LibraryCall {
+  LibraryKind kind = LibraryKind::Convolution;
+  /// Dims of the input, the weight and the output; -1 for a dynamic dim.
+  std::vector<int64_t> input, weight, output;
+  /// The kind's named parameters (see LibraryKind), in a fixed order.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> params;
+  LibraryEpilogue epilogue;
+
+  /// Parameter `name`, or an empty list.
+  std::vector<int64_t> param(llvm::StringRef name) const {
+    for (const auto &[key, values] : params)
+      if (key == name)
+        return values;
+    return {};
+  }
+  /// "conv+bias+relu": the kind and its epilogue, for reports.
+  std::string summary() const;
+};
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_TARGET_LIBRARYCALL_H

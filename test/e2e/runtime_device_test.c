@@ -1,0 +1,82 @@
+/* runtime_device_test.c
+ * The runtime picks its device from the descriptor and lets the device
+ * check the host first: an artifact for a device this runtime lacks, or
+ * one whose code needs processor features the host lacks (or the runtime
+ * does not know), is refused at load with a message naming the device or
+ * the features, instead of faulting on the first instruction (SIGILL).
+ * Descriptors are built by hand here; their `run` is never called.
+ * Prints "N passed, N failed". */
+#include "kiln/kiln.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+#define CHECK(cond, ...)                                                                        \
+  do {                                                                                          \
+    printf("%s: ", (cond) ? "PASS" : "FAIL");                                                   \
+    printf(__VA_ARGS__);                                                                        \
+    printf("\n");                                                                               \
+    if (cond) ++passed; else ++failed;                                                          \
+  } while (0)
+
+static int never_run(const kiln_runtime_services *s, void *state, void *const *in_data,
+                     const int64_t *const *in_dims, void **out_alloc, void **out_data,
+                     int64_t *const *out_dims) {
+  return 1;
+}
+
+static kiln_model_v1 descriptor(uint32_t device, const char *features) {
+  kiln_model_v1 abi;
+  memset(&abi, 0, sizeof abi);
+  abi.magic = KILN_MODEL_MAGIC;
+  abi.abi_version = KILN_MODEL_ABI_VERSION;
+  abi.content_hash = "test";
+  abi.target = "x86_64-unknown-linux-gnu test-cpu";
+  abi.device = device;
+  abi.required_features = features;
+  abi.run = never_run;
+  return abi;
+}
+
+int main(void) {
+  kiln_model *model = NULL;
+
+  kiln_model_v1 plain = descriptor(KILN_DEVICE_CPU, "");
+  CHECK(kiln_model_from_abi(&plain, &model) == KILN_OK, "a CPU model needing no feature loads");
+  kiln_model_free(model);
+
+  kiln_model_v1 other = descriptor(99, "");
+  CHECK(kiln_model_from_abi(&other, &model) == KILN_ERROR_LOAD &&
+            strstr(kiln_last_error(), "device kind 99") && strstr(kiln_last_error(), "cpu"),
+        "an unknown device is refused, naming the ones there are: %s", kiln_last_error());
+
+  kiln_model_v1 unknown = descriptor(KILN_DEVICE_CPU, "avx2,kiln-no-such-feature");
+  CHECK(kiln_model_from_abi(&unknown, &model) == KILN_ERROR_LOAD &&
+            strstr(kiln_last_error(), "kiln-no-such-feature") &&
+            !strstr(kiln_last_error(), "avx2"),
+        "a feature the runtime does not know is refused by name: %s", kiln_last_error());
+
+  /* Each feature alone: either the host has it (the model loads) or the
+   * message names exactly it as lacking. */
+  const char *features[] = {"sse4.2",     "avx2",     "fma",      "avx512f",   "avx512bw",
+                            "avx512vnni", "avx512bf16", "avx512fp16", "amx-tile", "amx-int8"};
+  int lacking = 0;
+  for (size_t i = 0; i < sizeof features / sizeof features[0]; ++i) {
+    kiln_model_v1 abi = descriptor(KILN_DEVICE_CPU, features[i]);
+    kiln_status status = kiln_model_from_abi(&abi, &model);
+    if (status == KILN_OK) {
+      CHECK(1, "host has %s: loads", features[i]);
+      kiln_model_free(model);
+    } else {
+      ++lacking;
+      CHECK(status == KILN_ERROR_LOAD && strstr(kiln_last_error(), features[i]) &&
+                strstr(kiln_last_error(), "lacks") && strstr(kiln_last_error(), "test-cpu"),
+            "host lacks %s: refused: %s", features[i], kiln_last_error());
+    }
+  }
+  printf("this host lacks %d of %zu checked features\n", lacking,
+         sizeof features / sizeof features[0]);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
