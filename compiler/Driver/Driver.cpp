@@ -2,7 +2,6 @@
 
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Report.h"
-#include "compiler/Passes.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -76,9 +75,7 @@ static llvm::Expected<OwningOpRef<ModuleOp>> loadModel(ModelSource &source,
   if (!module)
     return error(source.path() + " cannot be imported:\n" + problems);
   PassManager pm(&context);
-  VerifyContractOptions contract;
-  contract.phase = "import";
-  pm.addPass(createVerifyContract(contract));
+  buildImportCheck(pm);
   if (failed(pm.run(*module)))
     return error(source.path() + " is not kiln IR as the import phase leaves it (see above)");
   return std::move(module);

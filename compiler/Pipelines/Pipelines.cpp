@@ -15,8 +15,6 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -123,6 +121,8 @@ static void addPlanPhase(OpPassManager &pm, const PipelineOptions &options) {
   // Clones that make returned constants owned become alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
+
+void buildImportCheck(OpPassManager &pm) { addContractCheck(pm, Phase::Import); }
 
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // Phases after `startAfter` up to `stopAfter`, in order.

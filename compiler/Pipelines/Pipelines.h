@@ -1,7 +1,9 @@
 //===- Pipelines.h - Kiln's phases and the passes in each -------*- C++ -*-===//
 //
 // The compiler is a sequence of named phases (docs/Architecture.md). This
-// header names them; Pipelines.cpp is the only place that orders passes.
+// header names them; Pipelines.cpp is the only place that orders the
+// target-neutral passes (each backend orders its codegen in its own
+// pipeline file).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +53,10 @@ struct PipelineOptions {
 /// up to `options.stopAfter` (`codegen` is the backend's: not added here).
 /// Each phase ends with `kiln-verify-contract` for that phase.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// Adds the check of the import contract (what a source must hand the
+/// driver: kiln-verify-contract{phase=import}).
+void buildImportCheck(mlir::OpPassManager &pm);
 
 /// Registers the named pipelines (`kiln-graph`, `kiln-lower-to-linalg`,
 /// `kiln-plan`) with the pass registry.
