@@ -12,12 +12,14 @@
 #include <string.h>
 
 static int passed, failed;
+/* Evaluates `cond` once (it may load a model). */
 #define CHECK(cond, ...)                                                                        \
   do {                                                                                          \
-    printf("%s: ", (cond) ? "PASS" : "FAIL");                                                   \
+    int ok = (cond);                                                                            \
+    printf("%s: ", ok ? "PASS" : "FAIL");                                                       \
     printf(__VA_ARGS__);                                                                        \
     printf("\n");                                                                               \
-    if (cond) ++passed; else ++failed;                                                          \
+    if (ok) ++passed; else ++failed;                                                            \
   } while (0)
 
 static int never_run(const kiln_runtime_services *s, void *state, void *const *in_data,
