@@ -248,6 +248,18 @@ const char *kiln_model_report(const kiln_model *model) {
   return model && model->abi->report ? model->abi->report : "";
 }
 
+const char *kiln_model_device(const kiln_model *model) {
+  return model ? model->device->name : "";
+}
+
+const char *kiln_model_target(const kiln_model *model) {
+  return model && model->abi->target ? model->abi->target : "";
+}
+
+const char *kiln_model_required_features(const kiln_model *model) {
+  return model && model->abi->required_features ? model->abi->required_features : "";
+}
+
 const char *kiln_model_content_hash(const kiln_model *model) {
   return model && model->abi->content_hash ? model->abi->content_hash : "";
 }

@@ -134,6 +134,11 @@ int main(int argc, char **argv) {
   const kiln_model_tensor *in = kiln_model_input(model, 0);
   CHECK(in && in->dtype == KILN_DTYPE_F32 && in->rank == 4, "input is a float32 image");
   CHECK(strlen(kiln_model_content_hash(model)) == 64, "a SHA-256 content hash");
+  CHECK(strcmp(kiln_model_device(model), "cpu") == 0, "runs on the CPU device");
+  CHECK(strncmp(kiln_model_target(model), "x86_64", 6) == 0, "a target triple and processor: %s",
+        kiln_model_target(model));
+  CHECK(strstr(kiln_model_required_features(model), "sse4.2") != NULL,
+        "the processor features it needs: %s", kiln_model_required_features(model));
   CHECK(kiln_model_input(model, 5) == NULL, "input index out of range");
 
   input.dtype = KILN_DTYPE_F32;

@@ -51,6 +51,8 @@ int main(int argc, char **argv) {
     kiln::TensorInfo in = model.input(0), out = model.output(0);
     CHECK(in.dtype == KILN_DTYPE_F32 && !in.name.empty(), "input metadata");
     CHECK(model.contentHash().size() == 64, "a SHA-256 content hash");
+    CHECK(model.device() == "cpu", "runs on the CPU device");
+    CHECK(model.target().rfind("x86_64", 0) == 0, "a target triple and processor");
     // mlp.so is compiled without --max-batch: any batch, nothing planned for it.
     CHECK(model.maxBatch() == 0, "no batch limit without --max-batch");
 

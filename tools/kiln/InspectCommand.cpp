@@ -115,6 +115,11 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << "kiln inspect: " << modelPath << " has no readable compile report\n";
     return 1;
   }
+  llvm::outs() << "device " << kiln_model_device(model) << ", target "
+               << kiln_model_target(model) << "\n  needs processor features: "
+               << (*kiln_model_required_features(model) ? kiln_model_required_features(model)
+                                                         : "none")
+               << "\n";
   if (memory) {
     int64_t arena = report->getInteger("arena_bytes").value_or(0);
     int64_t bound = report->getInteger("lower_bound").value_or(0);

@@ -73,6 +73,12 @@ uint32_t kiln_model_num_outputs(const kiln_model *model);
 const kiln_model_tensor *kiln_model_input(const kiln_model *model, uint32_t i);
 const kiln_model_tensor *kiln_model_output(const kiln_model *model, uint32_t i);
 const char *kiln_model_content_hash(const kiln_model *model);
+/* Where the model's code runs: its device ("cpu") and target (triple and
+ * processor, "x86_64-pc-linux-gnu znver3"), and the processor features
+ * it needs ("avx2,fma,..."; "" for none). */
+const char *kiln_model_device(const kiln_model *model);
+const char *kiln_model_target(const kiln_model *model);
+const char *kiln_model_required_features(const kiln_model *model);
 /* How many operations the model hands to libraries (oneDNN) per run. */
 uint32_t kiln_model_library_call_count(const kiln_model *model);
 /* Bytes of the model's planned arena (every intermediate with a static

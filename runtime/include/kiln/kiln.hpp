@@ -115,6 +115,9 @@ public:
     return info(kiln_model_output(get(), index(i, numOutputs())));
   }
   std::string contentHash() const { return kiln_model_content_hash(get()); }
+  std::string device() const { return kiln_model_device(get()); }
+  std::string target() const { return kiln_model_target(get()); }
+  std::string requiredFeatures() const { return kiln_model_required_features(get()); }
   /// Bytes each session reserves for the planned arena.
   uint64_t arenaBytes() const { return kiln_model_arena_bytes(get()); }
   /// The largest batch the model accepts (`kiln compile --max-batch`), 0 if any.
