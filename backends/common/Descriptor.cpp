@@ -96,6 +96,20 @@ static int32_t activationOf(LibraryActivation activation) {
   return KILN_ACTIVATION_NONE;
 }
 
+/// A call's parameters in its kind's layout (kiln_model_abi.h).
+static std::vector<int64_t> libraryParams(const LibraryCall &call) {
+  std::vector<int64_t> params;
+  if (call.kind == LibraryKind::Convolution) {
+    std::vector<int64_t> groups = call.param("groups");
+    params.push_back(groups.empty() ? 1 : groups.front());
+    for (const char *name : {"strides", "dilations", "pads"}) {
+      std::vector<int64_t> values = call.param(name);
+      params.insert(params.end(), values.begin(), values.end());
+    }
+  }
+  return params;
+}
+
 std::string descriptorSource(const ArtifactContents &contents, const DescriptorFields &fields) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -118,31 +132,32 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   };
   tensorTable("input", contents.inputs);
   tensorTable("output", contents.outputs);
+  // Each call: its operands' ranks and dims, its parameters in the
+  // kind's layout (kiln_library_kind), its epilogue.
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    array(p + "in", c.input);
-    array(p + "w", c.weight);
-    array(p + "out", c.output);
-    array(p + "strides", c.param("strides"));
-    array(p + "dilations", c.param("dilations"));
-    array(p + "pads", c.param("pads"));
+    const std::vector<int64_t> *operands[] = {&c.input, &c.weight, &c.output};
+    for (size_t k = 0; k < 3; ++k)
+      array(p + "operand" + std::to_string(k), *operands[k]);
+    os << "static const int32_t " << p << "ranks[] = {" << c.input.size() << ", "
+       << c.weight.size() << ", " << c.output.size() << "};\n"
+       << "static const int64_t *const " << p << "dims[] = {" << p << "operand0, " << p
+       << "operand1, " << p << "operand2};\n";
+    array(p + "params", libraryParams(c));
   }
   os << "static const kiln_library_call library_calls[] = {\n";
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    std::vector<int64_t> groups = c.param("groups");
-    os << "  {" << libraryKind(c.kind) << ", " << c.output.size() << ", " << c.input.size()
-       << ", " << c.weight.size() << ", " << p << "in, " << p << "w, " << p << "out, " << p
-       << "strides, " << p << "dilations, " << p << "pads, "
-       << (groups.empty() ? 1 : groups.front()) << ", " << c.epilogue.bias << ", "
+    os << "  {" << libraryKind(c.kind) << ", 3, " << p << "ranks, " << p << "dims, "
+       << libraryParams(c).size() << ", " << p << "params, {" << c.epilogue.bias << ", "
        << c.epilogue.residual << ", " << activationOf(c.epilogue.activation) << ", "
        << llvm::format("%.9ef", c.epilogue.alpha) << ", "
-       << llvm::format("%.9ef", c.epilogue.beta) << "},\n";
+       << llvm::format("%.9ef", c.epilogue.beta) << "}},\n";
   }
   if (contents.libraryCalls.empty())
-    os << "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0f, 0.0f},\n";
+    os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}},\n";
   os << "};\n\n"
      << "static const char report[] = {" << byteList(contents.report) << "};\n"
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"

@@ -4,7 +4,10 @@
  * one whose code needs processor features the host lacks (or the runtime
  * does not know), is refused at load with a message naming the device or
  * the features, instead of faulting on the first instruction (SIGILL).
- * Descriptors are built by hand here; their `run` is never called.
+ * The CPU device reads each library call in its kind's layout (operand
+ * dims, parameters, epilogue) and refuses a malformed one when a session
+ * is created. Descriptors are built by hand here; their `run` is never
+ * called.
  * Prints "N passed, N failed". */
 #include "kiln/kiln.h"
 
@@ -79,6 +82,47 @@ int main(void) {
   }
   printf("this host lacks %d of %zu checked features\n", lacking,
          sizeof features / sizeof features[0]);
+
+  /* A matmul [?,4] x [4,3] -> [?,3] with a bias, and a convolution whose
+   * parameter list has the wrong length for its kind. */
+  static const int32_t ranks[] = {2, 2, 2};
+  static const int64_t lhs[] = {-1, 4}, rhs[] = {4, 3}, out[] = {-1, 3};
+  static const int64_t *const dims[] = {lhs, rhs, out};
+  static const int32_t conv_ranks[] = {4, 4, 4};
+  static const int64_t x[] = {1, 3, 8, 8}, w[] = {4, 3, 3, 3}, y[] = {1, 4, 6, 6};
+  static const int64_t *const conv_dims[] = {x, w, y};
+  static const int64_t short_params[] = {1, 1, 1};
+  kiln_library_call calls[2];
+  memset(calls, 0, sizeof calls);
+  calls[0].kind = KILN_LIBRARY_MATMUL;
+  calls[0].num_operands = 3;
+  calls[0].operand_ranks = ranks;
+  calls[0].operand_dims = dims;
+  calls[0].epilogue.has_bias = 1;
+  calls[0].epilogue.activation = KILN_ACTIVATION_RELU;
+  calls[1].kind = KILN_LIBRARY_CONV;
+  calls[1].num_operands = 3;
+  calls[1].operand_ranks = conv_ranks;
+  calls[1].operand_dims = conv_dims;
+  calls[1].num_params = 3;
+  calls[1].params = short_params;
+  kiln_model_v1 with_calls = descriptor(KILN_DEVICE_CPU, "");
+  with_calls.library_calls = calls;
+  kiln_session *session = NULL;
+  with_calls.num_library_calls = 1;
+  CHECK(kiln_model_from_abi(&with_calls, &model) == KILN_OK &&
+            kiln_session_create(model, &session) == KILN_OK,
+        "a well-formed matmul call (bias, relu) is prepared");
+  kiln_session_free(session);
+  kiln_model_free(model);
+  with_calls.num_library_calls = 2;
+  session = NULL;
+  CHECK(kiln_model_from_abi(&with_calls, &model) == KILN_OK &&
+            kiln_session_create(model, &session) == KILN_ERROR_FORMAT &&
+            strstr(kiln_last_error(), "library call 1 has an invalid description"),
+        "a convolution with 3 parameters (its kind takes 9) is refused: %s", kiln_last_error());
+  kiln_session_free(session);
+  kiln_model_free(model);
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

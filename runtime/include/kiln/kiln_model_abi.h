@@ -61,16 +61,21 @@ typedef struct kiln_model_tensor {
   const int64_t *dims;
 } kiln_model_tensor;
 
-/* A library operation the compiled code asks the runtime to perform
- * (what it computes, not how: the device runs it in its vendor library,
- * oneDNN on CPU). The runtime prepares each one when a
- * session is created (or, for a dynamic batch, the first time a batch size
- * is seen) and executes it when the code calls back. */
+/* A library operation the compiled code asks the runtime to perform:
+ * what it computes (a kind, its operands' dims and the kind's parameters),
+ * not how: the device runs it in its vendor library (oneDNN on CPU). The
+ * runtime prepares each one when a session is created (or, for a dynamic
+ * batch, the first time a batch size is seen) and executes it when the
+ * code calls back. A new kind adds a value here and its parameter layout;
+ * the record stays the same. */
 typedef enum kiln_library_kind {
-  KILN_LIBRARY_CONV = 1,  /* operands: input [N,C,H,W], weight [O,C/g,KH,KW], output */
-  KILN_LIBRARY_MATMUL = 2 /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N];
-                             `rank` is the output's, lower-rank operands are
-                             broadcast from the front */
+  /* operands: input [N,C,H,W], weight [O,C/g,KH,KW], output [N,O,OH,OW];
+   * params (S = 2 spatial dims): groups, strides[S], dilations[S],
+   * pads[2S] (all low, then all high) */
+  KILN_LIBRARY_CONV = 1,
+  /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N]; lower-rank
+   * operands are broadcast from the front; no params */
+  KILN_LIBRARY_MATMUL = 2
 } kiln_library_kind;
 
 /* The activation at the end of a call's fused epilogue. */
@@ -84,23 +89,28 @@ typedef enum kiln_activation {
   KILN_ACTIVATION_GELU_TANH = 6
 } kiln_activation;
 
-/* A call computes output = activation(op(input, weight) + bias + residual),
+/* A call's fused epilogue: output = activation(op(...) + bias + residual),
  * where bias (one value per output channel: dim 1 of a convolution's
  * output, the last dim of a matmul's) is there when has_bias says so, and
  * with has_residual the output buffer holds the residual when the call
- * starts (it is accumulated into). Operands, in order: input, weight,
- * output, then the bias if present. */
-typedef struct kiln_library_call {
-  int32_t kind; /* kiln_library_kind */
-  int32_t rank; /* of the output (conv: of every operand) */
-  int32_t input_rank, weight_rank;
-  const int64_t *input_dims, *weight_dims, *output_dims; /* -1 dynamic */
-  const int64_t *strides, *dilations; /* rank - 2 each */
-  const int64_t *pads;                /* 2 * (rank - 2): all low, then all high */
-  int64_t groups;
+ * starts (it is accumulated into). */
+typedef struct kiln_library_epilogue {
   int32_t has_bias, has_residual;
   int32_t activation; /* kiln_activation */
   float alpha, beta;  /* the activation's parameters (clip: the bounds) */
+} kiln_library_epilogue;
+
+/* The code passes the operands in order, then the bias if present; their
+ * dims here are -1 where dynamic. */
+#define KILN_LIBRARY_MAX_OPERANDS 3
+typedef struct kiln_library_call {
+  int32_t kind; /* kiln_library_kind */
+  int32_t num_operands;
+  const int32_t *operand_ranks;
+  const int64_t *const *operand_dims;
+  int32_t num_params;
+  const int64_t *params; /* the kind's layout (kiln_library_kind) */
+  kiln_library_epilogue epilogue;
 } kiln_library_call;
 
 /* What the runtime offers compiled code during `run`. `library_call`

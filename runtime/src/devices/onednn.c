@@ -120,8 +120,61 @@ kiln_status kiln_onednn_load(const char *what) {
   return KILN_OK;
 }
 
+/* A call of the descriptor, read in its kind's layout (kiln_model_abi.h). */
+typedef struct call_view {
+  int32_t kind;
+  int32_t rank; /* of the output */
+  int32_t input_rank, weight_rank;
+  const int64_t *input_dims, *weight_dims, *output_dims; /* -1 dynamic */
+  const int64_t *strides, *dilations, *pads;             /* convolution */
+  int64_t groups;
+  int32_t has_bias, has_residual, activation;
+  float alpha, beta;
+} call_view;
+
+/* Reads `call` into `view`; 0 when it is a call this device runs. */
+static int read_call(const kiln_library_call *call, call_view *view) {
+  memset(view, 0, sizeof *view);
+  if (call->num_operands != 3 || !call->operand_ranks || !call->operand_dims)
+    return 1;
+  for (int k = 0; k < 3; ++k)
+    if (call->operand_ranks[k] < 1 || call->operand_ranks[k] > KILN_MAX_RANK ||
+        !call->operand_dims[k])
+      return 1;
+  view->kind = call->kind;
+  view->input_rank = call->operand_ranks[0];
+  view->weight_rank = call->operand_ranks[1];
+  view->rank = call->operand_ranks[2];
+  view->input_dims = call->operand_dims[0];
+  view->weight_dims = call->operand_dims[1];
+  view->output_dims = call->operand_dims[2];
+  view->has_bias = call->epilogue.has_bias;
+  view->has_residual = call->epilogue.has_residual;
+  view->activation = call->epilogue.activation;
+  view->alpha = call->epilogue.alpha;
+  view->beta = call->epilogue.beta;
+  if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_GELU_TANH)
+    return 1;
+  if (call->kind == KILN_LIBRARY_CONV) {
+    /* groups, strides[2], dilations[2], pads[4] */
+    if (view->rank != 4 || view->input_rank != 4 || view->weight_rank != 4 ||
+        call->num_params != 9 || !call->params || call->params[0] < 1)
+      return 1;
+    view->groups = call->params[0];
+    view->strides = call->params + 1;
+    view->dilations = call->params + 3;
+    view->pads = call->params + 5;
+    return 0;
+  }
+  if (call->kind == KILN_LIBRARY_MATMUL)
+    return !(view->rank >= 2 && view->rank <= 4 && view->input_rank <= view->rank &&
+             view->weight_rank <= view->rank && call->num_params == 0);
+  return 1;
+}
+
 typedef struct prepared_call {
-  const kiln_library_call *desc;
+  call_view view;
+  const call_view *desc; /* &view */
   int64_t batch; /* the batch the primitive was made for, -1 for none */
   int64_t shape[KILN_MAX_RANK]; /* matmul: the lhs dims it was made for */
   dnnl_primitive_t primitive;
@@ -157,7 +210,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
 
 /* Builds the convolution primitive of `c` for batch `batch`. */
 static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t batch) {
-  const kiln_library_call *d = c->desc;
+  const call_view *d = c->desc;
   release_call(c);
   dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
@@ -218,7 +271,7 @@ static dnnl_alg_kind_t eltwise_of(int32_t activation) {
 
 /* The epilogue's post-ops: the residual (a sum with what the output
  * buffer holds), then the activation. */
-static int set_post_ops(dnnl_primitive_attr_t attr, const kiln_library_call *d) {
+static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
   if (!d->has_residual && d->activation == KILN_ACTIVATION_NONE)
     return 0;
   dnnl_post_ops_t ops;
@@ -285,7 +338,7 @@ static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, 
 /* Builds the matmul primitive of `c` for lhs dims `lhs`. */
 static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int64_t *lhs,
                           const int64_t *out) {
-  const kiln_library_call *d = c->desc;
+  const call_view *d = c->desc;
   release_call(c);
   dnnl_memory_desc_t src_md, w_md, dst_md;
   if (plain_md(&src_md, lhs, d->input_rank, d->rank) ||
@@ -339,14 +392,10 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   }
   for (uint32_t i = 0; i < state->num_calls; ++i) {
     prepared_call *c = &state->calls[i];
-    c->desc = &abi->library_calls[i];
+    c->desc = &c->view;
     c->batch = -1;
-    const kiln_library_call *d = c->desc;
-    int valid = (d->kind == KILN_LIBRARY_CONV && d->rank == 4) ||
-                (d->kind == KILN_LIBRARY_MATMUL && d->rank >= 2 && d->rank <= 4 &&
-                 d->input_rank <= d->rank && d->weight_rank <= d->rank);
-    valid &= d->activation >= KILN_ACTIVATION_NONE && d->activation <= KILN_ACTIVATION_GELU_TANH;
-    if (!valid) {
+    const call_view *d = c->desc;
+    if (read_call(&abi->library_calls[i], &c->view)) {
       kiln_onednn_free(state);
       return kiln_fail(KILN_ERROR_FORMAT, "library call %u has an invalid description", i);
     }
