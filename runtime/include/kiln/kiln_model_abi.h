@@ -102,7 +102,6 @@ typedef struct kiln_library_epilogue {
 
 /* The code passes the operands in order, then the bias if present; their
  * dims here are -1 where dynamic. */
-#define KILN_LIBRARY_MAX_OPERANDS 3
 typedef struct kiln_library_call {
   int32_t kind; /* kiln_library_kind */
   int32_t num_operands;

@@ -183,8 +183,6 @@ static const kiln_device cpu_device = {
     cpu_release,     kiln_onednn_create, kiln_onednn_free,    kiln_onednn_execute,
     cpu_parallel_for, cpu_enter,         cpu_leave,           cpu_synchronize};
 
-const kiln_device *kiln_cpu_device(void) { return &cpu_device; }
-
 const kiln_device *kiln_device_for(uint32_t kind) {
   switch (kind) {
   case KILN_DEVICE_CPU: return &cpu_device;

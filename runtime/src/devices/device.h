@@ -52,8 +52,6 @@ const kiln_device *kiln_device_for(uint32_t kind);
 /* "cpu": the devices this runtime has, for messages. */
 const char *kiln_device_names(void);
 
-const kiln_device *kiln_cpu_device(void);
-
 /* Sets the thread's last error (kiln_last_error) and returns `status`. */
 kiln_status kiln_fail(kiln_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
