@@ -24,6 +24,7 @@ bool ModelInput::consume(ArgumentCursor &cursor, llvm::StringRef command, int &e
       llvm::errs() << "kiln " << command << ": --freeze-input takes NAME=FILE, got '" << *v
                    << "'\n";
       exitCode = 2;
+      return true;
     }
     frozen.push_back({v->substr(0, eq), v->substr(eq + 1)});
     return true;

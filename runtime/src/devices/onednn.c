@@ -173,8 +173,7 @@ static int read_call(const kiln_library_call *call, call_view *view) {
 }
 
 typedef struct prepared_call {
-  call_view view;
-  const call_view *desc; /* &view */
+  call_view desc; /* what the call computes, read from the descriptor */
   int64_t batch; /* the batch the primitive was made for, -1 for none */
   int64_t shape[KILN_MAX_RANK]; /* matmul: the lhs dims it was made for */
   dnnl_primitive_t primitive;
@@ -210,7 +209,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
 
 /* Builds the convolution primitive of `c` for batch `batch`. */
 static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t batch) {
-  const call_view *d = c->desc;
+  const call_view *d = &c->desc;
   release_call(c);
   dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
@@ -296,7 +295,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
   if (dnnl_primitive_attr_create(&attr))
     return 1;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  if (set_post_ops(attr, c->desc)) {
+  if (set_post_ops(attr, &c->desc)) {
     dnnl_primitive_attr_destroy(attr);
     return 1;
   }
@@ -338,7 +337,7 @@ static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, 
 /* Builds the matmul primitive of `c` for lhs dims `lhs`. */
 static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int64_t *lhs,
                           const int64_t *out) {
-  const call_view *d = c->desc;
+  const call_view *d = &c->desc;
   release_call(c);
   dnnl_memory_desc_t src_md, w_md, dst_md;
   if (plain_md(&src_md, lhs, d->input_rank, d->rank) ||
@@ -365,7 +364,7 @@ static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int
 static int same_shape(const prepared_call *c, const int64_t *lhs) {
   if (c->batch < 0)
     return 0;
-  for (int i = 0; i < c->desc->input_rank; ++i)
+  for (int i = 0; i < c->desc.input_rank; ++i)
     if (c->shape[i] != lhs[i])
       return 0;
   return 1;
@@ -392,10 +391,9 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   }
   for (uint32_t i = 0; i < state->num_calls; ++i) {
     prepared_call *c = &state->calls[i];
-    c->desc = &c->view;
     c->batch = -1;
-    const call_view *d = c->desc;
-    if (read_call(&abi->library_calls[i], &c->view)) {
+    const call_view *d = &c->desc;
+    if (read_call(&abi->library_calls[i], &c->desc)) {
       kiln_onednn_free(state);
       return kiln_fail(KILN_ERROR_FORMAT, "library call %u has an invalid description", i);
     }
@@ -438,7 +436,7 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
   if (dims[0][0] == 0)
     return 0;
-  if (c->desc->kind == KILN_LIBRARY_MATMUL) {
+  if (c->desc.kind == KILN_LIBRARY_MATMUL) {
     if (!same_shape(c, dims[0]) && prepare_matmul(state, c, dims[0], dims[2]))
       return 1;
   } else {
@@ -453,7 +451,7 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights},
                              {DNNL_ARG_DST, c->dst}};
   int n = 3;
-  if (c->desc->has_bias) {
+  if (c->desc.has_bias) {
     if (dnnl_memory_set_data_handle(c->bias, operands[3]))
       return 1;
     args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, c->bias};
