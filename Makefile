@@ -17,7 +17,7 @@ CMAKE_FLAGS = -G Ninja \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
-.PHONY: all deps configure build test demo clean import-sweep-update conformance-update asan
+.PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update asan
 
 all: build
 
@@ -37,6 +37,13 @@ test: build
 
 demo: build
 	@./examples/demo.sh $(BUILD_DIR)
+
+# Kiln against ONNX Runtime on the reference models, with the machine's
+# limits, start-up, memory, overhead, compile time and a busy-core run:
+# writes docs/Performance.md and docs/Performance.png. A benchmark, not a
+# test; run it on an idle machine. BENCH_FLAGS adds run.py options.
+bench: build
+	"$$(./scripts/bench-venv.sh)" bench/run.py --build $(BUILD_DIR) --busy $(BENCH_FLAGS)
 
 # Record the import status of every ONNX backend test case (after adding
 # ops); the sweep in `make test` fails on any case that gets worse.

@@ -12,6 +12,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <set>
 
 #ifndef KILN_RUNTIME_INCLUDE_DIR
 #error "KILN_RUNTIME_INCLUDE_DIR must name runtime/include"
@@ -102,7 +104,7 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
   if (call.kind == LibraryKind::Convolution) {
     std::vector<int64_t> groups = call.param("groups");
     params.push_back(groups.empty() ? 1 : groups.front());
-    for (const char *name : {"strides", "dilations", "pads"}) {
+    for (const char *name : {"strides", "dilations", "pads", "layouts"}) {
       std::vector<int64_t> values = call.param(name);
       params.insert(params.end(), values.begin(), values.end());
     }
@@ -146,6 +148,12 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
        << "operand1, " << p << "operand2};\n";
     array(p + "params", libraryParams(c));
   }
+  // Constant weights: the code defines them (hidden in the artifact).
+  std::set<std::string> declared;
+  for (const LibraryCall &c : contents.libraryCalls)
+    if (!c.weightsSymbol.empty() && declared.insert(c.weightsSymbol).second)
+      os << "extern const char " << c.weightsSymbol
+         << "[] __attribute__((visibility(\"hidden\")));\n";
   os << "static const kiln_library_call library_calls[] = {\n";
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
@@ -154,10 +162,11 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
        << libraryParams(c).size() << ", " << p << "params, {" << c.epilogue.bias << ", "
        << c.epilogue.residual << ", " << activationOf(c.epilogue.activation) << ", "
        << llvm::format("%.9ef", c.epilogue.alpha) << ", "
-       << llvm::format("%.9ef", c.epilogue.beta) << "}},\n";
+       << llvm::format("%.9ef", c.epilogue.beta) << "}, "
+       << (c.weightsSymbol.empty() ? std::string("0") : c.weightsSymbol) << "},\n";
   }
   if (contents.libraryCalls.empty())
-    os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}},\n";
+    os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}, 0},\n";
   os << "};\n\n"
      << "static const char report[] = {" << byteList(contents.report) << "};\n"
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
@@ -232,8 +241,37 @@ static llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> 
   return llvm::Error::success();
 }
 
+/// The constants as one blob and an assembler file that defines each
+/// symbol over its slice (`.incbin`), hidden, in read-only data.
+static llvm::Error writeConstants(llvm::ArrayRef<ConstantBlob> constants, llvm::StringRef work,
+                                  std::string &object) {
+  std::string blob, assembly;
+  llvm::raw_string_ostream as(assembly);
+  as << "\t.section .rodata.kiln_constants,\"a\",@progbits\n";
+  for (const ConstantBlob &c : constants) {
+    uint64_t align = std::max<uint64_t>(c.alignment, 64);
+    blob.resize((blob.size() + align - 1) / align * align, '\0');
+    as << "\t.balign " << align << "\n\t.globl " << c.symbol << "\n\t.hidden " << c.symbol
+       << "\n\t.type " << c.symbol << ",@object\n\t.size " << c.symbol << ", "
+       << c.bytes.size() << "\n"
+       << c.symbol << ":\n\t.incbin \"constants.bin\", " << blob.size() << ", "
+       << c.bytes.size() << "\n";
+    blob.append(c.bytes.begin(), c.bytes.end());
+  }
+  as << "\t.section .note.GNU-stack,\"\",@progbits\n";
+  std::string source = (work + "/constants.s").str();
+  object = (work + "/constants.o").str();
+  if (llvm::Error e = writeFile((work + "/constants.bin").str(), blob))
+    return e;
+  if (llvm::Error e = writeFile(source, assembly))
+    return e;
+  // Run in `work` so .incbin finds the blob by a relative name.
+  return runTool("cc", {"-c", "-Wa,-I" + work.str(), source, "-o", object});
+}
+
 llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
-                          const ArtifactContents &contents) {
+                          const ArtifactContents &contents,
+                          llvm::ArrayRef<ConstantBlob> constants) {
   llvm::StringRef outputPath = contents.outputPath;
   llvm::StringRef ext = llvm::sys::path::extension(outputPath);
   if (ext != ".so" && ext != ".a" && ext != ".o")
@@ -256,16 +294,27 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
                                      "-I", KILN_RUNTIME_INCLUDE_DIR, entryFile, "-o",
                                      entryObject}))
     return e;
+  std::vector<std::string> objects = {modelObject, entryObject};
+  if (!constants.empty()) {
+    std::string constantsObject;
+    if (llvm::Error e = writeConstants(constants, work, constantsObject))
+      return e;
+    objects.push_back(constantsObject);
+  }
+  auto withObjects = [&](std::vector<std::string> args) {
+    args.insert(args.end(), objects.begin(), objects.end());
+    return args;
+  };
   if (ext == ".so") {
-    if (llvm::Error e = runTool("cc", {"-shared", "-o", outputPath.str(), modelObject,
-                                       entryObject, "-lm", "-Wl,--build-id=sha1"}))
+    if (llvm::Error e = runTool("cc", withObjects({"-shared", "-o", outputPath.str(), "-lm",
+                                                   "-Wl,--build-id=sha1"})))
       return e;
   } else if (ext == ".o") {
-    if (llvm::Error e = runTool("ld", {"-r", "-o", outputPath.str(), modelObject, entryObject}))
+    if (llvm::Error e = runTool("ld", withObjects({"-r", "-o", outputPath.str()})))
       return e;
   } else {
     llvm::sys::fs::remove(outputPath);
-    if (llvm::Error e = runTool("ar", {"rcsD", outputPath.str(), modelObject, entryObject}))
+    if (llvm::Error e = runTool("ar", withObjects({"rcsD", outputPath.str()})))
       return e;
   }
   llvm::SmallString<128> header(outputPath);

@@ -15,6 +15,7 @@
 #include "compiler/Target/Backend.h"
 
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -48,12 +49,23 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
 /// The C header written next to the artifact.
 std::string headerSource(const ArtifactContents &contents, llvm::StringRef stem);
 
+/// A constant's bytes, kept out of the code generator (LLVM handles
+/// hundreds of megabytes of constants slowly): the object code declares
+/// `symbol`, the artifact's read-only data defines it.
+struct ConstantBlob {
+  std::string symbol;
+  uint64_t alignment = 64;
+  llvm::ArrayRef<char> bytes; ///< owned by the module's attributes
+};
+
 /// Compiles the C `entrySource` (against the runtime's headers) and links
-/// it with `object` (a relocatable object) into `contents.outputPath` (.so,
-/// .a or .o by its extension), then writes the header next to it. The
-/// same inputs give the same bytes.
+/// it with `object` (a relocatable object) and the `constants` (one
+/// read-only section, each hidden symbol aligned as asked) into
+/// `contents.outputPath` (.so, .a or .o by its extension), then writes the
+/// header next to it. The same inputs give the same bytes.
 llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
-                          const ArtifactContents &contents);
+                          const ArtifactContents &contents,
+                          llvm::ArrayRef<ConstantBlob> constants = {});
 
 } // namespace kiln::artifact
 

@@ -26,10 +26,11 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// The settings `kiln compile` passes (`--cpu`, `--conv-post-ops`).
+/// The settings `kiln compile` passes (`--cpu`, `--conv-post-ops`,
+/// `--conv-layout`).
 struct CpuSettings {
   CpuTarget target;
-  bool convolutionPostOps = false;
+  LibraryCallOptions calls;
 };
 
 class CpuBackend : public Backend {
@@ -40,7 +41,10 @@ public:
   }
   std::vector<std::pair<std::string, std::string>> settingsHelp() const override {
     return {{"cpu", "the processor: host (default) or an LLVM CPU name (x86-64-v3, ...)"},
-            {"conv-post-ops", "1: convolution epilogues as oneDNN post-ops"}};
+            {"conv-post-ops", "1 (default): convolution epilogues as oneDNN post-ops; 0: "
+                              "generated after the convolution"},
+            {"conv-layout", "nhwc (default): activations between oneDNN convolutions stay "
+                            "channels-last; nchw: every convolution reorders"}};
   }
 
   llvm::Expected<CpuSettings> settings(const TargetOptions &options) const {
@@ -50,7 +54,11 @@ public:
       if (key == "cpu") {
         settings.target.cpu = value.str();
       } else if (key == "conv-post-ops") {
-        settings.convolutionPostOps = value != "0";
+        settings.calls.convolutionPostOps = value != "0";
+      } else if (key == "conv-layout") {
+        if (value != "nhwc" && value != "nchw")
+          return error("the cpu target's conv-layout is nhwc or nchw, not '" + value + "'");
+        settings.calls.channelsLast = value == "nhwc";
       } else {
         std::string known;
         for (const auto &[k, help] : settingsHelp())
@@ -89,7 +97,7 @@ public:
       llvm::consumeError(parsed.takeError()); // targetDescription reported it
       return {};
     }
-    return assignLibraryCalls(module, {parsed->convolutionPostOps});
+    return assignLibraryCalls(module, parsed->calls);
   }
 
   std::string libraryCallLabel(const LibraryCall &call) const override {
@@ -118,11 +126,24 @@ public:
     auto machine = targetMachine(options);
     if (!machine)
       return machine.takeError();
+    // The constant weights kiln-export-library-weights named.
+    ArtifactContents withWeights = contents;
+    if (auto weights = module->getAttrOfType<DictionaryAttr>(kLibraryWeightsAttr)) {
+      for (NamedAttribute entry : weights) {
+        unsigned id;
+        auto symbol = dyn_cast<FlatSymbolRefAttr>(entry.getValue());
+        if (entry.getName().getValue().getAsInteger(10, id) || !symbol ||
+            id >= withWeights.libraryCalls.size())
+          return error("malformed " + kLibraryWeightsAttr + " attribute");
+        withWeights.libraryCalls[id].weightsSymbol = symbol.getValue().str();
+      }
+    }
+    std::vector<artifact::ConstantBlob> constants = extractConstants(module);
     auto object = emitObject(module, **machine);
     if (!object)
       return object.takeError();
-    return artifact::writeArtifact(*object, artifactSource(contents, requiredFeatures(**machine)),
-                                   contents);
+    return artifact::writeArtifact(
+        *object, artifactSource(withWeights, requiredFeatures(**machine)), withWeights, constants);
   }
 };
 

@@ -2,7 +2,10 @@
 
 #include "backends/cpu/CpuCodegen.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -75,6 +78,49 @@ std::string requiredFeatures(const llvm::TargetMachine &machine) {
     if (info->checkFeatures(std::string("+") + feature))
       list += (list.empty() ? "" : ",") + std::string(feature);
   return list;
+}
+
+std::vector<artifact::ConstantBlob> extractConstants(mlir::ModuleOp module, size_t minBytes) {
+  std::vector<artifact::ConstantBlob> blobs;
+  module.walk([&](mlir::LLVM::GlobalOp global) {
+    if (!global.getConstant() || !global.getValueAttr())
+      return;
+    auto elements = llvm::dyn_cast<mlir::ElementsAttr>(global.getValueAttr());
+    if (!elements)
+      return;
+    auto type = llvm::cast<mlir::ShapedType>(elements.getType());
+    mlir::Type element = type.getElementType();
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+      return;
+    size_t bytes = static_cast<size_t>(type.getNumElements()) * element.getIntOrFloatBitWidth() / 8;
+    if (bytes < minBytes)
+      return;
+    llvm::ArrayRef<char> data;
+    if (auto resource = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(elements)) {
+      mlir::AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob)
+        return;
+      data = blob->getData();
+    } else if (auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(elements)) {
+      if (dense.isSplat())
+        return; // LLVM emits a splat cheaply (zeroinitializer or a fill).
+      data = dense.getRawData();
+    } else {
+      return;
+    }
+    if (data.size() != bytes)
+      return;
+    artifact::ConstantBlob blob;
+    blob.symbol = global.getSymName().str();
+    blob.alignment = global.getAlignment().value_or(64);
+    blob.bytes = data;
+    blobs.push_back(std::move(blob));
+    global.removeValueAttr();
+    global.setLinkage(mlir::LLVM::Linkage::External);
+    global.setVisibility_(mlir::LLVM::Visibility::Hidden);
+    global.setDsoLocal(true);
+  });
+  return blobs;
 }
 
 llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine) {

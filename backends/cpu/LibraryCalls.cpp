@@ -46,18 +46,24 @@ static bool runsInOneDnn(ConvOp conv) {
   return true;
 }
 
-/// oneDNN runs f32 matmuls of rank <= 3 whose dynamic dims are leading dims
-/// of the lhs that the output shares.
+/// oneDNN runs f32 matmuls of rank 2 to 4 whose rhs is a constant (a
+/// linear layer's weights) or an activation of the output's rank
+/// (attention's batched matmuls, QK^T and PV). Dynamic dims are leading
+/// dims the output shares with the lhs (and, for the rhs, batch dims);
+/// K and N are static.
 static bool runsInOneDnn(MatmulOp matmul) {
   RankedTensorType lhs = matmul.getLhs().getType(), rhs = matmul.getRhs().getType();
   RankedTensorType out = matmul.getType();
-  if (!lhs.getElementType().isF32() || out.getRank() > 3 || !rhs.hasStaticShape() ||
-      hasZeroDim({lhs, rhs, out}))
+  int64_t rank = out.getRank();
+  if (!lhs.getElementType().isF32() || rank > 4 || rank < 2 || hasZeroDim({lhs, rhs, out}))
     return false;
-  if (lhs.getRank() != out.getRank())
+  if (lhs.getRank() != rank || (!rhs.hasStaticShape() && rhs.getRank() != rank))
     return false;
-  for (int64_t d = 0; d < out.getRank(); ++d)
-    if (out.isDynamicDim(d) && (d >= out.getRank() - 1 || !lhs.isDynamicDim(d)))
+  for (int64_t d = 0; d < rank; ++d)
+    if (out.isDynamicDim(d) && (d >= rank - 1 || !lhs.isDynamicDim(d)))
+      return false;
+  for (int64_t d = 0; d < rhs.getRank(); ++d)
+    if (rhs.isDynamicDim(d) && (d >= rhs.getRank() - 2 || !out.isDynamicDim(d)))
       return false;
   return !lhs.isDynamicDim(lhs.getRank() - 1);
 }
@@ -145,6 +151,114 @@ static LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
   return success();
 }
 
+/// The operand a call's output starts as, if any.
+static std::optional<unsigned> residualOperand(Operation *op) {
+  if (auto index = op->getAttrOfType<IntegerAttr>(kResidualAttr))
+    return static_cast<unsigned>(index.getInt());
+  return std::nullopt;
+}
+
+/// The library call an op was marked as, if any.
+static std::optional<unsigned> callIndex(Operation *op) {
+  if (!op)
+    return std::nullopt;
+  if (auto id = op->getAttrOfType<IntegerAttr>(kCallAttr))
+    return static_cast<unsigned>(id.getInt());
+  return std::nullopt;
+}
+
+/// The op a report names for `op`: a kernel's root, or the op itself.
+static std::string nameForReport(Operation *op) {
+  if (auto kernel = dyn_cast<KernelOp>(op))
+    if (!kernel.getBody().front().without_terminator().empty())
+      op = &*kernel.bodyOps().begin();
+  return op->getName().getStringRef().str();
+}
+
+/// Chooses the physical layout of every convolution call's input and
+/// output buffer (the `layouts` parameter). A convolution's output stays
+/// channels-last (oneDNN's layout: no reorder) when every op that reads it
+/// is a convolution call, as its input or as its residual; a residual
+/// shares its call's output buffer, so both take one layout. Everything
+/// else -- graph inputs and outputs, values generated code reads or writes
+/// -- stays channels-first, and the device reorders at that edge; each
+/// such edge is named in the call's layoutNote.
+static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &calls) {
+  std::vector<Operation *> ops(calls.size(), nullptr);
+  module.walk([&](Operation *op) {
+    if (std::optional<unsigned> id = callIndex(op))
+      if (calls[*id].kind == LibraryKind::Convolution)
+        ops[*id] = op;
+  });
+  auto convCall = [&](Operation *op) -> std::optional<unsigned> {
+    std::optional<unsigned> id = callIndex(op);
+    if (!id || !ops[*id])
+      return std::nullopt;
+    return id;
+  };
+  // Optimistic start: channels-last where every reader is a convolution
+  // call reading it as its input or residual.
+  std::vector<bool> last(calls.size(), false);
+  for (auto [id, op] : llvm::enumerate(ops)) {
+    if (!op)
+      continue;
+    Value out = op->getResult(0);
+    last[id] = !out.use_empty() && llvm::all_of(out.getUses(), [&](OpOperand &use) {
+      std::optional<unsigned> reader = convCall(use.getOwner());
+      return reader && (use.getOperandNumber() == 0 ||
+                        residualOperand(use.getOwner()) == use.getOperandNumber());
+    });
+  }
+  // A residual and its call's output share a buffer: one layout for both.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [id, op] : llvm::enumerate(ops)) {
+      std::optional<unsigned> residual = op ? residualOperand(op) : std::nullopt;
+      if (!residual)
+        continue;
+      Operation *producer = op->getOperand(*residual).getDefiningOp();
+      std::optional<unsigned> from = convCall(producer);
+      bool residualLast = from && last[*from];
+      if (residualLast != last[id]) {
+        last[id] = false;
+        if (from)
+          last[*from] = false;
+        changed = true;
+      }
+    }
+  }
+  for (auto [id, op] : llvm::enumerate(ops)) {
+    if (!op)
+      continue;
+    Value in = op->getOperand(0);
+    std::optional<unsigned> from = convCall(in.getDefiningOp());
+    bool inLast = from && last[*from];
+    calls[id].params.push_back(
+        {"layouts",
+         {static_cast<int64_t>(inLast ? LibraryLayout::ChannelsLast : LibraryLayout::ChannelsFirst),
+          static_cast<int64_t>(last[id] ? LibraryLayout::ChannelsLast
+                                        : LibraryLayout::ChannelsFirst)}});
+    std::string note;
+    if (!inLast)
+      note = "input: from " + (in.getDefiningOp() ? nameForReport(in.getDefiningOp())
+                                                   : std::string("a graph input"));
+    if (!last[id]) {
+      Value out = op->getResult(0);
+      std::string reader = "nothing";
+      for (OpOperand &use : out.getUses())
+        if (!convCall(use.getOwner()) ||
+            (use.getOperandNumber() != 0 && residualOperand(use.getOwner()) != use.getOperandNumber())) {
+          reader = nameForReport(use.getOwner());
+          break;
+        }
+      if (reader == "nothing" && !out.use_empty())
+        reader = "a residual in another layout";
+      note += (note.empty() ? "" : "; ") + std::string("output: to ") + reader;
+    }
+    calls[id].layoutNote = note;
+  }
+}
+
 std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOptions &options) {
   std::vector<LibraryCall> calls;
   auto mark = [&](Operation *op, LibraryCall call) {
@@ -152,13 +266,9 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
                                             calls.size()));
     calls.push_back(std::move(call));
   };
-  // In program order: kernels as a whole, bare convolutions and matmuls.
-  // oneDNN 2.6 runs plain-layout (NCHW) convolutions with post-ops slower
-  // than without them followed by Kiln's own fused loop nest (resnet50,
-  // 2 threads: sum + relu post-ops 80 ms, bias only 60 ms, none 58 ms),
-  // so a convolution kernel is dissolved (unless asked otherwise): oneDNN
-  // runs the convolution, the epilogue is generated. A matmul (oneDNN's
-  // brgemm) takes its whole epilogue.
+  // Without post-ops (for comparison) a convolution kernel is dissolved:
+  // oneDNN runs the convolution, the epilogue is generated. A matmul
+  // (oneDNN's brgemm) always takes its whole epilogue.
   SmallVector<KernelOp> kernels;
   module.walk([&](KernelOp kernel) {
     if (options.convolutionPostOps)
@@ -191,6 +301,8 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
       mark(op, describeRoot(op));
     return WalkResult::advance();
   });
+  if (options.channelsLast)
+    assignConvolutionLayouts(module, calls);
   return calls;
 }
 
@@ -216,12 +328,6 @@ FailureOr<Value> contiguousBuffer(RewriterBase &rewriter, Location loc, Value te
   return copy;
 }
 
-/// The operand a call's output starts as, if any.
-static std::optional<unsigned> residualOperand(Operation *op) {
-  if (auto index = op->getAttrOfType<IntegerAttr>(kResidualAttr))
-    return static_cast<unsigned>(index.getInt());
-  return std::nullopt;
-}
 
 /// Bufferises `kiln.library_call N (input, weight, extras...)` into `call
 /// @kiln_library_call_N(input, weight, output, bias?)` (the runtime's

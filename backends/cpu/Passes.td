@@ -82,4 +82,35 @@ def PackChunkCalls : Pass<"kiln-pack-chunk-calls", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def ExportLibraryWeights : Pass<"kiln-export-library-weights", "mlir::ModuleOp"> {
+  let summary = "Name the constant weights of library calls for the descriptor";
+  let description = [{
+    Runs on bufferized code (memrefs). For every call
+    `@kiln_library_call_<n>(%input, %weights, ...)` whose weights come from
+    `memref.get_global` of a constant global, the global becomes public
+    and is renamed `kiln_cpu.library_weights_<k>` (one name per global, shared
+    by the calls that read it), and the module's `kiln_cpu.library_weights`
+    dictionary maps `"<n>"` to it. The artifact's descriptor then points
+    each such call at its weights (`kiln_library_call.weights`), so the
+    runtime packs them into the library's layout once, when a session is
+    created, instead of at the first run. Weights that are not constants
+    (a graph input, an activation) are not named.
+
+    Before:
+    ```mlir
+    memref.global "private" constant @__constant_64x3x7x7xf32 : memref<64x3x7x7xf32> = dense<...>
+    %w = memref.get_global @__constant_64x3x7x7xf32 : memref<64x3x7x7xf32>
+    call @kiln_library_call_0(%x, %w, %y) : (...) -> ()
+    ```
+    After:
+    ```mlir
+    module attributes {kiln_cpu.library_weights = {"0" = @kiln_cpu.library_weights_0}} {
+      memref.global constant @kiln_cpu.library_weights_0 : memref<64x3x7x7xf32> = dense<...>
+      %w = memref.get_global @kiln_cpu.library_weights_0 : memref<64x3x7x7xf32>
+      call @kiln_library_call_0(%x, %w, %y) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 #endif // KILN_BACKENDS_CPU_PASSES_TD

@@ -15,6 +15,8 @@ using namespace mlir;
 namespace kiln::cpu {
 
 void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &options) {
+  // Library calls' constant weights get names the descriptor points at.
+  pm.addPass(createExportLibraryWeights());
   // Parallel dims become scf.parallel: sequential loops unless outlined.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createLowerAffinePass());

@@ -43,7 +43,8 @@ std::string LibraryCall::summary() const {
                                       "+tanh", "+gelu", "+gelu_tanh"};
   return std::string(kind == LibraryKind::Convolution ? "conv" : "matmul") +
          (epilogue.bias ? "+bias" : "") + (epilogue.residual ? "+residual" : "") +
-         activations[static_cast<int>(epilogue.activation)];
+         activations[static_cast<int>(epilogue.activation)] +
+         (layoutNote.empty() ? "" : " (reorders " + layoutNote + ")");
 }
 
 } // namespace kiln

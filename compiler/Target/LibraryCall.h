@@ -26,11 +26,21 @@ namespace kiln {
 enum class LibraryKind {
   /// output = conv(input [N,C,H,W], weight [O,C/g,KH,KW]); parameters
   /// `strides`, `dilations` (rank - 2 each), `pads` (all low, then all
-  /// high), `groups` (one value).
+  /// high), `groups` (one value), and optionally `layouts`: the physical
+  /// layout of the input's and the output's buffers (LibraryLayout; the
+  /// dims stay [N,C,H,W] either way).
   Convolution,
   /// output [..,M,N] = lhs [..,M,K] x rhs [..,K,N]; lower-rank operands
   /// broadcast from the front. No parameters.
   Matmul,
+};
+
+/// How a library call's activation buffer is laid out in memory.
+enum class LibraryLayout : int64_t {
+  /// Row-major in the logical dims: NCHW for a convolution.
+  ChannelsFirst = 0,
+  /// NHWC: only library calls read or write such a buffer.
+  ChannelsLast = 1,
 };
 
 /// The activation that ends a call's fused epilogue.
@@ -56,6 +66,14 @@ struct LibraryCall {
   /// The kind's named parameters (see LibraryKind), in a fixed order.
   std::vector<std::pair<std::string, std::vector<int64_t>>> params;
   LibraryEpilogue epilogue;
+  /// The symbol of the weight operand's data when it is a constant of the
+  /// artifact (set by the backend's code generation); the runtime then
+  /// prepares it once, when a session is created. Empty otherwise.
+  std::string weightsSymbol;
+  /// Why the device reorders an operand into and out of its library's
+  /// layout ("input NCHW: from kiln.max_pool"), for reports; empty when
+  /// nothing is reordered.
+  std::string layoutNote;
 
   /// Parameter `name`, or an empty list.
   std::vector<int64_t> param(llvm::StringRef name) const {

@@ -1,21 +1,40 @@
 #!/bin/sh
 # conv_post_ops_test.sh KILN MODELS_DIR WORK_DIR
-# resnet18 compiled with --conv-post-ops: its convolution epilogues (bias,
-# residual sum, relu) run inside the oneDNN calls, and the results match
-# torch at batch 1 and 8. Prints "N passed, N failed".
+# resnet18 compiled the other ways the CPU backend offers: convolution
+# epilogues generated after each oneDNN call (--conv-post-ops=0) and every
+# convolution in channels-first buffers (--conv-layout=nchw); the default
+# (post-ops, channels-last between convolutions) is what compile_and_run.sh
+# checks. Each matches torch at batch 1 and 8. Prints "N passed, N failed".
 . "$(dirname "$0")/common.sh" # kiln, models, work from the arguments
 model=resnet18
-if "$kiln" compile "$models/$model.onnx" -o "$work/$model.so" --conv-post-ops > "$work/compile.txt" 2>&1; then
-  "$kiln" inspect "$work/$model.so" --kernels > "$work/kernels.txt"
-  fused=$(grep -c "oneDNN conv+bias" "$work/kernels.txt")
-  residual=$(grep -c "oneDNN conv+bias+residual+relu" "$work/kernels.txt")
-  if [ "$fused" -gt 0 ] && [ "$residual" -gt 0 ]; then
-    pass "$fused convolutions with post-ops, $residual of them with the residual sum and relu"
-  else
-    fail "no convolution took its epilogue"; cat "$work/kernels.txt"
-  fi
+# The default: post-ops, and only the edges to generated code reorder.
+"$kiln" inspect "$models/$model.so" --kernels > "$work/default.txt"
+fused=$(grep -c "oneDNN conv+bias+residual+relu" "$work/default.txt")
+reorders=$(grep -c "reorders" "$work/default.txt")
+calls=$(grep -c "oneDNN conv" "$work/default.txt")
+if [ "$fused" -gt 0 ] && [ "$reorders" -gt 0 ] && [ "$reorders" -lt "$calls" ]; then
+  pass "default: $fused convolutions with the residual sum and relu as post-ops; $reorders of $calls reorder"
 else
-  fail "compile"; cat "$work/compile.txt"
+  fail "default: $fused fused, $reorders of $calls convolutions reorder"; cat "$work/default.txt"
 fi
-run_batches "$kiln" "$work/$model.so" "$models" "$model" "$work"
+for flags in --conv-post-ops=0 --conv-layout=nchw; do
+  name=$(echo "$flags" | tr -c 'a-z0-9\n' '_')
+  mkdir -p "$work/$name"
+  if "$kiln" compile "$models/$model.onnx" -o "$work/$name/$model.so" $flags > "$work/$name/compile.txt" 2>&1; then
+    "$kiln" inspect "$work/$name/$model.so" --kernels > "$work/$name/kernels.txt"
+    case $flags in
+    --conv-post-ops=0)
+      generated=$(grep -c "oneDNN conv [(<]" "$work/$name/kernels.txt")
+      [ "$generated" -gt 0 ] && pass "$flags: $generated bare convolutions" ||
+        { fail "$flags: the epilogues stayed in oneDNN"; cat "$work/$name/kernels.txt"; } ;;
+    --conv-layout=nchw)
+      reorders=$(grep -c "reorders" "$work/$name/kernels.txt")
+      [ "$reorders" -eq 0 ] && pass "$flags: no layout assigned" ||
+        { fail "$flags: $reorders calls have a layout"; cat "$work/$name/kernels.txt"; } ;;
+    esac
+    run_batches "$kiln" "$work/$name/$model.so" "$models" "$model" "$work/$name"
+  else
+    fail "$flags: compile"; cat "$work/$name/compile.txt"
+  fi
+done
 summary

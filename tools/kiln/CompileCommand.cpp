@@ -33,8 +33,11 @@ static void printCompileUsage(llvm::raw_ostream &os) {
      << "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
         "                       inputs): buffers that grow with the batch join the\n"
         "                       arena; the runtime refuses larger batches\n"
-        "  --conv-post-ops      run convolution epilogues as oneDNN post-ops (slower\n"
-        "                       with oneDNN 2.6's plain layouts; for comparison)\n"
+        "  --conv-post-ops=0|1  convolution epilogues as oneDNN post-ops (1, the\n"
+        "                       default) or generated after each call (0)\n"
+        "  --conv-layout=L      nhwc (default): activations between oneDNN\n"
+        "                       convolutions stay channels-last; nchw: each\n"
+        "                       convolution reorders its input and output\n"
         "  --no-fuse            skip fusion (kiln-fuse and the linalg phase's\n"
         "                       elementwise fusion): every op its own kernel\n"
         "  --compile-to=PHASE   print the IR after PHASE ("
@@ -99,6 +102,10 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       options.targetOptions.libraries = false;
     } else if (arg == "--conv-post-ops") {
       options.targetOptions.settings["conv-post-ops"] = "1";
+    } else if (auto v = value("--conv-post-ops")) {
+      options.targetOptions.settings["conv-post-ops"] = *v;
+    } else if (auto v = value("--conv-layout")) {
+      options.targetOptions.settings["conv-layout"] = *v;
     } else if (arg == "--no-fuse") {
       options.fuse = false;
     } else if (auto v = value("--max-batch")) {

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 3u
+#define KILN_MODEL_ABI_VERSION 4u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -71,12 +71,21 @@ typedef struct kiln_model_tensor {
 typedef enum kiln_library_kind {
   /* operands: input [N,C,H,W], weight [O,C/g,KH,KW], output [N,O,OH,OW];
    * params (S = 2 spatial dims): groups, strides[S], dilations[S],
-   * pads[2S] (all low, then all high) */
+   * pads[2S] (all low, then all high), then optionally layouts[2]: how
+   * the input's and the output's buffers are laid out
+   * (kiln_library_layout; channels-first when absent). The dims stay
+   * [N,C,H,W] in either layout. */
   KILN_LIBRARY_CONV = 1,
   /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N]; lower-rank
    * operands are broadcast from the front; no params */
   KILN_LIBRARY_MATMUL = 2
 } kiln_library_kind;
+
+/* The physical layout of a convolution's activation buffer. */
+typedef enum kiln_library_layout {
+  KILN_LAYOUT_CHANNELS_FIRST = 0, /* NCHW, row-major in the dims */
+  KILN_LAYOUT_CHANNELS_LAST = 1   /* NHWC: only library calls touch it */
+} kiln_library_layout;
 
 /* The activation at the end of a call's fused epilogue. */
 typedef enum kiln_activation {
@@ -110,6 +119,11 @@ typedef struct kiln_library_call {
   int32_t num_params;
   const int64_t *params; /* the kind's layout (kiln_library_kind) */
   kiln_library_epilogue epilogue;
+  /* The weight operand's data when it is a constant of the artifact (the
+   * same bytes the code passes), or NULL when it varies (an input, an
+   * activation). The device may prepare constant weights once, when a
+   * session is created (oneDNN: packed into its layout). */
+  const void *weights;
 } kiln_library_call;
 
 /* What the runtime offers compiled code during `run`. `library_call`

@@ -9,11 +9,15 @@
  * the session is created (or, when the batch is dynamic, the first time a
  * batch size is seen; the primitive of the last size is kept). A call
  * binds the operand pointers to prepared memory objects and executes.
- * Plain NCHW / OIHW layouts: the compiled code's buffers are row-major.
+ * Layouts: a convolution's activation is channels-first (NCHW, what
+ * generated code reads and writes) or channels-last (NHWC, kept by the
+ * compiler between convolutions); for a channels-first operand oneDNN
+ * picks its layout and the call reorders through a staging buffer. A
+ * convolution's weights are packed once into the layout oneDNN picks;
+ * matmuls run on row-major operands.
  * A fused epilogue becomes oneDNN's bias argument and post-ops: a sum
- * with the residual the output buffer already holds (a binary add post-op
- * sends oneDNN 2.6's plain-layout convolutions to a path 3x slower), then
- * an eltwise activation.
+ * with the residual the output buffer already holds, then an eltwise
+ * activation.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -53,6 +57,8 @@
   X(dnnl_primitive_desc_query_md) \
   X(dnnl_primitive_destroy) \
   X(dnnl_primitive_execute) \
+  X(dnnl_memory_desc_equal) \
+  X(dnnl_reorder_primitive_desc_create) \
   X(dnnl_stream_create) \
   X(dnnl_stream_destroy) \
   X(dnnl_stream_wait)
@@ -88,6 +94,8 @@ static struct {
 #define dnnl_primitive_desc_query_md KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_query_md)
 #define dnnl_primitive_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_destroy)
 #define dnnl_primitive_execute KILN_ONEDNN_REDIRECT(dnnl_primitive_execute)
+#define dnnl_memory_desc_equal KILN_ONEDNN_REDIRECT(dnnl_memory_desc_equal)
+#define dnnl_reorder_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_reorder_primitive_desc_create)
 #define dnnl_stream_create KILN_ONEDNN_REDIRECT(dnnl_stream_create)
 #define dnnl_stream_destroy KILN_ONEDNN_REDIRECT(dnnl_stream_destroy)
 #define dnnl_stream_wait KILN_ONEDNN_REDIRECT(dnnl_stream_wait)
@@ -128,8 +136,10 @@ typedef struct call_view {
   const int64_t *input_dims, *weight_dims, *output_dims; /* -1 dynamic */
   const int64_t *strides, *dilations, *pads;             /* convolution */
   int64_t groups;
+  int64_t layouts[2]; /* convolution: input's and output's, kiln_library_layout */
   int32_t has_bias, has_residual, activation;
   float alpha, beta;
+  const void *weights; /* constant weights, or NULL */
 } call_view;
 
 /* Reads `call` into `view`; 0 when it is a call this device runs. */
@@ -153,17 +163,25 @@ static int read_call(const kiln_library_call *call, call_view *view) {
   view->activation = call->epilogue.activation;
   view->alpha = call->epilogue.alpha;
   view->beta = call->epilogue.beta;
+  view->weights = call->weights;
   if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_GELU_TANH)
     return 1;
   if (call->kind == KILN_LIBRARY_CONV) {
     /* groups, strides[2], dilations[2], pads[4] */
     if (view->rank != 4 || view->input_rank != 4 || view->weight_rank != 4 ||
-        call->num_params != 9 || !call->params || call->params[0] < 1)
+        (call->num_params != 9 && call->num_params != 11) || !call->params ||
+        call->params[0] < 1)
       return 1;
     view->groups = call->params[0];
     view->strides = call->params + 1;
     view->dilations = call->params + 3;
     view->pads = call->params + 5;
+    for (int k = 0; k < 2; ++k) {
+      int64_t layout = call->num_params == 11 ? call->params[9 + k] : KILN_LAYOUT_CHANNELS_FIRST;
+      if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)
+        return 1;
+      view->layouts[k] = layout;
+    }
     return 0;
   }
   if (call->kind == KILN_LIBRARY_MATMUL)
@@ -172,14 +190,30 @@ static int read_call(const kiln_library_call *call, call_view *view) {
   return 1;
 }
 
+/* A reorder between a buffer in the compiled code's layout and one in the
+ * layout a primitive chose; the pointers are bound when it runs. */
+typedef struct reorder {
+  dnnl_primitive_t primitive;
+  dnnl_memory_t from, to;
+} reorder;
+
 typedef struct prepared_call {
   call_view desc; /* what the call computes, read from the descriptor */
   int64_t batch; /* the batch the primitive was made for, -1 for none */
-  int64_t shape[KILN_MAX_RANK]; /* matmul: the lhs dims it was made for */
+  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims it was made for */
   dnnl_primitive_t primitive;
   dnnl_memory_t src, weights, dst, bias;
   dnnl_memory_t scratchpad; /* owned by the call: no allocation per run */
   void *scratchpad_data;
+  /* Where the primitive's layout differs from the operand's: the source
+   * and destination go through the state's staging buffers; the weights
+   * go into `packed_weights` (laid out as `packed_md`), once for
+   * constant weights (kept across primitives of other batch sizes that
+   * want the same layout), at every run otherwise. */
+  reorder src_in, dst_in, dst_out, weights_pack;
+  void *packed_weights;
+  dnnl_memory_desc_t packed_md;
+  int packed; /* packed_weights holds the constant weights */
 } prepared_call;
 
 struct kiln_library_state {
@@ -187,7 +221,18 @@ struct kiln_library_state {
   dnnl_stream_t stream;
   uint32_t num_calls;
   prepared_call *calls;
+  /* Staging for sources and destinations in a primitive's layout; calls
+   * run one at a time, so two buffers serve them all. */
+  void *staging[2];
+  size_t staging_bytes[2];
 };
+
+static void release_reorder(reorder *r) {
+  if (r->primitive) dnnl_primitive_destroy(r->primitive);
+  if (r->from) dnnl_memory_destroy(r->from);
+  if (r->to) dnnl_memory_destroy(r->to);
+  memset(r, 0, sizeof *r);
+}
 
 static void release_call(prepared_call *c) {
   if (c->primitive) dnnl_primitive_destroy(c->primitive);
@@ -196,6 +241,10 @@ static void release_call(prepared_call *c) {
   if (c->dst) dnnl_memory_destroy(c->dst);
   if (c->bias) dnnl_memory_destroy(c->bias);
   if (c->scratchpad) dnnl_memory_destroy(c->scratchpad);
+  release_reorder(&c->src_in);
+  release_reorder(&c->dst_in);
+  release_reorder(&c->dst_out);
+  release_reorder(&c->weights_pack);
   free(c->scratchpad_data);
   c->primitive = NULL;
   c->src = c->weights = c->dst = c->bias = c->scratchpad = NULL;
@@ -203,29 +252,85 @@ static void release_call(prepared_call *c) {
   c->batch = -1;
 }
 
+static void release_packed(prepared_call *c) {
+  free(c->packed_weights);
+  c->packed_weights = NULL;
+  c->packed = 0;
+}
+
+static int make_reorder(kiln_library_state *state, reorder *r, const dnnl_memory_desc_t *from,
+                        const dnnl_memory_desc_t *to) {
+  dnnl_primitive_desc_t pd;
+  if (dnnl_reorder_primitive_desc_create(&pd, from, state->engine, to, state->engine, NULL))
+    return 1;
+  int rc = dnnl_primitive_create(&r->primitive, pd) != dnnl_success;
+  dnnl_primitive_desc_destroy(pd);
+  return rc || dnnl_memory_create(&r->from, from, state->engine, DNNL_MEMORY_NONE) ||
+         dnnl_memory_create(&r->to, to, state->engine, DNNL_MEMORY_NONE);
+}
+
+static int run_reorder(kiln_library_state *state, reorder *r, void *from, void *to) {
+  if (dnnl_memory_set_data_handle(r->from, from) ||
+      dnnl_memory_set_data_handle(r->to, to))
+    return 1;
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, r->from}, {DNNL_ARG_TO, r->to}};
+  return dnnl_primitive_execute(r->primitive, state->stream, 2, args) != dnnl_success;
+}
+
+/* 64-byte aligned memory of at least `bytes`, zeroed (a blocked layout's
+ * padding must read as zeros). */
+static void *aligned_zeroed(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void *p = aligned_alloc(64, rounded ? rounded : 64);
+  if (p)
+    memset(p, 0, rounded);
+  return p;
+}
+
+static int ensure_staging(kiln_library_state *state, int which, size_t bytes) {
+  if (state->staging_bytes[which] >= bytes)
+    return 0;
+  free(state->staging[which]);
+  state->staging[which] = aligned_zeroed(bytes);
+  state->staging_bytes[which] = state->staging[which] ? bytes : 0;
+  return state->staging[which] == NULL;
+}
+
 static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
                             const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
                             const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md);
 
-/* Builds the convolution primitive of `c` for batch `batch`. */
+/* Builds the convolution primitive of `c` for batch `batch`. A
+ * channels-last operand is bound as it is (the compiler kept it in the
+ * layout oneDNN runs in); for a channels-first one oneDNN picks its layout
+ * and the operand is reordered to and from it. The weights are always in
+ * the layout oneDNN picks, packed once. */
 static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t batch) {
   const call_view *d = &c->desc;
   release_call(c);
   dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
-  dnnl_memory_desc_t src_md, weights_md, dst_md;
+  dnnl_memory_desc_t src_md, weights_md, dst_md, src_any, weights_any, dst_any;
   int64_t g = d->groups;
-  if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, dnnl_nchw) ||
-      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dnnl_nchw))
+  int src_last = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST;
+  int dst_last = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST;
+  if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, src_last ? dnnl_nhwc : dnnl_nchw) ||
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dst_last ? dnnl_nhwc : dnnl_nchw) ||
+      dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32,
+                                   src_last ? dnnl_nhwc : dnnl_format_tag_any) ||
+      dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32,
+                                   dst_last ? dnnl_nhwc : dnnl_format_tag_any))
     return 1;
   if (g == 1) {
     dnnl_dims_t w_dims = {d->weight_dims[0], d->weight_dims[1], d->weight_dims[2], d->weight_dims[3]};
-    if (dnnl_memory_desc_init_by_tag(&weights_md, 4, w_dims, dnnl_f32, dnnl_oihw))
+    if (dnnl_memory_desc_init_by_tag(&weights_md, 4, w_dims, dnnl_f32, dnnl_oihw) ||
+        dnnl_memory_desc_init_by_tag(&weights_any, 4, w_dims, dnnl_f32, dnnl_format_tag_any))
       return 1;
   } else {
     dnnl_dims_t w_dims = {g, d->weight_dims[0] / g, d->weight_dims[1], d->weight_dims[2],
                           d->weight_dims[3]};
-    if (dnnl_memory_desc_init_by_tag(&weights_md, 5, w_dims, dnnl_f32, dnnl_goihw))
+    if (dnnl_memory_desc_init_by_tag(&weights_md, 5, w_dims, dnnl_f32, dnnl_goihw) ||
+        dnnl_memory_desc_init_by_tag(&weights_any, 5, w_dims, dnnl_f32, dnnl_format_tag_any))
       return 1;
   }
   dnnl_dims_t strides = {d->strides[0], d->strides[1]};
@@ -244,8 +349,8 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t bat
     return 1;
   dnnl_convolution_desc_t conv;
   if (dnnl_dilated_convolution_forward_desc_init(&conv, dnnl_forward_inference,
-                                                 dnnl_convolution_direct, &src_md, &weights_md,
-                                                 d->has_bias ? &bias_md : NULL, &dst_md, strides,
+                                                 dnnl_convolution_direct, &src_any, &weights_any,
+                                                 d->has_bias ? &bias_md : NULL, &dst_any, strides,
                                                  dilates, pad_l, pad_r))
     return 1;
   if (finish_primitive(state, c, &conv, &src_md, &weights_md, &dst_md,
@@ -287,7 +392,9 @@ static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
   return rc;
 }
 
-/* Creates the primitive for prepared descriptors and owns a scratchpad. */
+/* Creates the primitive of `op` and owns a scratchpad. The operands'
+ * buffers are laid out as `src_md`, `w_md`, `dst_md`; where the primitive
+ * chose another layout, reorders to and from it are prepared. */
 static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
                             const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
                             const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md) {
@@ -314,13 +421,43 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
       return 1;
     }
   }
+  dnnl_memory_desc_t op_src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  dnnl_memory_desc_t op_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  dnnl_memory_desc_t op_dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
   rc = dnnl_primitive_create(&c->primitive, pd);
   dnnl_primitive_desc_destroy(pd);
-  if (rc || dnnl_memory_create(&c->src, src_md, state->engine, DNNL_MEMORY_NONE) ||
-      dnnl_memory_create(&c->weights, w_md, state->engine, DNNL_MEMORY_NONE) ||
-      dnnl_memory_create(&c->dst, dst_md, state->engine, DNNL_MEMORY_NONE) ||
+  if (rc || dnnl_memory_create(&c->src, &op_src, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->weights, &op_w, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->dst, &op_dst, state->engine, DNNL_MEMORY_NONE) ||
       (bias_md && dnnl_memory_create(&c->bias, bias_md, state->engine, DNNL_MEMORY_NONE)))
     return 1;
+  if (!dnnl_memory_desc_equal(src_md, &op_src) &&
+      (make_reorder(state, &c->src_in, src_md, &op_src) ||
+       ensure_staging(state, 0, dnnl_memory_desc_get_size(&op_src))))
+    return 1;
+  if (!dnnl_memory_desc_equal(dst_md, &op_dst) &&
+      (make_reorder(state, &c->dst_out, &op_dst, dst_md) ||
+       (c->desc.has_residual && make_reorder(state, &c->dst_in, dst_md, &op_dst)) ||
+       ensure_staging(state, 1, dnnl_memory_desc_get_size(&op_dst))))
+    return 1;
+  if (dnnl_memory_desc_equal(w_md, &op_w))
+    return 0;
+  /* Weights in another layout: constant ones are packed now (unless an
+   * earlier primitive of this call packed them the same way). */
+  if (c->packed && dnnl_memory_desc_equal(&c->packed_md, &op_w))
+    return 0;
+  release_packed(c);
+  c->packed_md = op_w;
+  if (make_reorder(state, &c->weights_pack, w_md, &op_w) ||
+      !(c->packed_weights = aligned_zeroed(dnnl_memory_desc_get_size(&op_w))))
+    return 1;
+  if (c->desc.weights) {
+    if (run_reorder(state, &c->weights_pack, (void *)(uintptr_t)c->desc.weights,
+                    c->packed_weights) ||
+        dnnl_stream_wait(state->stream))
+      return 1;
+    c->packed = 1;
+  }
   return 0;
 }
 
@@ -334,38 +471,72 @@ static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, 
   return dnnl_memory_desc_init_by_tag(md, rank, full, dnnl_f32, tags[rank]) != dnnl_success;
 }
 
-/* Builds the matmul primitive of `c` for lhs dims `lhs`. */
+/* Builds the matmul primitive of `c` for operand dims `lhs`, `rhs`
+ * (the rhs is a constant or, in attention, an activation) and `out`. */
 static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int64_t *lhs,
-                          const int64_t *out) {
+                          const int64_t *rhs, const int64_t *out) {
+  for (int i = 0; i < c->desc.input_rank; ++i)
+    c->shape[0][i] = lhs[i];
+  for (int i = 0; i < c->desc.weight_rank; ++i)
+    c->shape[1][i] = rhs[i];
   const call_view *d = &c->desc;
   release_call(c);
+  /* A rhs without batch dims (a linear layer's weights) is shared by
+   * every row of the lhs: the lhs's leading dims fold into M, one GEMM
+   * rather than a batch of matrix-vector products (attention's
+   * [seq, batch, d] activations have M = 1). */
+  int rank = d->rank;
+  int64_t folded_lhs[2], folded_rhs[2], folded_out[2];
+  int rhs_batched = 0;
+  for (int i = 0; i < d->weight_rank - 2; ++i)
+    rhs_batched |= rhs[i] != 1;
+  if (rank > 2 && !rhs_batched) {
+    folded_lhs[0] = 1;
+    for (int i = 0; i < d->input_rank - 1; ++i)
+      folded_lhs[0] *= lhs[i];
+    folded_lhs[1] = lhs[d->input_rank - 1];
+    folded_rhs[0] = rhs[d->weight_rank - 2];
+    folded_rhs[1] = rhs[d->weight_rank - 1];
+    folded_out[0] = folded_lhs[0];
+    folded_out[1] = out[rank - 1];
+    lhs = folded_lhs;
+    rhs = folded_rhs;
+    out = folded_out;
+    rank = 2;
+  }
+  int lhs_rank = rank == 2 ? 2 : d->input_rank, rhs_rank = rank == 2 ? 2 : d->weight_rank;
   dnnl_memory_desc_t src_md, w_md, dst_md;
-  if (plain_md(&src_md, lhs, d->input_rank, d->rank) ||
-      plain_md(&w_md, d->weight_dims, d->weight_rank, d->rank) ||
-      plain_md(&dst_md, out, d->rank, d->rank))
+  if (plain_md(&src_md, lhs, lhs_rank, rank) || plain_md(&w_md, rhs, rhs_rank, rank) ||
+      plain_md(&dst_md, out, rank, rank))
     return 1;
   /* The bias broadcasts over every dim but the last. */
   dnnl_memory_desc_t bias_md;
   int64_t bias_dims[1] = {d->output_dims[d->rank - 1]};
-  if (d->has_bias && plain_md(&bias_md, bias_dims, 1, d->rank))
+  if (d->has_bias && plain_md(&bias_md, bias_dims, 1, rank))
+    return 1;
+  /* Constant weights in the layout oneDNN picks, packed once. */
+  dnnl_memory_desc_t w_any = w_md;
+  if (d->weights && dnnl_memory_desc_init_by_tag(&w_any, rank, w_md.dims, dnnl_f32,
+                                                 dnnl_format_tag_any))
     return 1;
   dnnl_matmul_desc_t matmul;
-  if (dnnl_matmul_desc_init(&matmul, &src_md, &w_md, d->has_bias ? &bias_md : NULL, &dst_md))
+  if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, d->has_bias ? &bias_md : NULL, &dst_md))
     return 1;
   if (finish_primitive(state, c, &matmul, &src_md, &w_md, &dst_md,
                        d->has_bias ? &bias_md : NULL))
     return 1;
-  for (int i = 0; i < d->input_rank; ++i)
-    c->shape[i] = lhs[i];
   c->batch = 0;
   return 0;
 }
 
-static int same_shape(const prepared_call *c, const int64_t *lhs) {
+static int same_shape(const prepared_call *c, const int64_t *lhs, const int64_t *rhs) {
   if (c->batch < 0)
     return 0;
   for (int i = 0; i < c->desc.input_rank; ++i)
-    if (c->shape[i] != lhs[i])
+    if (c->shape[0][i] != lhs[i])
+      return 0;
+  for (int i = 0; i < c->desc.weight_rank; ++i)
+    if (c->shape[1][i] != rhs[i])
       return 0;
   return 1;
 }
@@ -397,15 +568,28 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
       kiln_onednn_free(state);
       return kiln_fail(KILN_ERROR_FORMAT, "library call %u has an invalid description", i);
     }
-    /* Static shapes are prepared now; dynamic ones at their first run. */
-    int is_static = 1;
-    for (int k = 0; k < d->rank; ++k)
-      is_static &= d->output_dims[k] >= 0;
+    /* Every call is prepared now; a run with other dims prepares again. */
     int failed_prepare = 0;
-    if (is_static && d->kind == KILN_LIBRARY_CONV)
-      failed_prepare = prepare_conv(state, c, d->input_dims[0]);
-    else if (is_static && d->kind == KILN_LIBRARY_MATMUL)
-      failed_prepare = prepare_matmul(state, c, d->input_dims, d->output_dims);
+    /* A convolution's only dynamic dim is the batch: prepared for batch 1
+     * (its weights packed) until a run brings another. */
+    if (d->kind == KILN_LIBRARY_CONV) {
+      failed_prepare = prepare_conv(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
+    } else if (d->kind == KILN_LIBRARY_MATMUL) {
+      /* Dynamic dims taken as 1 (a batch of one, the likely first run). */
+      int64_t shapes[3][KILN_MAX_RANK];
+      const int64_t *given[3] = {d->input_dims, d->weight_dims, d->output_dims};
+      int ranks[3] = {d->input_rank, d->weight_rank, d->rank}, guessed = 0;
+      for (int k = 0; k < 3; ++k)
+        for (int r = 0; r < ranks[k]; ++r) {
+          shapes[k][r] = given[k][r] >= 0 ? given[k][r] : 1;
+          guessed |= given[k][r] < 0;
+        }
+      /* A guess oneDNN refuses is no error: the first run prepares. */
+      if (prepare_matmul(state, c, shapes[0], shapes[1], shapes[2]) && !guessed)
+        failed_prepare = 1;
+      else if (c->batch < 0)
+        release_call(c);
+    }
     if (failed_prepare) {
       kiln_onednn_free(state);
       return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare library call %u", i);
@@ -419,9 +603,13 @@ void kiln_onednn_free(void *opaque) {
   kiln_library_state *state = opaque;
   if (!state)
     return;
-  for (uint32_t i = 0; state->calls && i < state->num_calls; ++i)
+  for (uint32_t i = 0; state->calls && i < state->num_calls; ++i) {
     release_call(&state->calls[i]);
+    release_packed(&state->calls[i]);
+  }
   free(state->calls);
+  free(state->staging[0]);
+  free(state->staging[1]);
   if (state->stream) dnnl_stream_destroy(state->stream);
   if (state->engine) dnnl_engine_destroy(state->engine);
   free(state);
@@ -437,16 +625,34 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   if (dims[0][0] == 0)
     return 0;
   if (c->desc.kind == KILN_LIBRARY_MATMUL) {
-    if (!same_shape(c, dims[0]) && prepare_matmul(state, c, dims[0], dims[2]))
+    if (!same_shape(c, dims[0], dims[1]) && prepare_matmul(state, c, dims[0], dims[1], dims[2]))
       return 1;
   } else {
     int64_t batch = dims[0][0];
     if (c->batch != batch && prepare_conv(state, c, batch))
       return 1;
   }
-  if (dnnl_memory_set_data_handle(c->src, operands[0]) ||
-      dnnl_memory_set_data_handle(c->weights, operands[1]) ||
-      dnnl_memory_set_data_handle(c->dst, operands[2]))
+  void *src = operands[0], *weights = operands[1], *dst = operands[2];
+  if (c->src_in.primitive) {
+    if (run_reorder(state, &c->src_in, src, state->staging[0]))
+      return 1;
+    src = state->staging[0];
+  }
+  if (c->dst_out.primitive) {
+    if (c->dst_in.primitive && run_reorder(state, &c->dst_in, dst, state->staging[1]))
+      return 1;
+    dst = state->staging[1];
+  }
+  if (c->packed) {
+    weights = c->packed_weights;
+  } else if (c->weights_pack.primitive) {
+    if (run_reorder(state, &c->weights_pack, weights, c->packed_weights))
+      return 1;
+    weights = c->packed_weights;
+  }
+  if (dnnl_memory_set_data_handle(c->src, src) ||
+      dnnl_memory_set_data_handle(c->weights, weights) ||
+      dnnl_memory_set_data_handle(c->dst, dst))
     return 1;
   dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights},
                              {DNNL_ARG_DST, c->dst}};
@@ -459,6 +665,8 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   if (c->scratchpad)
     args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, c->scratchpad};
   if (dnnl_primitive_execute(c->primitive, state->stream, n, args))
+    return 1;
+  if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, operands[2]))
     return 1;
   return dnnl_stream_wait(state->stream) ? 1 : 0;
 }
