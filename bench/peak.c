@@ -20,9 +20,11 @@ __attribute__((target("avx512f"))) static double fma512(long iterations) {
   for (int i = 0; i < CHAINS; ++i)
     acc[i] = _mm512_set1_ps((float)i);
   const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
-  for (long n = 0; n < iterations; ++n)
+  for (long n = 0; n < iterations; ++n) {
+#pragma GCC unroll 12
     for (int i = 0; i < CHAINS; ++i)
       acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
   float sum = 0;
   for (int i = 0; i < CHAINS; ++i)
     sum += _mm512_reduce_add_ps(acc[i]);
@@ -34,9 +36,11 @@ __attribute__((target("avx2,fma"))) static double fma256(long iterations) {
   for (int i = 0; i < CHAINS; ++i)
     acc[i] = _mm256_set1_ps((float)i);
   const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
-  for (long n = 0; n < iterations; ++n)
+  for (long n = 0; n < iterations; ++n) {
+#pragma GCC unroll 12
     for (int i = 0; i < CHAINS; ++i)
       acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  }
   float lanes[8], sum = 0;
   for (int i = 0; i < CHAINS; ++i) {
     _mm256_storeu_ps(lanes, acc[i]);

@@ -319,8 +319,8 @@ def main():
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         lines.append(f"| {r['model']} | {r['batch']} | {fmt(r['gflop'])} | {r['kiln_ms']:.2f} | {fmt(r['ort_ms'])} | "
-                     f"{fmt(r['speedup'])} | {fmt(r['kiln_limit'] and r['kiln_limit'] * 100, '.0f')} | "
-                     f"{fmt(r['ort_limit'] and r['ort_limit'] * 100, '.0f')} |")
+                     f"{fmt(r['speedup'])} | {fmt(r['kiln_limit'] * 100 if r['kiln_limit'] else None, '.0f')} | "
+                     f"{fmt(r['ort_limit'] * 100 if r['ort_limit'] else None, '.0f')} |")
     lines += ["", f"Geometric mean of ORT / Kiln over {', '.join(HEADLINE)} at batch "
               f"{', '.join(map(str, batches))}: **{fmt(headline)}** (goal: >= 1.25; above 1 means Kiln is faster).",
               "", "![ORT time / Kiln time](Performance.png)", "",
@@ -332,9 +332,9 @@ def main():
               f"{fmt((ort_start.get('create_ms') or [None])[0])} ms | |",
               f"| first run | {fmt(startup['first_run_ms'][0])} ms | {fmt((ort_start.get('first_run_ms') or [None])[0])} ms | |",
               f"| time to first result | {fmt(startup['first_result_ms'][0])} ms | "
-              f"{fmt(ort_start and ort_start['create_ms'][0] + ort_start['first_run_ms'][0])} ms | < 100 ms |",
+              f"{fmt(ort_start['create_ms'][0] + ort_start['first_run_ms'][0] if ort_start else None)} ms | < 100 ms |",
               f"| peak RSS | {startup['peak_rss_kib'][0] / 1024:.0f} MiB | "
-              f"{fmt(ort_start and ort_start['peak_rss_kib'][0] / 1024, '.0f')} MiB (Python process) | "
+              f"{fmt(ort_start['peak_rss_kib'][0] / 1024 if ort_start else None, '.0f')} MiB (Python process) | "
               f"<= weights {weights_mib:.0f} MiB + arena {startup['arena_bytes'][0] / 2**20:.1f} MiB + 16 MiB |",
               f"| runtime overhead per run (one-element model, 1 thread) | {overhead['per_run_us'][0]:.2f} us | | < 2 us |",
               f"| compile time (`kiln compile`, {args.threads} cores) | {compile_s[first]:.1f} s | | < 15 s |",

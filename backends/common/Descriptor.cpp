@@ -301,13 +301,18 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
       return e;
     objects.push_back(constantsObject);
   }
-  auto withObjects = [&](std::vector<std::string> args) {
+  auto withObjects = [&](std::vector<std::string> args,
+                         std::vector<std::string> libraries = {}) {
     args.insert(args.end(), objects.begin(), objects.end());
+    args.insert(args.end(), libraries.begin(), libraries.end());
     return args;
   };
   if (ext == ".so") {
-    if (llvm::Error e = runTool("cc", withObjects({"-shared", "-o", outputPath.str(), "-lm",
-                                                   "-Wl,--build-id=sha1"})))
+    // Libraries after the objects that need them (the linker drops an
+    // -lm it meets first).
+    if (llvm::Error e = runTool("cc", withObjects({"-shared", "-o", outputPath.str(),
+                                                   "-Wl,--build-id=sha1"},
+                                                  {"-lm"})))
       return e;
   } else if (ext == ".o") {
     if (llvm::Error e = runTool("ld", withObjects({"-r", "-o", outputPath.str()})))

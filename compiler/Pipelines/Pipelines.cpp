@@ -71,6 +71,8 @@ static void addGraphPhase(OpPassManager &pm) {
   pm.addPass(createCSEPass());
   // Batch norms after convolutions become their weights and a bias.
   pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
+  // Transposed weights (Gemm's transB, linear layers) become constants.
+  pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
   pm.addPass(createCanonicalizerPass());
   // Folding can expose more static shapes (e.g. a reshape of a constant).
   pm.addPass(createInferShapes());
