@@ -84,8 +84,11 @@ def ort_worker(args):
             session.run(None, feeds)
             times.append((time.perf_counter() - t) * 1e3)
         print(f"median_ms {statistics.median(times):.4f}")
-    import resource
-    print(f"peak_rss_kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+    # VmHWM: this process's own peak (ru_maxrss would keep the parent's).
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                print(f"peak_rss_kib {line.split()[1]}")
 
 
 def have_ort():
@@ -117,7 +120,7 @@ def model_flops(onnx_path, batch):
         dims = value.type.tensor_type.shape.dim
         if dims and not dims[0].HasField("dim_value"):
             dims[0].dim_value = batch
-    model = shape_inference.infer_shapes(model)
+    model = shape_inference.infer_shapes(model, data_prop=True)
     shapes = {}
     for value in list(model.graph.value_info) + list(model.graph.input) + list(model.graph.output):
         dims = value.type.tensor_type.shape.dim

@@ -112,6 +112,28 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
   return params;
 }
 
+LibraryCallRecord::LibraryCallRecord(const LibraryCall &call, const void *weights) {
+  dims[0] = call.input;
+  dims[1] = call.weight;
+  dims[2] = call.output;
+  for (int k = 0; k < 3; ++k) {
+    dimPointers[k] = dims[k].data();
+    ranks[k] = static_cast<int32_t>(dims[k].size());
+  }
+  params = libraryParams(call);
+  record = {};
+  record.kind = libraryKind(call.kind);
+  record.num_operands = 3;
+  record.operand_ranks = ranks;
+  record.operand_dims = dimPointers;
+  record.num_params = static_cast<int32_t>(params.size());
+  record.params = params.data();
+  record.epilogue = {call.epilogue.bias, call.epilogue.residual,
+                     activationOf(call.epilogue.activation), call.epilogue.alpha,
+                     call.epilogue.beta};
+  record.weights = weights;
+}
+
 std::string descriptorSource(const ArtifactContents &contents, const DescriptorFields &fields) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -154,6 +176,12 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
     if (!c.weightsSymbol.empty() && declared.insert(c.weightsSymbol).second)
       os << "extern const char " << c.weightsSymbol
          << "[] __attribute__((visibility(\"hidden\")));\n";
+  for (size_t i = 0; i < contents.libraryCalls.size(); ++i)
+    if (!contents.libraryCalls[i].weightsLayout.empty()) {
+      const std::string &layout = contents.libraryCalls[i].weightsLayout;
+      os << "static const unsigned char call" << i << "_layout[] = {"
+         << byteList(layout) << "};\n";
+    }
   os << "static const kiln_library_call library_calls[] = {\n";
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
@@ -163,10 +191,13 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
        << c.epilogue.residual << ", " << activationOf(c.epilogue.activation) << ", "
        << llvm::format("%.9ef", c.epilogue.alpha) << ", "
        << llvm::format("%.9ef", c.epilogue.beta) << "}, "
-       << (c.weightsSymbol.empty() ? std::string("0") : c.weightsSymbol) << "},\n";
+       << (c.weightsSymbol.empty() ? std::string("0") : c.weightsSymbol) << ", "
+       << (c.weightsLayout.empty() ? std::string("0, 0")
+                                   : p + "layout, " + std::to_string(c.weightsLayout.size()))
+       << "},\n";
   }
   if (contents.libraryCalls.empty())
-    os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}, 0},\n";
+    os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}, 0, 0, 0},\n";
   os << "};\n\n"
      << "static const char report[] = {" << byteList(contents.report) << "};\n"
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"

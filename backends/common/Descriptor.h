@@ -13,6 +13,7 @@
 #define KILN_BACKENDS_COMMON_DESCRIPTOR_H
 
 #include "compiler/Target/Backend.h"
+#include "kiln/kiln_model_abi.h"
 
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln::artifact {
 
@@ -48,6 +50,20 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
 
 /// The C header written next to the artifact.
 std::string headerSource(const ArtifactContents &contents, llvm::StringRef stem);
+
+/// `call` as the runtime's `kiln_library_call` record, in memory (the
+/// arrays it points into live here), with `weights` as its constant
+/// weights: what a backend hands the runtime's devices at compile time.
+struct LibraryCallRecord {
+  explicit LibraryCallRecord(const LibraryCall &call, const void *weights);
+  LibraryCallRecord(const LibraryCallRecord &) = delete;
+  LibraryCallRecord &operator=(const LibraryCallRecord &) = delete;
+  std::vector<int64_t> dims[3];
+  const int64_t *dimPointers[3];
+  int32_t ranks[3];
+  std::vector<int64_t> params;
+  kiln_library_call record;
+};
 
 /// A constant's bytes, kept out of the code generator (LLVM handles
 /// hundreds of megabytes of constants slowly): the object code declares

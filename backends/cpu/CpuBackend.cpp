@@ -15,7 +15,12 @@
 #include "backends/cpu/Passes.h"
 #include "backends/cpu/Pipeline.h"
 
+#include "kiln/kiln_toolchain.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstdlib>
+#include <optional>
 
 using namespace mlir;
 
@@ -33,6 +38,54 @@ struct CpuSettings {
   LibraryCallOptions calls;
 };
 
+/// Replaces the bytes of each library call's constant weights in
+/// `constants` with the runtime's packing of them (kiln_toolchain.h) and
+/// records the layout in the call. Weights that several calls share are
+/// packed only when every call wants the same layout; a call oneDNN takes
+/// plain, or cannot prepare here, keeps plain weights (the runtime packs
+/// them when a session is created). `storage` owns the packed bytes.
+static void prepackWeights(ArtifactContents &contents,
+                           std::vector<artifact::ConstantBlob> &constants,
+                           std::vector<std::string> &storage) {
+  llvm::StringMap<size_t> blobOf;
+  for (auto [i, blob] : llvm::enumerate(constants))
+    blobOf[blob.symbol] = i;
+  // symbol -> (layout, packed) of every call reading it; nullopt: keep plain.
+  llvm::StringMap<std::optional<std::pair<std::string, std::string>>> packing;
+  for (const LibraryCall &call : contents.libraryCalls) {
+    auto found = blobOf.find(call.weightsSymbol);
+    if (call.weightsSymbol.empty() || found == blobOf.end())
+      continue;
+    artifact::LibraryCallRecord record(call, constants[found->second].bytes.data());
+    void *packed = nullptr, *layout = nullptr;
+    size_t packedBytes = 0, layoutBytes = 0;
+    std::optional<std::pair<std::string, std::string>> result;
+    if (kiln_cpu_prepack_weights(&record.record, 0, &packed, &packedBytes, &layout,
+                                 &layoutBytes) == KILN_OK &&
+        packed)
+      result.emplace(std::string(static_cast<char *>(layout), layoutBytes),
+                     std::string(static_cast<char *>(packed), packedBytes));
+    std::free(packed);
+    std::free(layout);
+    auto [entry, inserted] = packing.try_emplace(call.weightsSymbol, result);
+    if (!inserted && entry->second != result)
+      entry->second.reset();
+  }
+  storage.reserve(packing.size());
+  for (LibraryCall &call : contents.libraryCalls) {
+    auto entry = packing.find(call.weightsSymbol);
+    if (call.weightsSymbol.empty() || entry == packing.end() || !entry->second)
+      continue;
+    call.weightsLayout = entry->second->first;
+  }
+  for (auto &[symbol, result] : packing) {
+    if (!result)
+      continue;
+    storage.push_back(result->second);
+    constants[blobOf[symbol]].bytes = llvm::ArrayRef<char>(storage.back().data(), storage.back().size());
+  }
+}
+
 class CpuBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "cpu"; }
@@ -44,7 +97,9 @@ public:
             {"conv-post-ops", "1 (default): convolution epilogues as oneDNN post-ops; 0: "
                               "generated after the convolution"},
             {"conv-layout", "nhwc (default): activations between oneDNN convolutions stay "
-                            "channels-last; nchw: every convolution reorders"}};
+                            "channels-last; nchw: every convolution reorders"},
+            {"prepack", "1 (default): constant weights stored in oneDNN's layout for this "
+                        "host (--cpu=host only); 0: plain, packed when a session starts"}};
   }
 
   llvm::Expected<CpuSettings> settings(const TargetOptions &options) const {
@@ -55,6 +110,8 @@ public:
         settings.target.cpu = value.str();
       } else if (key == "conv-post-ops") {
         settings.calls.convolutionPostOps = value != "0";
+      } else if (key == "prepack") {
+        settings.calls.prepackWeights = value != "0";
       } else if (key == "conv-layout") {
         if (value != "nhwc" && value != "nchw")
           return error("the cpu target's conv-layout is nhwc or nchw, not '" + value + "'");
@@ -139,6 +196,12 @@ public:
       }
     }
     std::vector<artifact::ConstantBlob> constants = extractConstants(module);
+    // For this host, constant weights go into the artifact already in the
+    // layout oneDNN picks (what a session would otherwise pack).
+    std::vector<std::string> packedStorage;
+    auto parsed = settings(options);
+    if (parsed && parsed->target.cpu == "host" && parsed->calls.prepackWeights)
+      prepackWeights(withWeights, constants, packedStorage);
     auto object = emitObject(module, **machine);
     if (!object)
       return object.takeError();

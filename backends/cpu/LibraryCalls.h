@@ -33,6 +33,9 @@ struct LibraryCallOptions {
   /// in oneDNN, the layout its AVX-512 / AVX2 kernels run in, so that no
   /// reorder runs between them (assignConvolutionLayouts).
   bool channelsLast = true;
+  /// Store constant weights in the layout oneDNN picks on this host
+  /// (compile time), so a session neither packs nor holds a second copy.
+  bool prepackWeights = true;
 };
 
 /// Marks the ops of `module` that the runtime will run and returns their

@@ -70,6 +70,9 @@ struct LibraryCall {
   /// artifact (set by the backend's code generation); the runtime then
   /// prepares it once, when a session is created. Empty otherwise.
   std::string weightsSymbol;
+  /// When the backend stored those weights prepacked for its library: how
+  /// they are laid out (opaque bytes the device reads back). Empty: plain.
+  std::string weightsLayout;
   /// Why the device reorders an operand into and out of its library's
   /// layout ("input NCHW: from kiln.max_pool"), for reports; empty when
   /// nothing is reordered.

@@ -2,7 +2,8 @@
 # conv_post_ops_test.sh KILN MODELS_DIR WORK_DIR
 # resnet18 compiled the other ways the CPU backend offers: convolution
 # epilogues generated after each oneDNN call (--conv-post-ops=0) and every
-# convolution in channels-first buffers (--conv-layout=nchw); the default
+# convolution in channels-first buffers (--conv-layout=nchw), plain weights
+# packed by the runtime (--prepack=0); the default
 # (post-ops, channels-last between convolutions) is what compile_and_run.sh
 # checks. Each matches torch at batch 1 and 8. Prints "N passed, N failed".
 . "$(dirname "$0")/common.sh" # kiln, models, work from the arguments
@@ -17,7 +18,7 @@ if [ "$fused" -gt 0 ] && [ "$reorders" -gt 0 ] && [ "$reorders" -lt "$calls" ]; 
 else
   fail "default: $fused fused, $reorders of $calls convolutions reorder"; cat "$work/default.txt"
 fi
-for flags in --conv-post-ops=0 --conv-layout=nchw; do
+for flags in --conv-post-ops=0 --conv-layout=nchw --prepack=0; do
   name=$(echo "$flags" | tr -c 'a-z0-9\n' '_')
   mkdir -p "$work/$name"
   if "$kiln" compile "$models/$model.onnx" -o "$work/$name/$model.so" $flags > "$work/$name/compile.txt" 2>&1; then
@@ -27,6 +28,13 @@ for flags in --conv-post-ops=0 --conv-layout=nchw; do
       generated=$(grep -c "oneDNN conv [(<]" "$work/$name/kernels.txt")
       [ "$generated" -gt 0 ] && pass "$flags: $generated bare convolutions" ||
         { fail "$flags: the epilogues stayed in oneDNN"; cat "$work/$name/kernels.txt"; } ;;
+    --prepack=0)
+      # Plain weights: other bytes than the default's prepacked ones.
+      if cmp -s "$models/$model.so" "$work/$name/$model.so"; then
+        fail "$flags: the same bytes as the prepacked artifact"
+      else
+        pass "$flags: plain weights, packed when the session is created"
+      fi ;;
     --conv-layout=nchw)
       reorders=$(grep -c "reorders" "$work/$name/kernels.txt")
       [ "$reorders" -eq 0 ] && pass "$flags: no layout assigned" ||

@@ -71,7 +71,7 @@ TEST_CASE_METHOD(DriverFixture, "driver: a backend refuses a setting it does not
   auto summary = driver::compile(*source, options);
   REQUIRE(!bool(summary));
   CHECK(errorText(summary.takeError()) ==
-        "the cpu target has no setting 'unroll' (known: cpu, conv-post-ops, conv-layout)");
+        "the cpu target has no setting 'unroll' (known: cpu, conv-post-ops, conv-layout, prepack)");
 }
 
 TEST_CASE_METHOD(DriverFixture, "driver: kiln IR as text or bytecode gives the same artifact",

@@ -38,6 +38,9 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "  --conv-layout=L      nhwc (default): activations between oneDNN\n"
         "                       convolutions stay channels-last; nchw: each\n"
         "                       convolution reorders its input and output\n"
+        "  --prepack=0|1        1 (default, --cpu=host): constant weights stored in\n"
+        "                       oneDNN's layout for this host; 0: plain, packed\n"
+        "                       when a session is created\n"
         "  --no-fuse            skip fusion (kiln-fuse and the linalg phase's\n"
         "                       elementwise fusion): every op its own kernel\n"
         "  --compile-to=PHASE   print the IR after PHASE ("
@@ -106,6 +109,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       options.targetOptions.settings["conv-post-ops"] = *v;
     } else if (auto v = value("--conv-layout")) {
       options.targetOptions.settings["conv-layout"] = *v;
+    } else if (auto v = value("--prepack")) {
+      options.targetOptions.settings["prepack"] = *v;
     } else if (arg == "--no-fuse") {
       options.fuse = false;
     } else if (auto v = value("--max-batch")) {

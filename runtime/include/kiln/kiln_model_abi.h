@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 4u
+#define KILN_MODEL_ABI_VERSION 5u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -124,6 +124,13 @@ typedef struct kiln_library_call {
    * activation). The device may prepare constant weights once, when a
    * session is created (oneDNN: packed into its layout). */
   const void *weights;
+  /* How `weights` is laid out when the compiler prepacked it for the
+   * device's library (CPU: oneDNN's memory descriptor, as the oneDNN the
+   * compiler loaded wrote it), or NULL for the operand's plain layout.
+   * The device uses prepacked weights as they are when its library picks
+   * the same layout at run time, and repacks them once otherwise. */
+  const void *weights_layout;
+  uint32_t weights_layout_bytes;
 } kiln_library_call;
 
 /* What the runtime offers compiled code during `run`. `library_call`

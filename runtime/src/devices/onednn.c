@@ -23,10 +23,12 @@
 
 #include "onednn.h"
 #include "device.h"
+#include "kiln/kiln_toolchain.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
 #include <dlfcn.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +142,7 @@ typedef struct call_view {
   int32_t has_bias, has_residual, activation;
   float alpha, beta;
   const void *weights; /* constant weights, or NULL */
+  const dnnl_memory_desc_t *weights_layout; /* prepacked: how; NULL: plain */
 } call_view;
 
 /* Reads `call` into `view`; 0 when it is a call this device runs. */
@@ -164,6 +167,13 @@ static int read_call(const kiln_library_call *call, call_view *view) {
   view->alpha = call->epilogue.alpha;
   view->beta = call->epilogue.beta;
   view->weights = call->weights;
+  if (call->weights_layout) {
+    /* Written by the oneDNN the compiler loaded: the same major version
+     * has the same descriptor. */
+    if (call->weights_layout_bytes != sizeof(dnnl_memory_desc_t) || !call->weights)
+      return 2;
+    view->weights_layout = call->weights_layout;
+  }
   if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_GELU_TANH)
     return 1;
   if (call->kind == KILN_LIBRARY_CONV) {
@@ -300,6 +310,19 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
                             const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
                             const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md);
 
+/* Prepacked weights: their bytes are laid out as the descriptor says,
+ * not as `plain` (which must have the same dims). */
+static int use_weights_layout(const call_view *d, dnnl_memory_desc_t *plain) {
+  if (!d->weights_layout)
+    return 0;
+  const dnnl_memory_desc_t *layout = d->weights_layout;
+  if (layout->ndims != plain->ndims ||
+      memcmp(layout->dims, plain->dims, sizeof(plain->dims[0]) * (size_t)plain->ndims) != 0)
+    return 1;
+  *plain = *layout;
+  return 0;
+}
+
 /* Builds the convolution primitive of `c` for batch `batch`. A
  * channels-last operand is bound as it is (the compiler kept it in the
  * layout oneDNN runs in); for a channels-first one oneDNN picks its layout
@@ -343,6 +366,8 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t bat
     int64_t out = d->output_dims[2 + i];
     pad_r[i] = (out - 1) * d->strides[i] + k - in - pad_l[i];
   }
+  if (use_weights_layout(d, &weights_md))
+    return 1;
   dnnl_memory_desc_t bias_md;
   dnnl_dims_t bias_dims = {d->output_dims[1]};
   if (d->has_bias && dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a))
@@ -519,6 +544,8 @@ static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int
   if (d->weights && dnnl_memory_desc_init_by_tag(&w_any, rank, w_md.dims, dnnl_f32,
                                                  dnnl_format_tag_any))
     return 1;
+  if (use_weights_layout(d, &w_md))
+    return 1;
   dnnl_matmul_desc_t matmul;
   if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, d->has_bias ? &bias_md : NULL, &dst_md))
     return 1;
@@ -539,6 +566,29 @@ static int same_shape(const prepared_call *c, const int64_t *lhs, const int64_t 
     if (c->shape[1][i] != rhs[i])
       return 0;
   return 1;
+}
+
+/* Prepares call `c` as a session's creation does: a convolution for its
+ * batch (1 when dynamic), a matmul with its dynamic dims taken as 1 (a
+ * batch of one, the likely first run; a guess oneDNN refuses is no
+ * error: the first run prepares). Constant weights get packed. */
+static int prepare_initial(kiln_library_state *state, prepared_call *c) {
+  const call_view *d = &c->desc;
+  if (d->kind == KILN_LIBRARY_CONV)
+    return prepare_conv(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
+  int64_t shapes[3][KILN_MAX_RANK];
+  const int64_t *given[3] = {d->input_dims, d->weight_dims, d->output_dims};
+  int ranks[3] = {d->input_rank, d->weight_rank, d->rank}, guessed = 0;
+  for (int k = 0; k < 3; ++k)
+    for (int r = 0; r < ranks[k]; ++r) {
+      shapes[k][r] = given[k][r] >= 0 ? given[k][r] : 1;
+      guessed |= given[k][r] < 0;
+    }
+  if (prepare_matmul(state, c, shapes[0], shapes[1], shapes[2])) {
+    release_call(c);
+    return !guessed;
+  }
+  return 0;
 }
 
 kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
@@ -563,33 +613,19 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   for (uint32_t i = 0; i < state->num_calls; ++i) {
     prepared_call *c = &state->calls[i];
     c->batch = -1;
-    const call_view *d = &c->desc;
-    if (read_call(&abi->library_calls[i], &c->desc)) {
+    int invalid = read_call(&abi->library_calls[i], &c->desc);
+    if (invalid) {
       kiln_onednn_free(state);
+      if (invalid == 2)
+        return kiln_fail(KILN_ERROR_FORMAT,
+                         "library call %u has weights prepacked by another oneDNN version "
+                         "(layout of %u bytes, this oneDNN's is %zu); recompile the model",
+                         i, abi->library_calls[i].weights_layout_bytes,
+                         sizeof(dnnl_memory_desc_t));
       return kiln_fail(KILN_ERROR_FORMAT, "library call %u has an invalid description", i);
     }
     /* Every call is prepared now; a run with other dims prepares again. */
-    int failed_prepare = 0;
-    /* A convolution's only dynamic dim is the batch: prepared for batch 1
-     * (its weights packed) until a run brings another. */
-    if (d->kind == KILN_LIBRARY_CONV) {
-      failed_prepare = prepare_conv(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
-    } else if (d->kind == KILN_LIBRARY_MATMUL) {
-      /* Dynamic dims taken as 1 (a batch of one, the likely first run). */
-      int64_t shapes[3][KILN_MAX_RANK];
-      const int64_t *given[3] = {d->input_dims, d->weight_dims, d->output_dims};
-      int ranks[3] = {d->input_rank, d->weight_rank, d->rank}, guessed = 0;
-      for (int k = 0; k < 3; ++k)
-        for (int r = 0; r < ranks[k]; ++r) {
-          shapes[k][r] = given[k][r] >= 0 ? given[k][r] : 1;
-          guessed |= given[k][r] < 0;
-        }
-      /* A guess oneDNN refuses is no error: the first run prepares. */
-      if (prepare_matmul(state, c, shapes[0], shapes[1], shapes[2]) && !guessed)
-        failed_prepare = 1;
-      else if (c->batch < 0)
-        release_call(c);
-    }
+    int failed_prepare = prepare_initial(state, c);
     if (failed_prepare) {
       kiln_onednn_free(state);
       return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare library call %u", i);
@@ -669,4 +705,51 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, operands[2]))
     return 1;
   return dnnl_stream_wait(state->stream) ? 1 : 0;
+}
+
+kiln_status kiln_cpu_prepack_weights(const kiln_library_call *call, int32_t num_threads,
+                                     void **packed, size_t *packed_bytes, void **layout,
+                                     size_t *layout_bytes) {
+  *packed = *layout = NULL;
+  *packed_bytes = *layout_bytes = 0;
+  kiln_status loaded = kiln_onednn_load("prepacking weights");
+  if (loaded != KILN_OK)
+    return loaded;
+  prepared_call c;
+  memset(&c, 0, sizeof c);
+  c.batch = -1;
+  if (read_call(call, &c.desc) || !c.desc.weights || c.desc.weights_layout)
+    return kiln_fail(KILN_ERROR_FORMAT, "prepacking needs a valid call with plain constant weights");
+  kiln_library_state state;
+  memset(&state, 0, sizeof state);
+  int saved_threads = omp_get_max_threads();
+  if (num_threads > 0)
+    omp_set_num_threads(num_threads);
+  int failed = dnnl_engine_create(&state.engine, dnnl_cpu, 0) ||
+               dnnl_stream_create(&state.stream, state.engine, dnnl_stream_default_flags) ||
+               prepare_initial(&state, &c) || c.batch < 0;
+  if (!failed && c.packed) {
+    *layout = malloc(sizeof(dnnl_memory_desc_t));
+    if (*layout) {
+      memcpy(*layout, &c.packed_md, sizeof(dnnl_memory_desc_t));
+      *layout_bytes = sizeof(dnnl_memory_desc_t);
+      *packed = c.packed_weights;
+      *packed_bytes = dnnl_memory_desc_get_size(&c.packed_md);
+      c.packed_weights = NULL;
+    } else {
+      failed = 1;
+    }
+  }
+  release_call(&c);
+  release_packed(&c);
+  free(state.staging[0]);
+  free(state.staging[1]);
+  if (state.stream)
+    dnnl_stream_destroy(state.stream);
+  if (state.engine)
+    dnnl_engine_destroy(state.engine);
+  if (num_threads > 0)
+    omp_set_num_threads(saved_threads);
+  return failed ? kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare the call to pack its weights")
+                : KILN_OK;
 }
