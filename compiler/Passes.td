@@ -96,6 +96,32 @@ def FoldConstantTransposes : Pass<"kiln-fold-constant-transposes", "mlir::func::
   }];
 }
 
+def RecognizeGelu : Pass<"kiln-recognize-gelu", "mlir::func::FuncOp"> {
+  let summary = "Turn the erf form of GELU, written out in elementwise ops, into kiln.gelu";
+  let description = [{
+    Exporters without a Gelu op (ONNX before opset 20, torch's exporter)
+    write GELU as `x * (erf(x / sqrt(2)) + 1) * 0.5`. As one `kiln.gelu`
+    it joins a matmul's or convolution's epilogue (a oneDNN eltwise
+    post-op, vectorised) instead of being a loop of scalar `erff` calls.
+    Matched in any operand order, with `x / sqrt(2)` or `x * (1/sqrt(2))`,
+    constants within 1e-6 relative; the intermediate ops must have no other
+    users.
+
+    Before:
+    ```mlir
+    %d = kiln.div %x, %sqrt2
+    %e = kiln.erf %d
+    %a = kiln.add %e, %one
+    %m = kiln.mul %x, %a
+    %r = kiln.mul %m, %half
+    ```
+    After:
+    ```mlir
+    %r = kiln.gelu %x : (tensor<...>) -> tensor<...>
+    ```
+  }];
+}
+
 def Decompose : Pass<"kiln-decompose", "mlir::func::FuncOp"> {
   let summary = "Rewrite composite kiln ops into primitive kiln ops";
   let description = [{

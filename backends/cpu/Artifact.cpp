@@ -28,6 +28,8 @@ static std::string entryPointSource(const ArtifactContents &info) {
   // Strided copies between buffers lower to a call of `memrefCopy` (MLIR's
   // runner library has one; the artifact carries its own so that it needs
   // nothing from MLIR at run time).
+  // Trailing dims contiguous in both buffers are copied as one run
+  // (a concat's slices: one memcpy per outer index, not per element).
   os << "typedef struct { int64_t rank; void *descriptor; } kiln_unranked;\n"
         "__attribute__((visibility(\"hidden\"))) void memrefCopy(int64_t size,\n"
         "    kiln_unranked *src, kiln_unranked *dst) {\n"
@@ -37,14 +39,20 @@ static std::string entryPointSource(const ArtifactContents &info) {
         "  /* {alloc, aligned, offset, sizes[rank], strides[rank]} */\n"
         "  char *sp = s[1] + sm[0] * size, *dp = d[1] + dm[0] * size;\n"
         "  int64_t *sizes = sm + 1, *sstr = sm + 1 + rank, *dstr = dm + 1 + rank;\n"
-        "  int64_t index[16] = {0};\n"
-        "  int64_t total = 1;\n"
-        "  for (int64_t r = 0; r < rank; ++r) total *= sizes[r];\n"
-        "  for (int64_t n = 0; n < total; ++n) {\n"
-        "    int64_t so = 0, dof = 0;\n"
-        "    for (int64_t r = 0; r < rank; ++r) { so += index[r] * sstr[r]; dof += index[r] * dstr[r]; }\n"
-        "    memcpy(dp + dof * size, sp + so * size, size);\n"
-        "    for (int64_t r = rank - 1; r >= 0; --r) { if (++index[r] < sizes[r]) break; index[r] = 0; }\n"
+        "  for (int64_t r = 0; r < rank; ++r) if (sizes[r] == 0) return;\n"
+        "  int64_t outer = rank, run = 1;\n"
+        "  while (outer > 0 && sstr[outer - 1] == run && dstr[outer - 1] == run)\n"
+        "    run *= sizes[--outer];\n"
+        "  int64_t index[16] = {0}, so = 0, dof = 0;\n"
+        "  for (;;) {\n"
+        "    memcpy(dp + dof * size, sp + so * size, (size_t)(run * size));\n"
+        "    int64_t r = outer - 1;\n"
+        "    for (; r >= 0; --r) {\n"
+        "      so += sstr[r]; dof += dstr[r];\n"
+        "      if (++index[r] < sizes[r]) break;\n"
+        "      so -= sstr[r] * sizes[r]; dof -= dstr[r] * sizes[r]; index[r] = 0;\n"
+        "    }\n"
+        "    if (r < 0) return;\n"
         "  }\n"
         "}\n\n";
   std::set<int64_t> ranks;

@@ -73,6 +73,9 @@ static void addGraphPhase(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
   // Transposed weights (Gemm's transB, linear layers) become constants.
   pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
+  // GELU written out in erf (torch's export) becomes one op an epilogue
+  // can take.
+  pm.addNestedPass<func::FuncOp>(createRecognizeGelu());
   pm.addPass(createCanonicalizerPass());
   // Folding can expose more static shapes (e.g. a reshape of a constant).
   pm.addPass(createInferShapes());
