@@ -155,6 +155,37 @@ def model_flops(onnx_path, batch):
     return flops
 
 
+# ---------------------------------------------------------------- oneDNN alone
+
+def primitive_breakdown(kiln_bench, so, inp, threads):
+    """oneDNN's own timing of each primitive of one run (DNNL_VERBOSE):
+    {kind: (calls, ms, GFLOP)} with the FLOPs of convolutions and matmuls."""
+    import re
+    env = dict(os.environ, DNNL_VERBOSE="1")
+    out = subprocess.run([kiln_bench, "latency", so, inp, str(threads), "1", "1"],
+                         capture_output=True, text=True, env=env).stdout
+    lines = [l.split(",") for l in out.splitlines() if l.startswith("onednn_verbose,exec,cpu,")]
+    lines = lines[-len(lines) // 4:] if lines else []  # the last of 3 warm-up runs + 1
+    kinds = {}
+    for f in lines:
+        kind, problem, ms = f[3], f[-2], float(f[-1])
+        flops = 0
+        if kind == "convolution":
+            d = dict((k, int(v)) for k, v in re.findall(r"([a-z]+)(\d+)", problem))
+            g = int(re.match(r"g(\d+)", problem).group(1)) if problem.startswith("g") else 1
+            flops = 2 * d["mb"] * d["oc"] * d["oh"] * d["ow"] * d["ic"] // g * d["kh"] * d["kw"]
+        elif kind == "matmul":
+            shapes = [list(map(int, x.split("x"))) for x in problem.split(":")]
+            if len(shapes) == 3:
+                src, dst = shapes[0], shapes[2]
+                flops = 2 * src[-1]
+                for v in dst:
+                    flops *= v
+        calls, total, gflop = kinds.get(kind, (0, 0.0, 0.0))
+        kinds[kind] = (calls + 1, total + ms, gflop + flops / 1e9)
+    return kinds
+
+
 # ---------------------------------------------------------------- report
 
 def fmt(x, spec=".2f"):
@@ -272,6 +303,15 @@ def main():
     overhead = parse_figures(run([kiln_bench, "overhead", tiny_so, os.path.join(tiny_dir, "x.npy"),
                                   "2000" if args.quick else "100000"]))
 
+    # oneDNN's primitives timed alone in resnet50 and bert_encoder (batch 1):
+    # where Kiln's time goes, against the peer's whole model.
+    breakdowns = []
+    for m in [x for x in ("resnet50", "bert_encoder") if x in models] or models[:1]:
+        kinds = primitive_breakdown(kiln_bench, os.path.join(work, m + ".so"), input_of(m, 1),
+                                    args.threads)
+        if kinds:
+            breakdowns.append((m, kinds))
+
     busy_rows = []
     if args.busy:
         hog = subprocess.Popen(["nice", "-n", "19", "taskset", "-c", "1", "sh", "-c", "while :; do :; done"])
@@ -342,6 +382,21 @@ def main():
               f"| runtime overhead per run (one-element model, 1 thread) | {overhead['per_run_us'][0]:.2f} us | | < 2 us |",
               f"| compile time (`kiln compile`, {args.threads} cores) | {compile_s[first]:.1f} s | | < 15 s |",
               ""]
+    if breakdowns:
+        lines += ["## oneDNN's primitives alone", "",
+                  "oneDNN's own timing (DNNL_VERBOSE) of each primitive in one warm run at batch 1: "
+                  "the library calls Kiln cannot make faster itself. GFLOP/s over the FMA peak "
+                  "shows how close the primitive runs to the machine.", "",
+                  "| model | primitive | calls | ms | GFLOP | GFLOP/s | % of peak | whole model: Kiln ms / ORT ms |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for m, kinds in breakdowns:
+            row = next((r for r in rows if r["model"] == m and r["batch"] == 1), None)
+            whole = f"{row['kiln_ms']:.2f} / {fmt(row['ort_ms'])}" if row else "n/a"
+            for kind, (calls, ms, gflop) in sorted(kinds.items()):
+                rate = gflop / (ms / 1e3) if gflop and ms else None
+                lines.append(f"| {m} | {kind} | {calls} | {ms:.2f} | {gflop:.2f} | {fmt(rate, '.0f')} | "
+                             f"{fmt(rate / peak * 100 if rate and peak else None, '.0f')} | {whole} |")
+        lines.append("")
     if busy_rows:
         lines += ["## With one core busy", "",
                   "A busy loop at the lowest priority pinned to core 1; batch 1.", "",

@@ -81,6 +81,7 @@ static int32_t libraryKind(LibraryKind kind) {
   switch (kind) {
   case LibraryKind::Convolution: return KILN_LIBRARY_CONV;
   case LibraryKind::Matmul: return KILN_LIBRARY_MATMUL;
+  case LibraryKind::Pool: return KILN_LIBRARY_POOL;
   }
   return 0;
 }
@@ -108,22 +109,34 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
       std::vector<int64_t> values = call.param(name);
       params.insert(params.end(), values.begin(), values.end());
     }
+  } else if (call.kind == LibraryKind::Pool) {
+    for (const char *name : {"algorithm", "kernel", "strides", "pads", "layouts"}) {
+      std::vector<int64_t> values = call.param(name);
+      params.insert(params.end(), values.begin(), values.end());
+    }
   }
   return params;
 }
 
+/// The operands the code passes, in order (then the bias, if any): a
+/// pooling call has no weight.
+static std::vector<const std::vector<int64_t> *> operandsOf(const LibraryCall &call) {
+  if (call.kind == LibraryKind::Pool)
+    return {&call.input, &call.output};
+  return {&call.input, &call.weight, &call.output};
+}
+
 LibraryCallRecord::LibraryCallRecord(const LibraryCall &call, const void *weights) {
-  dims[0] = call.input;
-  dims[1] = call.weight;
-  dims[2] = call.output;
-  for (int k = 0; k < 3; ++k) {
+  std::vector<const std::vector<int64_t> *> operands = operandsOf(call);
+  for (size_t k = 0; k < operands.size(); ++k) {
+    dims[k] = *operands[k];
     dimPointers[k] = dims[k].data();
     ranks[k] = static_cast<int32_t>(dims[k].size());
   }
   params = libraryParams(call);
   record = {};
   record.kind = libraryKind(call.kind);
-  record.num_operands = 3;
+  record.num_operands = static_cast<int32_t>(operands.size());
   record.operand_ranks = ranks;
   record.operand_dims = dimPointers;
   record.num_params = static_cast<int32_t>(params.size());
@@ -161,13 +174,15 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    const std::vector<int64_t> *operands[] = {&c.input, &c.weight, &c.output};
-    for (size_t k = 0; k < 3; ++k)
+    std::vector<const std::vector<int64_t> *> operands = operandsOf(c);
+    std::string ranks, dims;
+    for (size_t k = 0; k < operands.size(); ++k) {
       array(p + "operand" + std::to_string(k), *operands[k]);
-    os << "static const int32_t " << p << "ranks[] = {" << c.input.size() << ", "
-       << c.weight.size() << ", " << c.output.size() << "};\n"
-       << "static const int64_t *const " << p << "dims[] = {" << p << "operand0, " << p
-       << "operand1, " << p << "operand2};\n";
+      ranks += (k ? ", " : "") + std::to_string(operands[k]->size());
+      dims += (k ? ", " : "") + p + "operand" + std::to_string(k);
+    }
+    os << "static const int32_t " << p << "ranks[] = {" << ranks << "};\n"
+       << "static const int64_t *const " << p << "dims[] = {" << dims << "};\n";
     array(p + "params", libraryParams(c));
   }
   // Constant weights: the code defines them (hidden in the artifact).
@@ -186,7 +201,8 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    os << "  {" << libraryKind(c.kind) << ", 3, " << p << "ranks, " << p << "dims, "
+    os << "  {" << libraryKind(c.kind) << ", " << operandsOf(c).size() << ", " << p << "ranks, "
+       << p << "dims, "
        << libraryParams(c).size() << ", " << p << "params, {" << c.epilogue.bias << ", "
        << c.epilogue.residual << ", " << activationOf(c.epilogue.activation) << ", "
        << llvm::format("%.9ef", c.epilogue.alpha) << ", "

@@ -109,10 +109,13 @@ static std::string entryPointSource(const ArtifactContents &info) {
         "  services->parallel_for(services_state, chunk, context, begin, end);\n}\n";
   for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
     const LibraryCall &c = info.libraryCalls[i];
-    // Operands in the runtime's order: input, weight, output (holding the
-    // residual when there is one), then the epilogue's bias.
-    std::vector<std::pair<std::string, size_t>> operands = {
-        {"x", c.input.size()}, {"w", c.weight.size()}, {"y", c.output.size()}};
+    // Operands in the runtime's order: input, weight (a pool has none),
+    // output (holding the residual when there is one), then the
+    // epilogue's bias.
+    std::vector<std::pair<std::string, size_t>> operands = {{"x", c.input.size()}};
+    if (c.kind != LibraryKind::Pool)
+      operands.push_back({"w", c.weight.size()});
+    operands.push_back({"y", c.output.size()});
     if (c.epilogue.bias)
       operands.push_back({"b", static_cast<size_t>(c.epilogue.biasRank)});
     os << "void _mlir_ciface_kiln_library_call_" << i << "(";

@@ -68,8 +68,27 @@ static bool runsInOneDnn(MatmulOp matmul) {
   return !lhs.isDynamicDim(lhs.getRank() - 1);
 }
 
-/// The call of a convolution or matmul `root`, without epilogue.
+/// The call of a max or average pool.
+template <typename Pool>
+static LibraryCall describePool(Pool pool, LibraryPooling algorithm) {
+  LibraryCall call;
+  call.kind = LibraryKind::Pool;
+  call.input = dimsOf(pool.getInput().getType());
+  call.output = dimsOf(pool.getType());
+  call.params = {{"algorithm", {static_cast<int64_t>(algorithm)}},
+                 {"kernel", {pool.getKernelShape().begin(), pool.getKernelShape().end()}},
+                 {"strides", {pool.getStrides().begin(), pool.getStrides().end()}},
+                 {"pads", {pool.getPads().begin(), pool.getPads().end()}}};
+  return call;
+}
+
+/// The call of a convolution, matmul or pool `root`, without epilogue.
 static LibraryCall describeRoot(Operation *root) {
+  if (auto pool = dyn_cast<MaxPoolOp>(root))
+    return describePool(pool, LibraryPooling::Max);
+  if (auto pool = dyn_cast<AvgPoolOp>(root))
+    return describePool(pool, pool.getCountIncludePad() ? LibraryPooling::AverageIncludePad
+                                                        : LibraryPooling::AverageExcludePad);
   LibraryCall call;
   if (auto matmul = dyn_cast<MatmulOp>(root)) {
     call.kind = LibraryKind::Matmul;
@@ -91,13 +110,47 @@ static LibraryCall describeRoot(Operation *root) {
   return call;
 }
 
+/// oneDNN runs f32 2-D max and average pooling without dilation whose
+/// only dynamic dim is the batch (an average pool with ceil_mode stays
+/// generated: ONNX does not count the extra high padding).
+template <typename Pool>
+static bool runsInOneDnn(Pool pool) {
+  RankedTensorType in = pool.getInput().getType(), out = pool.getType();
+  if (!in.getElementType().isF32() || in.getRank() != 4 || hasZeroDim({in, out}))
+    return false;
+  for (int64_t d = 1; d < 4; ++d)
+    if (in.isDynamicDim(d) || out.isDynamicDim(d))
+      return false;
+  if (isa<AvgPoolOp>(pool.getOperation()) && pool.getCeilMode())
+    return false;
+  if (!llvm::all_of(pool.getDilations(), [](int64_t d) { return d == 1; }))
+    return false;
+  // Each window starts inside the input or the low padding and keeps a
+  // real position: the low and the implied high padding are below the
+  // window's size.
+  ArrayRef<int64_t> kernel = pool.getKernelShape(), strides = pool.getStrides();
+  ArrayRef<int64_t> pads = pool.getPads();
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t high = (out.getDimSize(2 + i) - 1) * strides[i] + kernel[i] - in.getDimSize(2 + i) -
+                   pads[i];
+    if (pads[i] < 0 || pads[i] >= kernel[i] || high < 0 || high >= kernel[i])
+      return false;
+  }
+  return true;
+}
+
 static bool runsInOneDnn(Operation *root) {
   if (auto conv = dyn_cast<ConvOp>(root))
     return runsInOneDnn(conv);
   if (auto matmul = dyn_cast<MatmulOp>(root))
     return runsInOneDnn(matmul);
+  if (auto pool = dyn_cast<MaxPoolOp>(root))
+    return runsInOneDnn(pool);
+  if (auto pool = dyn_cast<AvgPoolOp>(root))
+    return runsInOneDnn(pool);
   return false;
 }
+
 
 /// Adds an epilogue kernel's bias, residual and activation to `call`;
 /// fails on an op oneDNN's post-ops do not cover. The kernel's body is the
@@ -187,7 +240,7 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
   std::vector<Operation *> ops(calls.size(), nullptr);
   module.walk([&](Operation *op) {
     if (std::optional<unsigned> id = callIndex(op))
-      if (calls[*id].kind == LibraryKind::Convolution)
+      if (calls[*id].kind == LibraryKind::Convolution || calls[*id].kind == LibraryKind::Pool)
         ops[*id] = op;
   });
   auto convCall = [&](Operation *op) -> std::optional<unsigned> {
@@ -239,6 +292,22 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
           static_cast<int64_t>(last[id] ? LibraryLayout::ChannelsLast
                                         : LibraryLayout::ChannelsFirst)}});
     std::string note;
+    if (calls[id].kind == LibraryKind::Pool) {
+      // A pool runs in its input's layout; only an output in the other
+      // layout is reordered.
+      if (inLast != last[id] && !inLast) {
+        note = "output: into the convolutions' layout";
+      } else if (inLast != last[id]) {
+        note = "output: to a reader in channels-first";
+        for (Operation *user : op->getResult(0).getUsers())
+          if (!convCall(user)) {
+            note = "output: to " + nameForReport(user);
+            break;
+          }
+      }
+      calls[id].layoutNote = note;
+      continue;
+    }
     if (!inLast)
       note = "input: from " + (in.getDefiningOp() ? nameForReport(in.getDefiningOp())
                                                    : std::string("a graph input"));
@@ -297,7 +366,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
         kernel->removeAttr(kResidualAttr);
       return WalkResult::skip();
     }
-    if (isa<ConvOp, MatmulOp>(op) && runsInOneDnn(op))
+    if (isa<ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp>(op) && runsInOneDnn(op))
       mark(op, describeRoot(op));
     return WalkResult::advance();
   });
@@ -367,8 +436,8 @@ struct LibraryCallModel
       else
         buffers.push_back(*buffer);
     }
-    if (buffers.size() < 2)
-      return op->emitOpError("needs an input and a weight");
+    if (buffers.empty())
+      return op->emitOpError("needs an input");
     auto resultType = cast<RankedTensorType>(call.getType());
     auto outType = MemRefType::get(resultType.getShape(), resultType.getElementType());
     if (!output) {
@@ -380,7 +449,8 @@ struct LibraryCallModel
     } else if (output.getType() != outType) {
       output = memref::CastOp::create(rewriter, loc, outType, output);
     }
-    buffers.insert(buffers.begin() + 2, output);
+    // After the input and the weight (a pool has none), before a bias.
+    buffers.insert(buffers.begin() + std::min<size_t>(2, buffers.size()), output);
     // One private declaration per call, typed like its operands.
     std::string name = "kiln_library_call_" + std::to_string(call.getId());
     auto module = op->getParentOfType<ModuleOp>();

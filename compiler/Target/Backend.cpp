@@ -41,7 +41,11 @@ std::vector<std::string> registeredBackendNames() {
 std::string LibraryCall::summary() const {
   static const char *activations[] = {"",      "+relu", "+clip",     "+sigmoid",
                                       "+tanh", "+gelu", "+gelu_tanh"};
-  return std::string(kind == LibraryKind::Convolution ? "conv" : "matmul") +
+  const char *name = kind == LibraryKind::Convolution ? "conv"
+                     : kind == LibraryKind::Matmul    ? "matmul"
+                     : param("algorithm") == std::vector<int64_t>{0} ? "maxpool"
+                                                                     : "avgpool";
+  return std::string(name) +
          (epilogue.bias ? "+bias" : "") + (epilogue.residual ? "+residual" : "") +
          activations[static_cast<int>(epilogue.activation)] +
          (layoutNote.empty() ? "" : " (reorders " + layoutNote + ")");

@@ -33,6 +33,20 @@ enum class LibraryKind {
   /// output [..,M,N] = lhs [..,M,K] x rhs [..,K,N]; lower-rank operands
   /// broadcast from the front. No parameters.
   Matmul,
+  /// output [N,C,OH,OW] = pool(input [N,C,H,W]), no weight; parameters
+  /// `algorithm` (LibraryPooling, one value), `kernel`, `strides` (rank -
+  /// 2 each), `pads` (all low, then all high) and optionally `layouts` as
+  /// for a convolution.
+  Pool,
+};
+
+/// What a Pool call computes over each window.
+enum class LibraryPooling : int64_t {
+  Max = 0,
+  /// The mean, padded positions counted.
+  AverageIncludePad = 1,
+  /// The mean over the window's real positions.
+  AverageExcludePad = 2,
 };
 
 /// How a library call's activation buffer is laid out in memory.

@@ -49,8 +49,9 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return value.getInt();
   };
   if (name == LibraryCallAttrHelper::getNameStr()) {
-    if (!isa<KernelOp, ConvOp, MatmulOp>(op))
-      return op->emitOpError("'") << name << "' belongs on a kiln.kernel, kiln.conv or kiln.matmul";
+    if (!isa<KernelOp, ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp>(op))
+      return op->emitOpError("'")
+             << name << "' belongs on a kiln.kernel, kiln.conv, kiln.matmul or a pool";
     return integer();
   }
   if (name == ResidualOperandAttrHelper::getNameStr()) {

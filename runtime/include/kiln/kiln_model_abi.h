@@ -78,8 +78,18 @@ typedef enum kiln_library_kind {
   KILN_LIBRARY_CONV = 1,
   /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N]; lower-rank
    * operands are broadcast from the front; no params */
-  KILN_LIBRARY_MATMUL = 2
+  KILN_LIBRARY_MATMUL = 2,
+  /* operands: input [N,C,H,W], output [N,C,OH,OW] (no weight); params:
+   * algorithm (kiln_library_pooling), kernel[2], strides[2], pads[4] (all
+   * low, then all high), then optionally layouts[2] as for CONV */
+  KILN_LIBRARY_POOL = 3
 } kiln_library_kind;
+
+typedef enum kiln_library_pooling {
+  KILN_POOLING_MAX = 0,                 /* padding never wins */
+  KILN_POOLING_AVERAGE_INCLUDE_PAD = 1, /* padded positions counted */
+  KILN_POOLING_AVERAGE_EXCLUDE_PAD = 2  /* only real positions counted */
+} kiln_library_pooling;
 
 /* The physical layout of a convolution's activation buffer. */
 typedef enum kiln_library_layout {

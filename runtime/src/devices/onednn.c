@@ -45,6 +45,7 @@
   X(dnnl_memory_desc_init_by_tag) \
   X(dnnl_memory_destroy) \
   X(dnnl_memory_set_data_handle) \
+  X(dnnl_pooling_forward_desc_init) \
   X(dnnl_post_ops_append_eltwise) \
   X(dnnl_post_ops_append_sum) \
   X(dnnl_post_ops_create) \
@@ -82,6 +83,7 @@ static struct {
 #define dnnl_memory_desc_init_by_tag KILN_ONEDNN_REDIRECT(dnnl_memory_desc_init_by_tag)
 #define dnnl_memory_destroy KILN_ONEDNN_REDIRECT(dnnl_memory_destroy)
 #define dnnl_memory_set_data_handle KILN_ONEDNN_REDIRECT(dnnl_memory_set_data_handle)
+#define dnnl_pooling_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_pooling_forward_desc_init)
 #define dnnl_post_ops_append_eltwise KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_eltwise)
 #define dnnl_post_ops_append_sum KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_sum)
 #define dnnl_post_ops_create KILN_ONEDNN_REDIRECT(dnnl_post_ops_create)
@@ -138,6 +140,8 @@ typedef struct call_view {
   const int64_t *input_dims, *weight_dims, *output_dims; /* -1 dynamic */
   const int64_t *strides, *dilations, *pads;             /* convolution */
   int64_t groups;
+  int64_t algorithm;     /* pooling: kiln_library_pooling */
+  const int64_t *kernel; /* pooling: the window */
   int64_t layouts[2]; /* convolution: input's and output's, kiln_library_layout */
   int32_t has_bias, has_residual, activation;
   float alpha, beta;
@@ -145,9 +149,37 @@ typedef struct call_view {
   const dnnl_memory_desc_t *weights_layout; /* prepacked: how; NULL: plain */
 } call_view;
 
+/* Reads a pooling call (operands input, output) into `view`. */
+static int read_pool(const kiln_library_call *call, call_view *view) {
+  if (call->num_operands != 2 || !call->operand_ranks || !call->operand_dims ||
+      call->operand_ranks[0] != 4 || call->operand_ranks[1] != 4 || !call->operand_dims[0] ||
+      !call->operand_dims[1] || (call->num_params != 9 && call->num_params != 11) ||
+      !call->params)
+    return 1;
+  view->kind = call->kind;
+  view->rank = view->input_rank = 4;
+  view->input_dims = call->operand_dims[0];
+  view->output_dims = call->operand_dims[1];
+  view->algorithm = call->params[0];
+  view->kernel = call->params + 1;
+  view->strides = call->params + 3;
+  view->pads = call->params + 5;
+  if (view->algorithm < KILN_POOLING_MAX || view->algorithm > KILN_POOLING_AVERAGE_EXCLUDE_PAD)
+    return 1;
+  for (int k = 0; k < 2; ++k) {
+    int64_t layout = call->num_params == 11 ? call->params[9 + k] : KILN_LAYOUT_CHANNELS_FIRST;
+    if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)
+      return 1;
+    view->layouts[k] = layout;
+  }
+  return 0;
+}
+
 /* Reads `call` into `view`; 0 when it is a call this device runs. */
 static int read_call(const kiln_library_call *call, call_view *view) {
   memset(view, 0, sizeof *view);
+  if (call->kind == KILN_LIBRARY_POOL)
+    return read_pool(call, view);
   if (call->num_operands != 3 || !call->operand_ranks || !call->operand_dims)
     return 1;
   for (int k = 0; k < 3; ++k)
@@ -568,6 +600,79 @@ static int same_shape(const prepared_call *c, const int64_t *lhs, const int64_t 
   return 1;
 }
 
+/* Builds the pooling primitive of `c` for batch `batch`, in the layout
+ * of its input; an output in another layout is reordered from staging. */
+static int prepare_pool(kiln_library_state *state, prepared_call *c, int64_t batch) {
+  const call_view *d = &c->desc;
+  release_call(c);
+  dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
+  dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
+  dnnl_format_tag_t src_tag = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  dnnl_format_tag_t dst_tag = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  dnnl_memory_desc_t src_md, dst_md, op_dst;
+  if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, src_tag) ||
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dst_tag) ||
+      dnnl_memory_desc_init_by_tag(&op_dst, 4, dst_dims, dnnl_f32, src_tag))
+    return 1;
+  dnnl_dims_t strides = {d->strides[0], d->strides[1]};
+  dnnl_dims_t kernel = {d->kernel[0], d->kernel[1]};
+  dnnl_dims_t pad_l = {d->pads[0], d->pads[1]}, pad_r;
+  /* The high padding that gives the output's size (ceil_mode included). */
+  for (int i = 0; i < 2; ++i)
+    pad_r[i] = (d->output_dims[2 + i] - 1) * d->strides[i] + d->kernel[i] -
+               d->input_dims[2 + i] - pad_l[i];
+  static const dnnl_alg_kind_t algorithms[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
+                                               dnnl_pooling_avg_exclude_padding};
+  dnnl_pooling_desc_t pool;
+  if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
+                                     &src_md, &op_dst, strides, kernel, pad_l, pad_r))
+    return 1;
+  dnnl_primitive_attr_t attr;
+  if (dnnl_primitive_attr_create(&attr))
+    return 1;
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_primitive_desc_t pd;
+  int rc = dnnl_primitive_desc_create(&pd, &pool, attr, state->engine, NULL);
+  dnnl_primitive_attr_destroy(attr);
+  if (rc)
+    return 1;
+  const dnnl_memory_desc_t *scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  size_t scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
+  if (scratch_bytes &&
+      (!(c->scratchpad_data = aligned_zeroed(scratch_bytes)) ||
+       dnnl_memory_create(&c->scratchpad, scratch_md, state->engine, c->scratchpad_data))) {
+    dnnl_primitive_desc_destroy(pd);
+    return 1;
+  }
+  rc = dnnl_primitive_create(&c->primitive, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (rc || dnnl_memory_create(&c->src, &src_md, state->engine, DNNL_MEMORY_NONE) ||
+      dnnl_memory_create(&c->dst, &op_dst, state->engine, DNNL_MEMORY_NONE))
+    return 1;
+  if (!dnnl_memory_desc_equal(&dst_md, &op_dst) &&
+      (make_reorder(state, &c->dst_out, &op_dst, &dst_md) ||
+       ensure_staging(state, 1, dnnl_memory_desc_get_size(&op_dst))))
+    return 1;
+  c->batch = batch;
+  return 0;
+}
+
+/* Runs pooling call `c` on `src` into `dst`. */
+static int execute_pool(kiln_library_state *state, prepared_call *c, void *src, void *out) {
+  void *dst = c->dst_out.primitive ? state->staging[1] : out;
+  if (dnnl_memory_set_data_handle(c->src, src) || dnnl_memory_set_data_handle(c->dst, dst))
+    return 1;
+  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_DST, c->dst}};
+  int n = 2;
+  if (c->scratchpad)
+    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, c->scratchpad};
+  if (dnnl_primitive_execute(c->primitive, state->stream, n, args))
+    return 1;
+  if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, out))
+    return 1;
+  return dnnl_stream_wait(state->stream) ? 1 : 0;
+}
+
 /* Prepares call `c` as a session's creation does: a convolution for its
  * batch (1 when dynamic), a matmul with its dynamic dims taken as 1 (a
  * batch of one, the likely first run; a guess oneDNN refuses is no
@@ -576,6 +681,8 @@ static int prepare_initial(kiln_library_state *state, prepared_call *c) {
   const call_view *d = &c->desc;
   if (d->kind == KILN_LIBRARY_CONV)
     return prepare_conv(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
+  if (d->kind == KILN_LIBRARY_POOL)
+    return prepare_pool(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
   int64_t shapes[3][KILN_MAX_RANK];
   const int64_t *given[3] = {d->input_dims, d->weight_dims, d->output_dims};
   int ranks[3] = {d->input_rank, d->weight_rank, d->rank}, guessed = 0;
@@ -660,6 +767,11 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
   if (dims[0][0] == 0)
     return 0;
+  if (c->desc.kind == KILN_LIBRARY_POOL) {
+    if (c->batch != dims[0][0] && prepare_pool(state, c, dims[0][0]))
+      return 1;
+    return execute_pool(state, c, operands[0], operands[1]);
+  }
   if (c->desc.kind == KILN_LIBRARY_MATMUL) {
     if (!same_shape(c, dims[0], dims[1]) && prepare_matmul(state, c, dims[0], dims[1], dims[2]))
       return 1;
