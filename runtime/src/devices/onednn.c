@@ -149,6 +149,18 @@ typedef struct call_view {
   const dnnl_memory_desc_t *weights_layout; /* prepacked: how; NULL: plain */
 } call_view;
 
+/* The input's and output's layouts: the last two of 11 parameters of a
+ * convolution or pool, channels-first when the call has 9. */
+static int read_layouts(const kiln_library_call *call, call_view *view) {
+  for (int k = 0; k < 2; ++k) {
+    int64_t layout = call->num_params == 11 ? call->params[9 + k] : KILN_LAYOUT_CHANNELS_FIRST;
+    if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)
+      return 1;
+    view->layouts[k] = layout;
+  }
+  return 0;
+}
+
 /* Reads a pooling call (operands input, output) into `view`. */
 static int read_pool(const kiln_library_call *call, call_view *view) {
   if (call->num_operands != 2 || !call->operand_ranks || !call->operand_dims ||
@@ -166,13 +178,7 @@ static int read_pool(const kiln_library_call *call, call_view *view) {
   view->pads = call->params + 5;
   if (view->algorithm < KILN_POOLING_MAX || view->algorithm > KILN_POOLING_AVERAGE_EXCLUDE_PAD)
     return 1;
-  for (int k = 0; k < 2; ++k) {
-    int64_t layout = call->num_params == 11 ? call->params[9 + k] : KILN_LAYOUT_CHANNELS_FIRST;
-    if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)
-      return 1;
-    view->layouts[k] = layout;
-  }
-  return 0;
+  return read_layouts(call, view);
 }
 
 /* Reads `call` into `view`; 0 when it is a call this device runs. */
@@ -218,13 +224,7 @@ static int read_call(const kiln_library_call *call, call_view *view) {
     view->strides = call->params + 1;
     view->dilations = call->params + 3;
     view->pads = call->params + 5;
-    for (int k = 0; k < 2; ++k) {
-      int64_t layout = call->num_params == 11 ? call->params[9 + k] : KILN_LAYOUT_CHANNELS_FIRST;
-      if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)
-        return 1;
-      view->layouts[k] = layout;
-    }
-    return 0;
+    return read_layouts(call, view);
   }
   if (call->kind == KILN_LIBRARY_MATMUL)
     return !(view->rank >= 2 && view->rank <= 4 && view->input_rank <= view->rank &&
