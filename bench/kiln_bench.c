@@ -195,6 +195,9 @@ static int startup(const char *path, const kiln_tensor *input, int threads) {
   printf("first_result_ms %.3f\n", t3 - t0);
   printf("peak_rss_kib %ld\n", peak_rss_kib());
   printf("arena_bytes %llu\n", (unsigned long long)kiln_model_arena_bytes(model));
+  kiln_memory_stats memory;
+  if (kiln_session_memory_stats(session, &memory) == KILN_OK)
+    printf("pool_reserved_bytes %llu\n", (unsigned long long)memory.reserved_bytes);
   kiln_session_free(session);
   kiln_model_free(model);
   return 0;

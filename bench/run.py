@@ -378,7 +378,9 @@ def main():
               f"{fmt(ort_start['create_ms'][0] + ort_start['first_run_ms'][0] if ort_start else None)} ms | < 100 ms |",
               f"| peak RSS | {startup['peak_rss_kib'][0] / 1024:.0f} MiB | "
               f"{fmt(ort_start['peak_rss_kib'][0] / 1024 if ort_start else None, '.0f')} MiB (Python process) | "
-              f"<= weights {weights_mib:.0f} MiB + arena {startup['arena_bytes'][0] / 2**20:.1f} MiB + 16 MiB |",
+              f"<= weights {weights_mib:.0f} MiB + arena {startup['arena_bytes'][0] / 2**20:.1f} MiB + 16 MiB "
+              f"(the session's pool, which holds the arena and the intermediates a dynamic batch "
+              f"keeps out of it: {startup.get('pool_reserved_bytes', [0])[0] / 2**20:.1f} MiB) |",
               f"| runtime overhead per run (one-element model, 1 thread) | {overhead['per_run_us'][0]:.2f} us | | < 2 us |",
               f"| compile time (`kiln compile`, {args.threads} cores) | {compile_s[first]:.1f} s | | < 15 s |",
               ""]
