@@ -236,6 +236,10 @@ uint32_t kiln_model_library_call_count(const kiln_model *model) {
   return model ? model->abi->num_library_calls : 0;
 }
 
+const kiln_library_call *kiln_model_library_call(const kiln_model *model, uint32_t i) {
+  return model && i < model->abi->num_library_calls ? &model->abi->library_calls[i] : NULL;
+}
+
 uint64_t kiln_model_arena_bytes(const kiln_model *model) {
   return model ? model->abi->arena_bytes : 0;
 }

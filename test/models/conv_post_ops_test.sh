@@ -13,8 +13,10 @@ model=resnet18
 fused=$(grep -c "oneDNN conv+bias+residual+relu" "$work/default.txt")
 reorders=$(grep -c "reorders" "$work/default.txt")
 calls=$(grep -c "oneDNN conv" "$work/default.txt")
-if [ "$fused" -gt 0 ] && [ "$reorders" -gt 0 ] && [ "$reorders" -lt "$calls" ]; then
-  pass "default: $fused convolutions with the residual sum and relu as post-ops; $reorders of $calls reorder"
+prepacked=$(sed -n 's/^weights: \([0-9]*\) prepacked.*/\1/p' "$work/default.txt")
+if [ "$fused" -gt 0 ] && [ "$reorders" -gt 0 ] && [ "$reorders" -lt "$calls" ] &&
+   [ "${prepacked:-0}" -gt 0 ]; then
+  pass "default: $fused convolutions with the residual sum and relu as post-ops; $reorders of $calls reorder; $prepacked with prepacked weights"
 else
   fail "default: $fused fused, $reorders of $calls convolutions reorder"; cat "$work/default.txt"
 fi
@@ -30,8 +32,9 @@ for flags in --conv-post-ops=0 --conv-layout=nchw --prepack=0; do
         { fail "$flags: the epilogues stayed in oneDNN"; cat "$work/$name/kernels.txt"; } ;;
     --prepack=0)
       # Plain weights: other bytes than the default's prepacked ones.
-      if cmp -s "$models/$model.so" "$work/$name/$model.so"; then
-        fail "$flags: the same bytes as the prepacked artifact"
+      if cmp -s "$models/$model.so" "$work/$name/$model.so" ||
+         ! grep -q "^weights: 0 prepacked" "$work/$name/kernels.txt"; then
+        fail "$flags: weights still prepacked"; grep "^weights" "$work/$name/kernels.txt"
       else
         pass "$flags: plain weights, packed when the session is created"
       fi ;;

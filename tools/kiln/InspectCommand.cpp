@@ -164,6 +164,27 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
       }
       llvm::outs() << "\n";
     }
+    // How the library calls' weights reach the library.
+    uint32_t prepacked = 0, plain = 0, varying = 0, calls = kiln_model_library_call_count(model);
+    for (uint32_t i = 0; i < calls; ++i) {
+      const kiln_library_call *call = kiln_model_library_call(model, i);
+      if (!call || call->kind == KILN_LIBRARY_POOL)
+        continue;
+      if (call->weights_layout)
+        ++prepacked;
+      else if (call->weights)
+        ++plain;
+      else
+        ++varying;
+    }
+    if (prepacked + plain + varying)
+      llvm::outs() << "weights: " << prepacked
+                   << " prepacked in the library's layout at compile time (used in place when "
+                      "this host's library picks the same layout, repacked once otherwise), "
+                   << plain
+                   << " constant and stored plain (a session packs them if its library "
+                      "wants another layout), "
+                   << varying << " computed at run time\n";
   }
   return 0;
 }

@@ -81,6 +81,9 @@ const char *kiln_model_target(const kiln_model *model);
 const char *kiln_model_required_features(const kiln_model *model);
 /* How many operations the model hands to libraries (oneDNN) per run. */
 uint32_t kiln_model_library_call_count(const kiln_model *model);
+/* Library call i as the artifact describes it (kind, operand dims,
+ * parameters, epilogue, constant and prepacked weights), or NULL. */
+const kiln_library_call *kiln_model_library_call(const kiln_model *model, uint32_t i);
 /* Bytes of the model's planned arena (every intermediate with a static
  * shape, and with `kiln compile --max-batch` those that grow with the
  * batch), reserved by each session when it is created. */
