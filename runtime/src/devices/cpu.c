@@ -134,10 +134,14 @@ static void cpu_release(const kiln_allocator *allocator, void *ptr) {
     free(ptr);
 }
 
-/* One static range per thread of the shared OpenMP pool (the one oneDNN
- * uses), so generated loops and library calls share one set of threads.
- * Inside another parallel region (a caller's own OpenMP threads) the chunk
- * runs on the calling thread rather than nesting teams. */
+/* Ranges handed out on demand to the threads of the shared OpenMP pool
+ * (the one oneDNN uses, so generated loops and library calls share one
+ * set of threads): four per thread, taken by whichever thread is free, so
+ * a thread that loses its core to another process delays one range, not
+ * a whole share. Each index still runs exactly once, so results do not
+ * depend on the thread count or the schedule. Inside another parallel
+ * region (a caller's own OpenMP threads) the chunk runs on the calling
+ * thread rather than nesting teams. */
 static void cpu_parallel_for(int32_t num_threads, void (*chunk)(void *, int64_t, int64_t),
                              void *context, int64_t begin, int64_t end) {
   int64_t n = end - begin;
@@ -150,10 +154,10 @@ static void cpu_parallel_for(int32_t num_threads, void (*chunk)(void *, int64_t,
     chunk(context, begin, end);
     return;
   }
-#pragma omp parallel num_threads((int)threads)
-  {
-    int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
-    int64_t lo = begin + n * t / team, hi = begin + n * (t + 1) / team;
+  int64_t pieces = threads * 4 < n ? threads * 4 : n;
+#pragma omp parallel for num_threads((int)threads) schedule(dynamic, 1)
+  for (int64_t p = 0; p < pieces; ++p) {
+    int64_t lo = begin + n * p / pieces, hi = begin + n * (p + 1) / pieces;
     if (lo < hi)
       chunk(context, lo, hi);
   }
