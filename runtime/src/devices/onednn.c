@@ -450,8 +450,9 @@ static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
 }
 
 /* Creates the primitive of `op` and owns a scratchpad. The operands'
- * buffers are laid out as `src_md`, `w_md`, `dst_md`; where the primitive
- * chose another layout, reorders to and from it are prepared. */
+ * buffers are laid out as `src_md`, `w_md` (NULL: the kind has no
+ * weights), `dst_md`; where the primitive chose another layout, reorders
+ * to and from it are prepared. */
 static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
                             const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
                             const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md) {
@@ -479,12 +480,14 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
     }
   }
   dnnl_memory_desc_t op_src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-  dnnl_memory_desc_t op_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  dnnl_memory_desc_t op_w;
+  if (w_md)
+    op_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   dnnl_memory_desc_t op_dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
   rc = dnnl_primitive_create(&c->primitive, pd);
   dnnl_primitive_desc_destroy(pd);
   if (rc || dnnl_memory_create(&c->src, &op_src, state->engine, DNNL_MEMORY_NONE) ||
-      dnnl_memory_create(&c->weights, &op_w, state->engine, DNNL_MEMORY_NONE) ||
+      (w_md && dnnl_memory_create(&c->weights, &op_w, state->engine, DNNL_MEMORY_NONE)) ||
       dnnl_memory_create(&c->dst, &op_dst, state->engine, DNNL_MEMORY_NONE) ||
       (bias_md && dnnl_memory_create(&c->bias, bias_md, state->engine, DNNL_MEMORY_NONE)))
     return 1;
@@ -497,7 +500,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
        (c->desc.has_residual && make_reorder(state, &c->dst_in, dst_md, &op_dst)) ||
        ensure_staging(state, 1, dnnl_memory_desc_get_size(&op_dst))))
     return 1;
-  if (dnnl_memory_desc_equal(w_md, &op_w))
+  if (!w_md || dnnl_memory_desc_equal(w_md, &op_w))
     return 0;
   /* Weights in another layout: constant ones are packed now (unless an
    * earlier primitive of this call packed them the same way). */
@@ -625,52 +628,11 @@ static int prepare_pool(kiln_library_state *state, prepared_call *c, int64_t bat
                                                dnnl_pooling_avg_exclude_padding};
   dnnl_pooling_desc_t pool;
   if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
-                                     &src_md, &op_dst, strides, kernel, pad_l, pad_r))
-    return 1;
-  dnnl_primitive_attr_t attr;
-  if (dnnl_primitive_attr_create(&attr))
-    return 1;
-  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  dnnl_primitive_desc_t pd;
-  int rc = dnnl_primitive_desc_create(&pd, &pool, attr, state->engine, NULL);
-  dnnl_primitive_attr_destroy(attr);
-  if (rc)
-    return 1;
-  const dnnl_memory_desc_t *scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  size_t scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
-  if (scratch_bytes &&
-      (!(c->scratchpad_data = aligned_zeroed(scratch_bytes)) ||
-       dnnl_memory_create(&c->scratchpad, scratch_md, state->engine, c->scratchpad_data))) {
-    dnnl_primitive_desc_destroy(pd);
-    return 1;
-  }
-  rc = dnnl_primitive_create(&c->primitive, pd);
-  dnnl_primitive_desc_destroy(pd);
-  if (rc || dnnl_memory_create(&c->src, &src_md, state->engine, DNNL_MEMORY_NONE) ||
-      dnnl_memory_create(&c->dst, &op_dst, state->engine, DNNL_MEMORY_NONE))
-    return 1;
-  if (!dnnl_memory_desc_equal(&dst_md, &op_dst) &&
-      (make_reorder(state, &c->dst_out, &op_dst, &dst_md) ||
-       ensure_staging(state, 1, dnnl_memory_desc_get_size(&op_dst))))
+                                     &src_md, &op_dst, strides, kernel, pad_l, pad_r) ||
+      finish_primitive(state, c, &pool, &src_md, NULL, &dst_md, NULL))
     return 1;
   c->batch = batch;
   return 0;
-}
-
-/* Runs pooling call `c` on `src` into `dst`. */
-static int execute_pool(kiln_library_state *state, prepared_call *c, void *src, void *out) {
-  void *dst = c->dst_out.primitive ? state->staging[1] : out;
-  if (dnnl_memory_set_data_handle(c->src, src) || dnnl_memory_set_data_handle(c->dst, dst))
-    return 1;
-  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_DST, c->dst}};
-  int n = 2;
-  if (c->scratchpad)
-    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, c->scratchpad};
-  if (dnnl_primitive_execute(c->primitive, state->stream, n, args))
-    return 1;
-  if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, out))
-    return 1;
-  return dnnl_stream_wait(state->stream) ? 1 : 0;
 }
 
 /* Prepares call `c` as a session's creation does: a convolution for its
@@ -767,12 +729,15 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
   if (dims[0][0] == 0)
     return 0;
+  /* The operands in order: input, weight (a pool has none), output,
+   * then the bias. */
+  int has_weights = c->desc.kind != KILN_LIBRARY_POOL;
+  void *src = operands[0], *weights = has_weights ? operands[1] : NULL;
+  void *out = operands[has_weights ? 2 : 1], *dst = out;
   if (c->desc.kind == KILN_LIBRARY_POOL) {
     if (c->batch != dims[0][0] && prepare_pool(state, c, dims[0][0]))
       return 1;
-    return execute_pool(state, c, operands[0], operands[1]);
-  }
-  if (c->desc.kind == KILN_LIBRARY_MATMUL) {
+  } else if (c->desc.kind == KILN_LIBRARY_MATMUL) {
     if (!same_shape(c, dims[0], dims[1]) && prepare_matmul(state, c, dims[0], dims[1], dims[2]))
       return 1;
   } else {
@@ -780,7 +745,6 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
     if (c->batch != batch && prepare_conv(state, c, batch))
       return 1;
   }
-  void *src = operands[0], *weights = operands[1], *dst = operands[2];
   if (c->src_in.primitive) {
     if (run_reorder(state, &c->src_in, src, state->staging[0]))
       return 1;
@@ -798,13 +762,13 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
       return 1;
     weights = c->packed_weights;
   }
-  if (dnnl_memory_set_data_handle(c->src, src) ||
-      dnnl_memory_set_data_handle(c->weights, weights) ||
-      dnnl_memory_set_data_handle(c->dst, dst))
+  if (dnnl_memory_set_data_handle(c->src, src) || dnnl_memory_set_data_handle(c->dst, dst) ||
+      (c->weights && dnnl_memory_set_data_handle(c->weights, weights)))
     return 1;
-  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights},
-                             {DNNL_ARG_DST, c->dst}};
-  int n = 3;
+  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_DST, c->dst}};
+  int n = 2;
+  if (c->weights)
+    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, c->weights};
   if (c->desc.has_bias) {
     if (dnnl_memory_set_data_handle(c->bias, operands[3]))
       return 1;
@@ -814,7 +778,7 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
     args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, c->scratchpad};
   if (dnnl_primitive_execute(c->primitive, state->stream, n, args))
     return 1;
-  if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, operands[2]))
+  if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, out))
     return 1;
   return dnnl_stream_wait(state->stream) ? 1 : 0;
 }
