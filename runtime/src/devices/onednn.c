@@ -1,9 +1,9 @@
 /*===- onednn.c - the CPU device's convolutions and matmuls in oneDNN ------===*
  *
  * oneDNN is loaded with dlopen the first time a model needs it (its
- * functions through one table), so the runtime links no vendor library
- * and a host without oneDNN runs every model compiled without library
- * calls.
+ * functions through one table, onednn_api.h / onednn_load.c), so the
+ * runtime links no vendor library and a host without oneDNN runs every
+ * model compiled without library calls.
  *
  * Each library call of an artifact becomes a oneDNN primitive, created when
  * the session is created (or, when the batch is dynamic, the first time a
@@ -25,112 +25,13 @@
 #include "device.h"
 #include "kiln/kiln_toolchain.h"
 
-#include <oneapi/dnnl/dnnl.h>
+#include "onednn_api.h"
 
-#include <dlfcn.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Every oneDNN function the runtime calls. */
-#define KILN_ONEDNN_FUNCTIONS(X) \
-  X(dnnl_dilated_convolution_forward_desc_init) \
-  X(dnnl_engine_create) \
-  X(dnnl_engine_destroy) \
-  X(dnnl_matmul_desc_init) \
-  X(dnnl_memory_create) \
-  X(dnnl_memory_desc_get_size) \
-  X(dnnl_memory_desc_init_by_tag) \
-  X(dnnl_memory_destroy) \
-  X(dnnl_memory_set_data_handle) \
-  X(dnnl_pooling_forward_desc_init) \
-  X(dnnl_post_ops_append_eltwise) \
-  X(dnnl_post_ops_append_sum) \
-  X(dnnl_post_ops_create) \
-  X(dnnl_post_ops_destroy) \
-  X(dnnl_primitive_attr_create) \
-  X(dnnl_primitive_attr_destroy) \
-  X(dnnl_primitive_attr_set_post_ops) \
-  X(dnnl_primitive_attr_set_scratchpad_mode) \
-  X(dnnl_primitive_create) \
-  X(dnnl_primitive_desc_create) \
-  X(dnnl_primitive_desc_destroy) \
-  X(dnnl_primitive_desc_query_md) \
-  X(dnnl_primitive_destroy) \
-  X(dnnl_primitive_execute) \
-  X(dnnl_memory_desc_equal) \
-  X(dnnl_reorder_primitive_desc_create) \
-  X(dnnl_stream_create) \
-  X(dnnl_stream_destroy) \
-  X(dnnl_stream_wait)
-
-static struct {
-#define KILN_ONEDNN_POINTER(name) __typeof__(&name) p_##name;
-  KILN_ONEDNN_FUNCTIONS(KILN_ONEDNN_POINTER)
-#undef KILN_ONEDNN_POINTER
-} onednn;
-
-/* From here on, each dnnl_* call goes through the loaded table. */
-#define KILN_ONEDNN_REDIRECT(name) (onednn.p_##name)
-#define dnnl_dilated_convolution_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_dilated_convolution_forward_desc_init)
-#define dnnl_engine_create KILN_ONEDNN_REDIRECT(dnnl_engine_create)
-#define dnnl_engine_destroy KILN_ONEDNN_REDIRECT(dnnl_engine_destroy)
-#define dnnl_matmul_desc_init KILN_ONEDNN_REDIRECT(dnnl_matmul_desc_init)
-#define dnnl_memory_create KILN_ONEDNN_REDIRECT(dnnl_memory_create)
-#define dnnl_memory_desc_get_size KILN_ONEDNN_REDIRECT(dnnl_memory_desc_get_size)
-#define dnnl_memory_desc_init_by_tag KILN_ONEDNN_REDIRECT(dnnl_memory_desc_init_by_tag)
-#define dnnl_memory_destroy KILN_ONEDNN_REDIRECT(dnnl_memory_destroy)
-#define dnnl_memory_set_data_handle KILN_ONEDNN_REDIRECT(dnnl_memory_set_data_handle)
-#define dnnl_pooling_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_pooling_forward_desc_init)
-#define dnnl_post_ops_append_eltwise KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_eltwise)
-#define dnnl_post_ops_append_sum KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_sum)
-#define dnnl_post_ops_create KILN_ONEDNN_REDIRECT(dnnl_post_ops_create)
-#define dnnl_post_ops_destroy KILN_ONEDNN_REDIRECT(dnnl_post_ops_destroy)
-#define dnnl_primitive_attr_create KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_create)
-#define dnnl_primitive_attr_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_destroy)
-#define dnnl_primitive_attr_set_post_ops KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_set_post_ops)
-#define dnnl_primitive_attr_set_scratchpad_mode KILN_ONEDNN_REDIRECT(dnnl_primitive_attr_set_scratchpad_mode)
-#define dnnl_primitive_create KILN_ONEDNN_REDIRECT(dnnl_primitive_create)
-#define dnnl_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_create)
-#define dnnl_primitive_desc_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_destroy)
-#define dnnl_primitive_desc_query_md KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_query_md)
-#define dnnl_primitive_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_destroy)
-#define dnnl_primitive_execute KILN_ONEDNN_REDIRECT(dnnl_primitive_execute)
-#define dnnl_memory_desc_equal KILN_ONEDNN_REDIRECT(dnnl_memory_desc_equal)
-#define dnnl_reorder_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_reorder_primitive_desc_create)
-#define dnnl_stream_create KILN_ONEDNN_REDIRECT(dnnl_stream_create)
-#define dnnl_stream_destroy KILN_ONEDNN_REDIRECT(dnnl_stream_destroy)
-#define dnnl_stream_wait KILN_ONEDNN_REDIRECT(dnnl_stream_wait)
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char load_error[512];
-
-static void load_onednn(void) {
-  const char *file = getenv("KILN_ONEDNN_LIBRARY");
-  if (!file || !*file)
-    file = "libdnnl.so.2";
-  void *library = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    snprintf(load_error, sizeof load_error, "oneDNN (%s) cannot be loaded: %s", file, dlerror());
-    return;
-  }
-#define KILN_ONEDNN_RESOLVE(name)                                                          \
-  if (!load_error[0] &&                                                                    \
-      !(onednn.p_##name = (__typeof__(onednn.p_##name))dlsym(library, #name)))              \
-    snprintf(load_error, sizeof load_error, "oneDNN (%s) has no %s: a version other than 2.x?", \
-             file, #name);
-  KILN_ONEDNN_FUNCTIONS(KILN_ONEDNN_RESOLVE)
-#undef KILN_ONEDNN_RESOLVE
-}
-
-kiln_status kiln_onednn_load(const char *what) {
-  pthread_once(&load_once, load_onednn);
-  if (load_error[0])
-    return kiln_fail(KILN_ERROR_LOAD, "%s needs %s", what, load_error);
-  return KILN_OK;
-}
 
 /* A call of the descriptor, read in its kind's layout (kiln_model_abi.h). */
 typedef struct call_view {
