@@ -6,8 +6,8 @@
  * model compiled without library calls.
  *
  * Each library call of an artifact becomes a oneDNN primitive, created when
- * the session is created (or, when the batch is dynamic, the first time a
- * batch size is seen; the primitive of the last size is kept). A call
+ * the session is created (dynamic dims taken as 1); a run with other dims
+ * creates it again for those (the primitive of the last dims is kept). A call
  * binds the operand pointers to prepared memory objects and executes.
  * Layouts: a convolution's activation is channels-first (NCHW, what
  * generated code reads and writes) or channels-last (NHWC, kept by the

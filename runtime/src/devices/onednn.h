@@ -12,7 +12,8 @@ kiln_status kiln_onednn_load(const char *what);
 /* The prepared library calls of one session. */
 typedef struct kiln_library_state kiln_library_state;
 
-/* Prepares every call whose shapes are static (oneDNN primitives). */
+/* Prepares every call (oneDNN primitives; dynamic dims taken as 1) and
+ * packs constant weights the compiler did not prepack. */
 kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **state);
 void kiln_onednn_free(void *state);
 /* Executes call `id` on `operands`; 0 on success. */
