@@ -82,6 +82,7 @@ static int32_t libraryKind(LibraryKind kind) {
   case LibraryKind::Convolution: return KILN_LIBRARY_CONV;
   case LibraryKind::Matmul: return KILN_LIBRARY_MATMUL;
   case LibraryKind::Pool: return KILN_LIBRARY_POOL;
+  case LibraryKind::Concat: return KILN_LIBRARY_CONCAT;
   }
   return 0;
 }
@@ -114,20 +115,20 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
       std::vector<int64_t> values = call.param(name);
       params.insert(params.end(), values.begin(), values.end());
     }
+  } else if (call.kind == LibraryKind::Concat) {
+    for (const char *name : {"axis", "layouts"}) {
+      std::vector<int64_t> values = call.param(name);
+      params.insert(params.end(), values.begin(), values.end());
+    }
   }
   return params;
 }
 
-/// The operands the code passes, in order (then the bias, if any): a
-/// pooling call has no weight.
-static std::vector<const std::vector<int64_t> *> operandsOf(const LibraryCall &call) {
-  if (call.kind == LibraryKind::Pool)
-    return {&call.input, &call.output};
-  return {&call.input, &call.weight, &call.output};
-}
-
 LibraryCallRecord::LibraryCallRecord(const LibraryCall &call, const void *weights) {
-  std::vector<const std::vector<int64_t> *> operands = operandsOf(call);
+  std::vector<const std::vector<int64_t> *> operands = call.operands();
+  dims.resize(operands.size());
+  dimPointers.resize(operands.size());
+  ranks.resize(operands.size());
   for (size_t k = 0; k < operands.size(); ++k) {
     dims[k] = *operands[k];
     dimPointers[k] = dims[k].data();
@@ -137,8 +138,8 @@ LibraryCallRecord::LibraryCallRecord(const LibraryCall &call, const void *weight
   record = {};
   record.kind = libraryKind(call.kind);
   record.num_operands = static_cast<int32_t>(operands.size());
-  record.operand_ranks = ranks;
-  record.operand_dims = dimPointers;
+  record.operand_ranks = ranks.data();
+  record.operand_dims = dimPointers.data();
   record.num_params = static_cast<int32_t>(params.size());
   record.params = params.data();
   record.epilogue = {call.epilogue.bias, call.epilogue.residual,
@@ -174,7 +175,7 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    std::vector<const std::vector<int64_t> *> operands = operandsOf(c);
+    std::vector<const std::vector<int64_t> *> operands = c.operands();
     std::string ranks, dims;
     for (size_t k = 0; k < operands.size(); ++k) {
       array(p + "operand" + std::to_string(k), *operands[k]);
@@ -201,7 +202,7 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   for (size_t i = 0; i < contents.libraryCalls.size(); ++i) {
     const LibraryCall &c = contents.libraryCalls[i];
     std::string p = "call" + std::to_string(i) + "_";
-    os << "  {" << libraryKind(c.kind) << ", " << operandsOf(c).size() << ", " << p << "ranks, "
+    os << "  {" << libraryKind(c.kind) << ", " << c.operands().size() << ", " << p << "ranks, "
        << p << "dims, "
        << libraryParams(c).size() << ", " << p << "params, {" << c.epilogue.bias << ", "
        << c.epilogue.residual << ", " << activationOf(c.epilogue.activation) << ", "
@@ -214,7 +215,12 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   }
   if (contents.libraryCalls.empty())
     os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}, 0, 0, 0},\n";
-  os << "};\n\n"
+  os << "};\n\n";
+  std::vector<int64_t> buckets(contents.batchBuckets.begin(), contents.batchBuckets.end());
+  os << "static const uint64_t batch_buckets[] = {";
+  for (size_t i = 0; i < buckets.size(); ++i)
+    os << (i ? ", " : "") << buckets[i] << "u";
+  os << (buckets.empty() ? "0" : "") << "};\n"
      << "static const char report[] = {" << byteList(contents.report) << "};\n"
      << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
      << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << contents.inputs.size() << ", "
@@ -222,7 +228,7 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
      << ", " << quoted(contents.target) << ", " << contents.libraryCalls.size()
      << ", library_calls, " << contents.arenaBytes << "u, " << contents.maxBatch
      << "u, report,\n  " << fields.device << "u, " << quoted(fields.requiredFeatures) << ", "
-     << fields.runFunction << "};\n";
+     << buckets.size() << "u, batch_buckets, " << fields.runFunction << "};\n";
   return s;
 }
 

@@ -58,9 +58,9 @@ struct LibraryCallRecord {
   explicit LibraryCallRecord(const LibraryCall &call, const void *weights);
   LibraryCallRecord(const LibraryCallRecord &) = delete;
   LibraryCallRecord &operator=(const LibraryCallRecord &) = delete;
-  std::vector<int64_t> dims[3];
-  const int64_t *dimPointers[3];
-  int32_t ranks[3];
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<const int64_t *> dimPointers;
+  std::vector<int32_t> ranks;
   std::vector<int64_t> params;
   kiln_library_call record;
 };

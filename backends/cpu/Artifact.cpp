@@ -60,9 +60,8 @@ static std::string entryPointSource(const ArtifactContents &info) {
     for (const ModelTensor &t : *list)
       ranks.insert(t.dims.size());
   for (const LibraryCall &c : info.libraryCalls) {
-    ranks.insert(c.input.size());
-    ranks.insert(c.weight.size());
-    ranks.insert(c.output.size());
+    for (const std::vector<int64_t> *operand : c.operands())
+      ranks.insert(operand->size());
     if (c.epilogue.bias)
       ranks.insert(c.epilogue.biasRank);
   }
@@ -109,13 +108,12 @@ static std::string entryPointSource(const ArtifactContents &info) {
         "  services->parallel_for(services_state, chunk, context, begin, end);\n}\n";
   for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
     const LibraryCall &c = info.libraryCalls[i];
-    // Operands in the runtime's order: input, weight (a pool has none),
-    // output (holding the residual when there is one), then the
+    // Operands in the runtime's order (LibraryCall::operands): inputs,
+    // weight, output (holding the residual when there is one), then the
     // epilogue's bias.
-    std::vector<std::pair<std::string, size_t>> operands = {{"x", c.input.size()}};
-    if (c.kind != LibraryKind::Pool)
-      operands.push_back({"w", c.weight.size()});
-    operands.push_back({"y", c.output.size()});
+    std::vector<std::pair<std::string, size_t>> operands;
+    for (const std::vector<int64_t> *operand : c.operands())
+      operands.push_back({"x" + std::to_string(operands.size()), operand->size()});
     if (c.epilogue.bias)
       operands.push_back({"b", static_cast<size_t>(c.epilogue.biasRank)});
     os << "void _mlir_ciface_kiln_library_call_" << i << "(";

@@ -192,7 +192,10 @@ public:
         if (entry.getName().getValue().getAsInteger(10, id) || !symbol ||
             id >= withWeights.libraryCalls.size())
           return error("malformed " + kLibraryWeightsAttr + " attribute");
-        withWeights.libraryCalls[id].weightsSymbol = symbol.getValue().str();
+        // Operand 1 is a weight only for the kinds that have one.
+        LibraryKind kind = withWeights.libraryCalls[id].kind;
+        if (kind == LibraryKind::Convolution || kind == LibraryKind::Matmul)
+          withWeights.libraryCalls[id].weightsSymbol = symbol.getValue().str();
       }
     }
     std::vector<artifact::ConstantBlob> constants = extractConstants(module);

@@ -3,6 +3,7 @@
 #include "backends/cpu/LibraryCalls.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "kiln/kiln_model_abi.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,6 +18,9 @@ static constexpr llvm::StringLiteral kCallAttr = KilnDialect::LibraryCallAttrHel
 /// that operand's index.
 static constexpr llvm::StringLiteral kResidualAttr =
     KilnDialect::ResidualOperandAttrHelper::getNameStr();
+/// On every call: how many leading operands are its inputs and weight.
+static constexpr llvm::StringLiteral kInputsAttr =
+    KilnDialect::LibraryInputsAttrHelper::getNameStr();
 
 static std::vector<int64_t> dimsOf(Type type) {
   std::vector<int64_t> dims;
@@ -82,8 +86,16 @@ static LibraryCall describePool(Pool pool, LibraryPooling algorithm) {
   return call;
 }
 
-/// The call of a convolution, matmul or pool `root`, without epilogue.
+static LibraryCall describeGlobalPool(ReduceMeanOp mean);
+static LibraryCall describeConcat(ConcatOp concat);
+
+/// The call of a convolution, matmul, pool or concat `root`, without
+/// epilogue.
 static LibraryCall describeRoot(Operation *root) {
+  if (auto mean = dyn_cast<ReduceMeanOp>(root))
+    return describeGlobalPool(mean);
+  if (auto concat = dyn_cast<ConcatOp>(root))
+    return describeConcat(concat);
   if (auto pool = dyn_cast<MaxPoolOp>(root))
     return describePool(pool, LibraryPooling::Max);
   if (auto pool = dyn_cast<AvgPoolOp>(root))
@@ -139,6 +151,70 @@ static bool runsInOneDnn(Pool pool) {
   return true;
 }
 
+/// oneDNN joins f32 rank-4 tensors along the channels whose only dynamic
+/// dim is the batch (a squeezenet fire module's, an inception block's).
+static bool runsInOneDnn(ConcatOp concat) {
+  RankedTensorType out = concat.getType();
+  if (!out.getElementType().isF32() || out.getRank() != 4 || concat.getAxis() != 1 ||
+      concat.getInputs().size() < 2 ||
+      concat.getInputs().size() > KILN_LIBRARY_MAX_CONCAT_INPUTS)
+    return false;
+  SmallVector<Type> types(concat.getInputs().getTypes());
+  types.push_back(out);
+  if (hasZeroDim(types))
+    return false;
+  return llvm::all_of(types, [](Type t) {
+    auto type = cast<RankedTensorType>(t);
+    return !type.isDynamicDim(1) && !type.isDynamicDim(2) && !type.isDynamicDim(3);
+  });
+}
+
+/// A global average pool: the mean of an f32 [N,C,H,W] over H and W
+/// (static), kept as [N,C,1,1]; oneDNN pools it with an HxW window.
+static bool runsInOneDnn(ReduceMeanOp mean) {
+  auto in = cast<RankedTensorType>(mean.getInput().getType());
+  if (!in.getElementType().isF32() || in.getRank() != 4 || !mean.getKeepdims() ||
+      mean.getAxes() != ArrayRef<int64_t>{2, 3} || hasZeroDim({in}))
+    return false;
+  return !in.isDynamicDim(1) && !in.isDynamicDim(2) && !in.isDynamicDim(3);
+}
+
+static LibraryCall describeGlobalPool(ReduceMeanOp mean) {
+  LibraryCall call;
+  call.kind = LibraryKind::Pool;
+  call.input = dimsOf(mean.getInput().getType());
+  call.output = dimsOf(mean.getType());
+  call.params = {{"algorithm", {static_cast<int64_t>(LibraryPooling::AverageExcludePad)}},
+                 {"kernel", {call.input[2], call.input[3]}},
+                 {"strides", {1, 1}},
+                 {"pads", {0, 0, 0, 0}}};
+  return call;
+}
+
+static LibraryCall describeConcat(ConcatOp concat) {
+  LibraryCall call;
+  call.kind = LibraryKind::Concat;
+  call.input = dimsOf(concat.getInputs().front().getType());
+  for (Value input : llvm::drop_begin(concat.getInputs()))
+    call.moreInputs.push_back(dimsOf(input.getType()));
+  call.output = dimsOf(concat.getType());
+  call.params = {{"axis", {static_cast<int64_t>(concat.getAxis())}}};
+  return call;
+}
+
+/// A reduction kernel that is only a global average pool: its mean.
+static ReduceMeanOp globalPoolOf(KernelOp kernel) {
+  auto ops = kernel.bodyOps();
+  if (kernel.getKind() != KernelKind::reduction || kernel.getInputs().size() != 1 ||
+      kernel->getNumResults() != 1 || std::distance(ops.begin(), ops.end()) != 1)
+    return {};
+  auto mean = dyn_cast<ReduceMeanOp>(*ops.begin());
+  if (!mean || mean.getInput() != kernel.getBody().front().getArgument(0) ||
+      !runsInOneDnn(mean))
+    return {};
+  return mean;
+}
+
 static bool runsInOneDnn(Operation *root) {
   if (auto conv = dyn_cast<ConvOp>(root))
     return runsInOneDnn(conv);
@@ -148,6 +224,10 @@ static bool runsInOneDnn(Operation *root) {
     return runsInOneDnn(pool);
   if (auto pool = dyn_cast<AvgPoolOp>(root))
     return runsInOneDnn(pool);
+  if (auto concat = dyn_cast<ConcatOp>(root))
+    return runsInOneDnn(concat);
+  if (auto mean = dyn_cast<ReduceMeanOp>(root))
+    return runsInOneDnn(mean);
   return false;
 }
 
@@ -228,39 +308,65 @@ static std::string nameForReport(Operation *op) {
   return op->getName().getStringRef().str();
 }
 
-/// Chooses the physical layout of every convolution call's input and
-/// output buffer (the `layouts` parameter). A convolution's output stays
-/// channels-last (oneDNN's layout: no reorder) when every op that reads it
-/// is a convolution call, as its input or as its residual; a residual
-/// shares its call's output buffer, so both take one layout. Everything
-/// else -- graph inputs and outputs, values generated code reads or writes
-/// -- stays channels-first, and the device reorders at that edge; each
-/// such edge is named in the call's layoutNote.
+/// Whether a call of `kind` can read its operand `operand` channels-last:
+/// a convolution its input and its residual, a pool its input, a concat
+/// every input.
+static bool readsChannelsLast(LibraryKind kind, Operation *op, unsigned operand) {
+  switch (kind) {
+  case LibraryKind::Convolution:
+    return operand == 0 || residualOperand(op) == operand;
+  case LibraryKind::Pool:
+    return operand == 0;
+  case LibraryKind::Concat:
+    return true;
+  case LibraryKind::Matmul:
+    return false;
+  }
+  return false;
+}
+
+/// A pool whose output is [N,C,1,1] (a global pool): the same bytes in
+/// either layout.
+static bool hasPointOutput(const LibraryCall &call) {
+  return call.kind == LibraryKind::Pool && call.output.size() == 4 && call.output[2] == 1 &&
+         call.output[3] == 1;
+}
+
+/// Chooses the physical layout of every convolution, pool and concat
+/// call's operands (the `layouts` parameter). A call's output stays
+/// channels-last (oneDNN's layout: no reorder) when every op that reads
+/// it is such a call that takes it channels-last (readsChannelsLast); a
+/// residual shares its call's output buffer, so both take one layout.
+/// Everything else -- graph inputs and outputs, values generated code
+/// reads or writes -- stays channels-first, and the device reorders at
+/// that edge; each such edge is named in the call's layoutNote (a concat
+/// reads and writes each operand in its own layout as it copies: no
+/// reorder of its own).
 static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &calls) {
   std::vector<Operation *> ops(calls.size(), nullptr);
   module.walk([&](Operation *op) {
     if (std::optional<unsigned> id = callIndex(op))
-      if (calls[*id].kind == LibraryKind::Convolution || calls[*id].kind == LibraryKind::Pool)
+      if (calls[*id].kind != LibraryKind::Matmul)
         ops[*id] = op;
   });
-  auto convCall = [&](Operation *op) -> std::optional<unsigned> {
+  auto layoutCall = [&](Operation *op) -> std::optional<unsigned> {
     std::optional<unsigned> id = callIndex(op);
     if (!id || !ops[*id])
       return std::nullopt;
     return id;
   };
-  // Optimistic start: channels-last where every reader is a convolution
-  // call reading it as its input or residual.
+  auto readsLast = [&](OpOperand &use) {
+    std::optional<unsigned> reader = layoutCall(use.getOwner());
+    return reader && readsChannelsLast(calls[*reader].kind, use.getOwner(),
+                                       use.getOperandNumber());
+  };
+  // Optimistic start: channels-last where every reader takes it so.
   std::vector<bool> last(calls.size(), false);
   for (auto [id, op] : llvm::enumerate(ops)) {
     if (!op)
       continue;
     Value out = op->getResult(0);
-    last[id] = !out.use_empty() && llvm::all_of(out.getUses(), [&](OpOperand &use) {
-      std::optional<unsigned> reader = convCall(use.getOwner());
-      return reader && (use.getOperandNumber() == 0 ||
-                        residualOperand(use.getOwner()) == use.getOperandNumber());
-    });
+    last[id] = !out.use_empty() && llvm::all_of(out.getUses(), readsLast);
   }
   // A residual and its call's output share a buffer: one layout for both.
   for (bool changed = true; changed;) {
@@ -270,7 +376,7 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
       if (!residual)
         continue;
       Operation *producer = op->getOperand(*residual).getDefiningOp();
-      std::optional<unsigned> from = convCall(producer);
+      std::optional<unsigned> from = layoutCall(producer);
       bool residualLast = from && last[*from];
       if (residualLast != last[id]) {
         last[id] = false;
@@ -280,32 +386,46 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
       }
     }
   }
+  auto layoutOf = [](bool channelsLast) {
+    return static_cast<int64_t>(channelsLast ? LibraryLayout::ChannelsLast
+                                             : LibraryLayout::ChannelsFirst);
+  };
+  auto producedLast = [&](Value value) {
+    std::optional<unsigned> from = layoutCall(value.getDefiningOp());
+    return from && last[*from];
+  };
   for (auto [id, op] : llvm::enumerate(ops)) {
     if (!op)
       continue;
+    LibraryCall &call = calls[id];
+    if (call.kind == LibraryKind::Concat) {
+      std::vector<int64_t> layouts;
+      for (Value input : op->getOperands())
+        layouts.push_back(layoutOf(producedLast(input)));
+      layouts.push_back(layoutOf(last[id]));
+      call.params.push_back({"layouts", layouts});
+      continue;
+    }
     Value in = op->getOperand(0);
-    std::optional<unsigned> from = convCall(in.getDefiningOp());
-    bool inLast = from && last[*from];
-    calls[id].params.push_back(
-        {"layouts",
-         {static_cast<int64_t>(inLast ? LibraryLayout::ChannelsLast : LibraryLayout::ChannelsFirst),
-          static_cast<int64_t>(last[id] ? LibraryLayout::ChannelsLast
-                                        : LibraryLayout::ChannelsFirst)}});
+    bool inLast = producedLast(in);
+    call.params.push_back({"layouts", {layoutOf(inLast), layoutOf(last[id])}});
     std::string note;
-    if (calls[id].kind == LibraryKind::Pool) {
+    if (call.kind == LibraryKind::Pool) {
       // A pool runs in its input's layout; only an output in the other
-      // layout is reordered.
-      if (inLast != last[id] && !inLast) {
-        note = "output: into the convolutions' layout";
-      } else if (inLast != last[id]) {
-        note = "output: to a reader in channels-first";
-        for (Operation *user : op->getResult(0).getUsers())
-          if (!convCall(user)) {
-            note = "output: to " + nameForReport(user);
-            break;
-          }
+      // layout is reordered (a [N,C,1,1] output is the same either way).
+      if (inLast != last[id] && !hasPointOutput(call)) {
+        if (!inLast) {
+          note = "output: into the convolutions' layout";
+        } else {
+          note = "output: to a reader in channels-first";
+          for (OpOperand &use : op->getResult(0).getUses())
+            if (!readsLast(use)) {
+              note = "output: to " + nameForReport(use.getOwner());
+              break;
+            }
+        }
       }
-      calls[id].layoutNote = note;
+      call.layoutNote = note;
       continue;
     }
     if (!inLast)
@@ -315,8 +435,7 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
       Value out = op->getResult(0);
       std::string reader = "nothing";
       for (OpOperand &use : out.getUses())
-        if (!convCall(use.getOwner()) ||
-            (use.getOperandNumber() != 0 && residualOperand(use.getOwner()) != use.getOperandNumber())) {
+        if (!readsLast(use)) {
           reader = nameForReport(use.getOwner());
           break;
         }
@@ -324,7 +443,7 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
         reader = "a residual in another layout";
       note += (note.empty() ? "" : "; ") + std::string("output: to ") + reader;
     }
-    calls[id].layoutNote = note;
+    call.layoutNote = note;
   }
 }
 
@@ -333,6 +452,9 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
   auto mark = [&](Operation *op, LibraryCall call) {
     op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32),
                                             calls.size()));
+    // The inputs and the weight the code passes before the output.
+    size_t inputs = call.operands().size() - 1;
+    op->setAttr(kInputsAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 64), inputs));
     calls.push_back(std::move(call));
   };
   // Without post-ops (for comparison) a convolution kernel is dissolved:
@@ -354,6 +476,12 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
   // In program order: kernels as a whole, bare convolutions and matmuls.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto kernel = dyn_cast<KernelOp>(op)) {
+      if (ReduceMeanOp mean = globalPoolOf(kernel)) {
+        // No longer a row loop.
+        kernel->removeAttr(KilnDialect::OuterDimsAttrHelper::getNameStr());
+        mark(kernel, describeGlobalPool(mean));
+        return WalkResult::skip();
+      }
       if (kernel.getKind() != KernelKind::epilogue || kernel.getBody().front().empty())
         return WalkResult::skip();
       Operation *root = &*kernel.bodyOps().begin();
@@ -366,7 +494,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
         kernel->removeAttr(kResidualAttr);
       return WalkResult::skip();
     }
-    if (isa<ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp>(op) && runsInOneDnn(op))
+    if (isa<ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp, ConcatOp, ReduceMeanOp>(op) && runsInOneDnn(op))
       mark(op, describeRoot(op));
     return WalkResult::advance();
   });
@@ -425,6 +553,9 @@ struct LibraryCallModel
     auto call = cast<LibraryCallOp>(op);
     Location loc = op->getLoc();
     std::optional<unsigned> residual = residualOperand(op);
+    auto inputs = op->getAttrOfType<IntegerAttr>(kInputsAttr);
+    if (!inputs)
+      return op->emitOpError("needs '") << kInputsAttr << "' (set when a backend claims it)";
     SmallVector<Value> buffers;
     Value output;
     for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
@@ -436,8 +567,9 @@ struct LibraryCallModel
       else
         buffers.push_back(*buffer);
     }
-    if (buffers.empty())
-      return op->emitOpError("needs an input");
+    size_t leading = static_cast<size_t>(inputs.getInt());
+    if (buffers.empty() || leading > buffers.size())
+      return op->emitOpError("needs its ") << leading << " inputs";
     auto resultType = cast<RankedTensorType>(call.getType());
     auto outType = MemRefType::get(resultType.getShape(), resultType.getElementType());
     if (!output) {
@@ -449,8 +581,8 @@ struct LibraryCallModel
     } else if (output.getType() != outType) {
       output = memref::CastOp::create(rewriter, loc, outType, output);
     }
-    // After the input and the weight (a pool has none), before a bias.
-    buffers.insert(buffers.begin() + std::min<size_t>(2, buffers.size()), output);
+    // After the inputs and the weight, before a bias.
+    buffers.insert(buffers.begin() + leading, output);
     // One private declaration per call, typed like its operands.
     std::string name = "kiln_library_call_" + std::to_string(call.getId());
     auto module = op->getParentOfType<ModuleOp>();

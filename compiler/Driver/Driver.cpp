@@ -135,6 +135,11 @@ static std::string contentHash(ModuleOp module, const CompileOptions &options,
     flags += " no-fuse";
   if (options.maxBatch)
     flags += " max-batch=" + std::to_string(options.maxBatch);
+  if (!options.batchBuckets.empty()) {
+    flags += " batch-buckets=";
+    for (int64_t b : options.batchBuckets)
+      flags += std::to_string(b) + ",";
+  }
   std::vector<std::string> settings;
   for (const auto &entry : options.targetOptions.settings)
     settings.push_back(entry.getKey().str() + "=" + entry.getValue());
@@ -176,9 +181,21 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   contents.outputPath = options.outputPath;
   contents.target = *target;
   contents.maxBatch = options.maxBatch;
+  contents.batchBuckets = options.batchBuckets;
   auto entry = module.lookupSymbol<func::FuncOp>("main");
   contents.inputs = describeTensors(entry, false);
   contents.outputs = describeTensors(entry, true);
+  if (!options.batchBuckets.empty()) {
+    if (llvm::none_of(contents.inputs, [](const ModelTensor &t) {
+          return !t.dims.empty() && t.dims[0] < 0;
+        }))
+      return error("--batch-buckets needs an input whose dim 0 (the batch) is dynamic; " +
+                   options.outputPath + "'s model has none (import with --dynamic-batch)");
+    for (int64_t b : options.batchBuckets)
+      if (options.maxBatch && b > options.maxBatch)
+        return error("batch bucket " + std::to_string(b) + " is above --max-batch=" +
+                     std::to_string(options.maxBatch));
+  }
   if (!options.stopAfter)
     contents.contentHash = contentHash(module, options, *target);
   contents.entryFunction = "kiln_main";

@@ -43,6 +43,9 @@ struct CompileOptions {
   /// Plan the arena for batches up to this (0: dynamic buffers from the
   /// pool).
   int64_t maxBatch = 0;
+  /// The batch sizes a session prepares its library calls for when it is
+  /// created (`--batch-buckets`); empty: batch 1.
+  std::vector<int64_t> batchBuckets;
   /// Print the IR after this phase to `irOutput` instead of writing an
   /// artifact.
   std::optional<Phase> stopAfter;

@@ -38,11 +38,22 @@ std::vector<std::string> registeredBackendNames() {
   return names;
 }
 
+std::vector<const std::vector<int64_t> *> LibraryCall::operands() const {
+  std::vector<const std::vector<int64_t> *> list = {&input};
+  for (const std::vector<int64_t> &more : moreInputs)
+    list.push_back(&more);
+  if (kind == LibraryKind::Convolution || kind == LibraryKind::Matmul)
+    list.push_back(&weight);
+  list.push_back(&output);
+  return list;
+}
+
 std::string LibraryCall::summary() const {
   static const char *activations[] = {"",      "+relu", "+clip",     "+sigmoid",
                                       "+tanh", "+gelu", "+gelu_tanh"};
   const char *name = kind == LibraryKind::Convolution ? "conv"
                      : kind == LibraryKind::Matmul    ? "matmul"
+                     : kind == LibraryKind::Concat    ? "concat"
                      : param("algorithm") == std::vector<int64_t>{0} ? "maxpool"
                                                                      : "avgpool";
   return std::string(name) +

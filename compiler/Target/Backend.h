@@ -60,6 +60,8 @@ struct ArtifactContents {
   int64_t arenaBytes = 0;
   /// The largest batch the arena holds (`--max-batch`), 0 if unbounded.
   int64_t maxBatch = 0;
+  /// The batches a session prepares for when it is created.
+  std::vector<int64_t> batchBuckets;
   /// Of the model (its kiln IR after import) and every flag.
   std::string contentHash;
   /// The backend's targetDescription().

@@ -38,6 +38,11 @@ enum class LibraryKind {
   /// 2 each), `pads` (all low, then all high) and optionally `layouts` as
   /// for a convolution.
   Pool,
+  /// output [N,C,H,W] = the inputs [N,Ci,H,W] joined along `axis` (one
+  /// value; 1, the channels): `input`, then `moreInputs`, no weight;
+  /// parameters `axis` and optionally `layouts`, one per input, then
+  /// the output's.
+  Concat,
 };
 
 /// What a Pool call computes over each window.
@@ -77,6 +82,8 @@ struct LibraryCall {
   LibraryKind kind = LibraryKind::Convolution;
   /// Dims of the input, the weight and the output; -1 for a dynamic dim.
   std::vector<int64_t> input, weight, output;
+  /// A concat's inputs after the first.
+  std::vector<std::vector<int64_t>> moreInputs;
   /// The kind's named parameters (see LibraryKind), in a fixed order.
   std::vector<std::pair<std::string, std::vector<int64_t>>> params;
   LibraryEpilogue epilogue;
@@ -99,6 +106,10 @@ struct LibraryCall {
         return values;
     return {};
   }
+  /// The operands' dims in the order the code passes them (then the
+  /// epilogue's bias): the inputs, the weight (a pool or concat has
+  /// none), the output.
+  std::vector<const std::vector<int64_t> *> operands() const;
   /// "conv+bias+relu": the kind and its epilogue, for reports.
   std::string summary() const;
 };

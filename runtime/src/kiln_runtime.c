@@ -91,6 +91,15 @@ static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) 
           kiln_dtype_size(lists[l][i].dtype) == 0)
         return kiln_fail(KILN_ERROR_FORMAT, "%s: %s %u has an invalid rank or dtype", what,
                     l ? "output" : "input", i);
+  if (abi->num_batch_buckets > KILN_MAX_BATCH_BUCKETS ||
+      (abi->num_batch_buckets && !abi->batch_buckets))
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: invalid batch buckets (%u)", what,
+                     abi->num_batch_buckets);
+  for (uint32_t i = 0; i < abi->num_batch_buckets; ++i)
+    if (abi->batch_buckets[i] == 0 || abi->batch_buckets[i] > (uint64_t)INT64_MAX ||
+        (abi->max_batch && abi->batch_buckets[i] > abi->max_batch))
+      return kiln_fail(KILN_ERROR_FORMAT, "%s: batch bucket %u (%llu) is invalid", what, i,
+                       (unsigned long long)abi->batch_buckets[i]);
   return KILN_OK;
 }
 
@@ -262,6 +271,12 @@ const char *kiln_model_target(const kiln_model *model) {
 
 const char *kiln_model_required_features(const kiln_model *model) {
   return model && model->abi->required_features ? model->abi->required_features : "";
+}
+
+const uint64_t *kiln_model_batch_buckets(const kiln_model *model, uint32_t *count) {
+  if (count)
+    *count = model ? model->abi->num_batch_buckets : 0;
+  return model ? model->abi->batch_buckets : NULL;
 }
 
 const char *kiln_model_content_hash(const kiln_model *model) {

@@ -5,6 +5,7 @@
  * session, and counts heap allocations during runs. Prints
  * "N passed, N failed". */
 #include "kiln/kiln.h"
+#include "check.h"
 
 #include <malloc.h>
 #include <math.h>
@@ -40,17 +41,6 @@ int posix_memalign(void **out, size_t a, size_t n) {
 }
 #endif
 
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
-      printf(__VA_ARGS__);                                                     \
-      printf(" (%s)\n", kiln_last_error());                                    \
-    }                                                                          \
-  } while (0)
 
 static kiln_model *model;
 static kiln_tensor input;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver/Driver.h"
+#include "kiln/kiln_model_abi.h"
 #include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 #include "tools/kiln/ModelInput.h"
@@ -33,6 +34,9 @@ static void printCompileUsage(llvm::raw_ostream &os) {
      << "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
         "                       inputs): buffers that grow with the batch join the\n"
         "                       arena; the runtime refuses larger batches\n"
+        "  --batch-buckets=B,.. batches (dim 0 of dynamic inputs, at most 8) a\n"
+        "                       session prepares its library calls for when it\n"
+        "                       is created (default: 1); others at their first run\n"
         "  --conv-post-ops=0|1  convolution epilogues as oneDNN post-ops (1, the\n"
         "                       default) or generated after each call (0)\n"
         "  --conv-layout=L      nhwc (default): activations between oneDNN\n"
@@ -117,6 +121,26 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       if (llvm::StringRef(*v).getAsInteger(10, options.maxBatch) || options.maxBatch <= 0) {
         llvm::errs() << "kiln compile: --max-batch takes a positive integer, got '" << *v
                      << "'\n";
+        return 2;
+      }
+    } else if (auto v = value("--batch-buckets")) {
+      llvm::SmallVector<llvm::StringRef> parts;
+      llvm::StringRef(*v).split(parts, ',');
+      options.batchBuckets.clear();
+      for (llvm::StringRef part : parts) {
+        int64_t b = 0;
+        if (part.trim().getAsInteger(10, b) || b <= 0) {
+          llvm::errs() << "kiln compile: --batch-buckets takes positive integers separated by "
+                          "commas, got '"
+                       << *v << "'\n";
+          return 2;
+        }
+        if (!llvm::is_contained(options.batchBuckets, b))
+          options.batchBuckets.push_back(b);
+      }
+      if (options.batchBuckets.size() > KILN_MAX_BATCH_BUCKETS) {
+        llvm::errs() << "kiln compile: --batch-buckets takes at most " << KILN_MAX_BATCH_BUCKETS
+                     << " batches, got " << options.batchBuckets.size() << "\n";
         return 2;
       }
     } else if (arg == "--report") {

@@ -132,6 +132,14 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::outs() << "\n  naive sum " << kib(naive) << "\n  "
                  << report->getInteger("in_place").value_or(0)
                  << " buffers written in place of a dead operand\n";
+    uint32_t numBuckets = 0;
+    const uint64_t *buckets = kiln_model_batch_buckets(model, &numBuckets);
+    if (numBuckets) {
+      llvm::outs() << "  library calls prepared at session creation for batches ";
+      for (uint32_t i = 0; i < numBuckets; ++i)
+        llvm::outs() << (i ? ", " : "") << buckets[i];
+      llvm::outs() << "\n";
+    }
     if (int64_t maxBatch = report->getInteger("max_batch").value_or(0))
       llvm::outs() << "  " << report->getInteger("bounded").value_or(0)
                    << " buffers with dynamic dims, sized for batches up to " << maxBatch << "\n";
@@ -168,7 +176,8 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
     uint32_t prepacked = 0, plain = 0, varying = 0, calls = kiln_model_library_call_count(model);
     for (uint32_t i = 0; i < calls; ++i) {
       const kiln_library_call *call = kiln_model_library_call(model, i);
-      if (!call || call->kind == KILN_LIBRARY_POOL)
+      // Pools and concats have no weights.
+      if (!call || (call->kind != KILN_LIBRARY_CONV && call->kind != KILN_LIBRARY_MATMUL))
         continue;
       if (call->weights_layout)
         ++prepacked;

@@ -49,10 +49,20 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return value.getInt();
   };
   if (name == LibraryCallAttrHelper::getNameStr()) {
-    if (!isa<KernelOp, ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp>(op))
-      return op->emitOpError("'")
-             << name << "' belongs on a kiln.kernel, kiln.conv, kiln.matmul or a pool";
+    if (!isa<KernelOp, ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp, ConcatOp, ReduceMeanOp>(op))
+      return op->emitOpError("'") << name
+                                  << "' belongs on a kiln.kernel, kiln.conv, kiln.matmul, a "
+                                     "pool, kiln.concat or kiln.reduce_mean";
     return integer();
+  }
+  if (name == LibraryInputsAttrHelper::getNameStr()) {
+    FailureOr<int64_t> count = integer();
+    if (failed(count))
+      return failure();
+    if (*count < 1 || *count > op->getNumOperands())
+      return op->emitOpError("'") << name << "' counts " << *count << " of "
+                                  << op->getNumOperands() << " operands";
+    return success();
   }
   if (name == ResidualOperandAttrHelper::getNameStr()) {
     FailureOr<int64_t> index = integer();

@@ -45,12 +45,16 @@ def Kiln_Dialect : Dialect {
   let discardableAttrs = (ins
     // On a func argument or result: its name in the model.
     "::mlir::StringAttr":$name,
-    // On a kernel, convolution or matmul a backend claimed: its index in
-    // the artifact's library-call table.
+    // On a kernel, convolution, matmul, pool, concat or mean a backend
+    // claimed: its index in the artifact's library-call table.
     "::mlir::IntegerAttr":$library_call,
     // On a claimed epilogue kernel (and the library_call it becomes): the
     // operand whose buffer the call's output starts as (the residual).
     "::mlir::IntegerAttr":$residual_operand,
+    // On a claimed op (and the library_call it becomes): how many leading
+    // operands the call reads as its inputs and weight, passed before its
+    // output buffer (any after them: the residual, the bias).
+    "::mlir::IntegerAttr":$library_inputs,
     // On a `reduction` kernel: the number of leading dims it iterates row
     // by row.
     "::mlir::IntegerAttr":$outer_dims,

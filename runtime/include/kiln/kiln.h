@@ -84,6 +84,10 @@ uint32_t kiln_model_library_call_count(const kiln_model *model);
 /* Library call i as the artifact describes it (kind, operand dims,
  * parameters, epilogue, constant and prepacked weights), or NULL. */
 const kiln_library_call *kiln_model_library_call(const kiln_model *model, uint32_t i);
+/* The batches (dim 0 of dynamic inputs) a session prepares its library
+ * calls for when it is created (`kiln compile --batch-buckets`); `*count`
+ * receives how many (0: batch 1 only). */
+const uint64_t *kiln_model_batch_buckets(const kiln_model *model, uint32_t *count);
 /* Bytes of the model's planned arena (every intermediate with a static
  * shape, and with `kiln compile --max-batch` those that grow with the
  * batch), reserved by each session when it is created. */

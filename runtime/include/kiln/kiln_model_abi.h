@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 5u
+#define KILN_MODEL_ABI_VERSION 6u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -82,8 +82,15 @@ typedef enum kiln_library_kind {
   /* operands: input [N,C,H,W], output [N,C,OH,OW] (no weight); params:
    * algorithm (kiln_library_pooling), kernel[2], strides[2], pads[4] (all
    * low, then all high), then optionally layouts[2] as for CONV */
-  KILN_LIBRARY_POOL = 3
+  KILN_LIBRARY_POOL = 3,
+  /* operands: k >= 2 inputs [N,Ci,H,W], output [N,C,H,W], C the sum of
+   * the Ci (no weight); params: axis (1: the channels), then optionally
+   * layouts[k + 1]: each input's, then the output's (kiln_library_layout) */
+  KILN_LIBRARY_CONCAT = 4
 } kiln_library_kind;
+
+/* The most inputs a concat call has (the compiler generates larger ones). */
+#define KILN_LIBRARY_MAX_CONCAT_INPUTS 32
 
 typedef enum kiln_library_pooling {
   KILN_POOLING_MAX = 0,                 /* padding never wins */
@@ -202,8 +209,17 @@ typedef struct kiln_model_v1 {
    * names ("avx2,fma,avx512f"); the device refuses an artifact that needs
    * one its host lacks, naming it, rather than fault on the instruction. */
   const char *required_features;
+  /* The batch sizes (dim 0 of dynamic inputs) a session prepares its
+   * library calls for when it is created (`kiln compile --batch-buckets`),
+   * at most KILN_MAX_BATCH_BUCKETS; none: batch 1. Other batches prepare
+   * at their first run. */
+  uint32_t num_batch_buckets;
+  const uint64_t *batch_buckets;
   kiln_model_run_fn run;
 } kiln_model_v1;
+
+/* The most batch buckets an artifact declares. */
+#define KILN_MAX_BATCH_BUCKETS 8
 
 #ifdef __cplusplus
 }

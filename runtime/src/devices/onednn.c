@@ -5,14 +5,18 @@
  * runtime links no vendor library and a host without oneDNN runs every
  * model compiled without library calls.
  *
- * Each library call of an artifact becomes a oneDNN primitive, created when
- * the session is created (dynamic dims taken as 1); a run with other dims
- * creates it again for those (the primitive of the last dims is kept). A call
- * binds the operand pointers to prepared memory objects and executes.
+ * Each library call of an artifact becomes oneDNN primitives, created when
+ * the session is created for each batch the artifact declares
+ * (`--batch-buckets`; dynamic dims taken as 1 when it declares none); a run
+ * with other dims creates one for those at that run. Up to KILN_VARIANTS
+ * primitives per call are kept (least recently used replaced), with one
+ * scratchpad for the session. A call binds the operand pointers to
+ * prepared memory objects and executes.
  * Layouts: a convolution's activation is channels-first (NCHW, what
  * generated code reads and writes) or channels-last (NHWC, kept by the
- * compiler between convolutions); for a channels-first operand oneDNN
- * picks its layout and the call reorders through a staging buffer. A
+ * compiler between convolutions, pools and concats); for a channels-first
+ * operand oneDNN picks its layout and the call reorders through a staging
+ * buffer. A concat reads and writes each operand in its own layout. A
  * convolution's weights are packed once into the layout oneDNN picks;
  * matmuls run on row-major operands.
  * A fused epilogue becomes oneDNN's bias argument and post-ops: a sum
@@ -44,6 +48,9 @@ typedef struct call_view {
   int64_t algorithm;     /* pooling: kiln_library_pooling */
   const int64_t *kernel; /* pooling: the window */
   int64_t layouts[2]; /* convolution: input's and output's, kiln_library_layout */
+  int32_t num_inputs;               /* concat: k inputs, then the output */
+  const int64_t *const *concat_dims; /* concat: the k + 1 operands' dims */
+  const int64_t *concat_layouts;     /* concat: k + 1 layouts, or NULL */
   int32_t has_bias, has_residual, activation;
   float alpha, beta;
   const void *weights; /* constant weights, or NULL */
@@ -82,11 +89,50 @@ static int read_pool(const kiln_library_call *call, call_view *view) {
   return read_layouts(call, view);
 }
 
+/* Reads a concat call (k >= 2 inputs, the output; rank 4, joined along
+ * the channels) into `view`: the inputs agree with the output on every
+ * dim but the channels, whose sum they are. */
+static int read_concat(const kiln_library_call *call, call_view *view) {
+  int32_t n = call->num_operands;
+  if (n < 3 || n > KILN_LIBRARY_MAX_CONCAT_INPUTS + 1 || !call->operand_ranks || !call->operand_dims || !call->params ||
+      (call->num_params != 1 && call->num_params != 1 + n) || call->params[0] != 1)
+    return 1;
+  const int64_t *out = call->operand_dims[n - 1];
+  int64_t channels = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    const int64_t *dims = call->operand_dims[k];
+    if (call->operand_ranks[k] != 4 || !dims)
+      return 1;
+    for (int d = 1; d < 4; ++d)
+      if (dims[d] < 1)
+        return 1;
+    if (dims[0] != out[0] || dims[2] != out[2] || dims[3] != out[3])
+      return 1;
+    if (k < n - 1)
+      channels += dims[1];
+    if (call->num_params > 1 && call->params[1 + k] != KILN_LAYOUT_CHANNELS_FIRST &&
+        call->params[1 + k] != KILN_LAYOUT_CHANNELS_LAST)
+      return 1;
+  }
+  if (channels != out[1])
+    return 1;
+  view->kind = call->kind;
+  view->rank = view->input_rank = 4;
+  view->num_inputs = n - 1;
+  view->concat_dims = call->operand_dims;
+  view->input_dims = call->operand_dims[0];
+  view->output_dims = out;
+  view->concat_layouts = call->num_params > 1 ? call->params + 1 : NULL;
+  return 0;
+}
+
 /* Reads `call` into `view`; 0 when it is a call this device runs. */
 static int read_call(const kiln_library_call *call, call_view *view) {
   memset(view, 0, sizeof *view);
   if (call->kind == KILN_LIBRARY_POOL)
     return read_pool(call, view);
+  if (call->kind == KILN_LIBRARY_CONCAT)
+    return read_concat(call, view);
   if (call->num_operands != 3 || !call->operand_ranks || !call->operand_dims)
     return 1;
   for (int k = 0; k < 3; ++k)
@@ -140,23 +186,42 @@ typedef struct reorder {
   dnnl_memory_t from, to;
 } reorder;
 
-typedef struct prepared_call {
-  call_view desc; /* what the call computes, read from the descriptor */
-  int64_t batch; /* the batch the primitive was made for, -1 for none */
-  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims it was made for */
+/* Constant weights packed into a layout a primitive wants, shared by the
+ * call's primitives that want the same layout. */
+typedef struct packing {
+  dnnl_memory_desc_t md;
+  void *data;
+  int users; /* variants that run on it; freed at 0 */
+} packing;
+
+/* The primitives kept per call (at least KILN_MAX_BATCH_BUCKETS): a run
+ * whose batch (matmul: operand dims) has one runs it; another is made and
+ * replaces the least recently used. */
+#define KILN_VARIANTS KILN_MAX_BATCH_BUCKETS
+
+/* One primitive of a call, for one batch (matmul: one pair of operand
+ * dims), with the memory objects its operands are bound to. */
+typedef struct variant {
+  int64_t batch; /* the batch it was made for, -1 when unused */
+  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims */
+  uint64_t last_used;
   dnnl_primitive_t primitive;
   dnnl_memory_t src, weights, dst, bias;
-  dnnl_memory_t scratchpad; /* owned by the call: no allocation per run */
-  void *scratchpad_data;
+  dnnl_memory_t *sources;  /* concat: one per input */
+  dnnl_memory_t scratchpad; /* bound to the session's shared scratchpad */
   /* Where the primitive's layout differs from the operand's: the source
-   * and destination go through the state's staging buffers; the weights
-   * go into `packed_weights` (laid out as `packed_md`), once for
-   * constant weights (kept across primitives of other batch sizes that
-   * want the same layout), at every run otherwise. */
+   * and destination go through the state's staging buffers; constant
+   * weights are read from `pack`, varying ones reordered at every run
+   * into `run_weights`. */
   reorder src_in, dst_in, dst_out, weights_pack;
-  void *packed_weights;
-  dnnl_memory_desc_t packed_md;
-  int packed; /* packed_weights holds the constant weights */
+  packing *pack;
+  void *run_weights;
+} variant;
+
+typedef struct prepared_call {
+  call_view desc; /* what the call computes, read from the descriptor */
+  variant variants[KILN_VARIANTS];
+  packing packings[KILN_VARIANTS];
 } prepared_call;
 
 struct kiln_library_state {
@@ -164,10 +229,14 @@ struct kiln_library_state {
   dnnl_stream_t stream;
   uint32_t num_calls;
   prepared_call *calls;
-  /* Staging for sources and destinations in a primitive's layout; calls
-   * run one at a time, so two buffers serve them all. */
+  uint64_t clock; /* counts runs of calls, for least-recently-used */
+  /* Staging for sources and destinations in a primitive's layout and the
+   * primitives' scratchpad; calls run one at a time, so one set serves
+   * them all. */
   void *staging[2];
   size_t staging_bytes[2];
+  void *scratch;
+  size_t scratch_bytes;
 };
 
 static void release_reorder(reorder *r) {
@@ -177,28 +246,32 @@ static void release_reorder(reorder *r) {
   memset(r, 0, sizeof *r);
 }
 
-static void release_call(prepared_call *c) {
-  if (c->primitive) dnnl_primitive_destroy(c->primitive);
-  if (c->src) dnnl_memory_destroy(c->src);
-  if (c->weights) dnnl_memory_destroy(c->weights);
-  if (c->dst) dnnl_memory_destroy(c->dst);
-  if (c->bias) dnnl_memory_destroy(c->bias);
-  if (c->scratchpad) dnnl_memory_destroy(c->scratchpad);
-  release_reorder(&c->src_in);
-  release_reorder(&c->dst_in);
-  release_reorder(&c->dst_out);
-  release_reorder(&c->weights_pack);
-  free(c->scratchpad_data);
-  c->primitive = NULL;
-  c->src = c->weights = c->dst = c->bias = c->scratchpad = NULL;
-  c->scratchpad_data = NULL;
-  c->batch = -1;
+static void release_variant(prepared_call *c, variant *v) {
+  if (v->primitive) dnnl_primitive_destroy(v->primitive);
+  if (v->src) dnnl_memory_destroy(v->src);
+  if (v->weights) dnnl_memory_destroy(v->weights);
+  if (v->dst) dnnl_memory_destroy(v->dst);
+  if (v->bias) dnnl_memory_destroy(v->bias);
+  if (v->scratchpad) dnnl_memory_destroy(v->scratchpad);
+  for (int32_t k = 0; v->sources && k < c->desc.num_inputs; ++k)
+    if (v->sources[k]) dnnl_memory_destroy(v->sources[k]);
+  free(v->sources);
+  release_reorder(&v->src_in);
+  release_reorder(&v->dst_in);
+  release_reorder(&v->dst_out);
+  release_reorder(&v->weights_pack);
+  if (v->pack && --v->pack->users == 0) {
+    free(v->pack->data);
+    memset(v->pack, 0, sizeof *v->pack);
+  }
+  free(v->run_weights);
+  memset(v, 0, sizeof *v);
+  v->batch = -1;
 }
 
-static void release_packed(prepared_call *c) {
-  free(c->packed_weights);
-  c->packed_weights = NULL;
-  c->packed = 0;
+static void release_call(prepared_call *c) {
+  for (int i = 0; i < KILN_VARIANTS; ++i)
+    release_variant(c, &c->variants[i]);
 }
 
 static int make_reorder(kiln_library_state *state, reorder *r, const dnnl_memory_desc_t *from,
@@ -230,18 +303,35 @@ static void *aligned_zeroed(size_t bytes) {
   return p;
 }
 
-static int ensure_staging(kiln_library_state *state, int which, size_t bytes) {
-  if (state->staging_bytes[which] >= bytes)
+static int ensure_buffer(void **buffer, size_t *have, size_t bytes) {
+  if (*have >= bytes)
     return 0;
-  free(state->staging[which]);
-  state->staging[which] = aligned_zeroed(bytes);
-  state->staging_bytes[which] = state->staging[which] ? bytes : 0;
-  return state->staging[which] == NULL;
+  free(*buffer);
+  *buffer = aligned_zeroed(bytes);
+  *have = *buffer ? bytes : 0;
+  return *buffer == NULL;
 }
 
-static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
-                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
-                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md);
+static int ensure_staging(kiln_library_state *state, int which, size_t bytes) {
+  return ensure_buffer(&state->staging[which], &state->staging_bytes[which], bytes);
+}
+
+/* The primitive descriptor's scratchpad: a memory object bound at every
+ * run to the session's one scratchpad, grown to fit. */
+static int make_scratchpad(kiln_library_state *state, variant *v,
+                           const_dnnl_primitive_desc_t pd) {
+  const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+  if (!bytes)
+    return 0;
+  return ensure_buffer(&state->scratch, &state->scratch_bytes, bytes) ||
+         dnnl_memory_create(&v->scratchpad, md, state->engine, DNNL_MEMORY_NONE);
+}
+
+static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
+                            const_dnnl_op_desc_t op, const dnnl_memory_desc_t *src_md,
+                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
+                            const dnnl_memory_desc_t *bias_md);
 
 /* Prepacked weights: their bytes are laid out as the descriptor says,
  * not as `plain` (which must have the same dims). */
@@ -256,14 +346,13 @@ static int use_weights_layout(const call_view *d, dnnl_memory_desc_t *plain) {
   return 0;
 }
 
-/* Builds the convolution primitive of `c` for batch `batch`. A
+/* Builds the convolution primitive of `c` for batch `batch` into `v`. A
  * channels-last operand is bound as it is (the compiler kept it in the
  * layout oneDNN runs in); for a channels-first one oneDNN picks its layout
  * and the operand is reordered to and from it. The weights are always in
  * the layout oneDNN picks, packed once. */
-static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t batch) {
+static int prepare_conv(kiln_library_state *state, prepared_call *c, variant *v, int64_t batch) {
   const call_view *d = &c->desc;
-  release_call(c);
   dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
   dnnl_memory_desc_t src_md, weights_md, dst_md, src_any, weights_any, dst_any;
@@ -311,10 +400,10 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, int64_t bat
                                                  d->has_bias ? &bias_md : NULL, &dst_any, strides,
                                                  dilates, pad_l, pad_r))
     return 1;
-  if (finish_primitive(state, c, &conv, &src_md, &weights_md, &dst_md,
+  if (finish_primitive(state, c, v, &conv, &src_md, &weights_md, &dst_md,
                        d->has_bias ? &bias_md : NULL))
     return 1;
-  c->batch = batch;
+  v->batch = batch;
   return 0;
 }
 
@@ -350,13 +439,42 @@ static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
   return rc;
 }
 
-/* Creates the primitive of `op` and owns a scratchpad. The operands'
- * buffers are laid out as `src_md`, `w_md` (NULL: the kind has no
- * weights), `dst_md`; where the primitive chose another layout, reorders
- * to and from it are prepared. */
-static int finish_primitive(kiln_library_state *state, prepared_call *c, const_dnnl_op_desc_t op,
-                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
-                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md) {
+/* The call's constant weights packed as `md`: an existing packing of the
+ * call in that layout, or a new one. */
+static packing *pack_weights(kiln_library_state *state, prepared_call *c, variant *v,
+                             const dnnl_memory_desc_t *md) {
+  packing *free_slot = NULL;
+  for (int i = 0; i < KILN_VARIANTS; ++i) {
+    packing *p = &c->packings[i];
+    if (p->users && dnnl_memory_desc_equal(&p->md, md)) {
+      ++p->users;
+      return p;
+    }
+    if (!p->users && !free_slot)
+      free_slot = p;
+  }
+  /* Each variant holds at most one packing: a slot is always free. */
+  if (!free_slot || !(free_slot->data = aligned_zeroed(dnnl_memory_desc_get_size(md))))
+    return NULL;
+  free_slot->md = *md;
+  if (run_reorder(state, &v->weights_pack, (void *)(uintptr_t)c->desc.weights, free_slot->data) ||
+      dnnl_stream_wait(state->stream)) {
+    free(free_slot->data);
+    free_slot->data = NULL;
+    return NULL;
+  }
+  free_slot->users = 1;
+  return free_slot;
+}
+
+/* Creates the primitive of `op` into `v`. The operands' buffers are laid
+ * out as `src_md`, `w_md` (NULL: the kind has no weights), `dst_md`;
+ * where the primitive chose another layout, reorders to and from it are
+ * prepared, and constant weights are packed (once per layout). */
+static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
+                            const_dnnl_op_desc_t op, const dnnl_memory_desc_t *src_md,
+                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
+                            const dnnl_memory_desc_t *bias_md) {
   dnnl_primitive_attr_t attr;
   if (dnnl_primitive_attr_create(&attr))
     return 1;
@@ -370,61 +488,46 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, const_d
   dnnl_primitive_attr_destroy(attr);
   if (rc)
     return 1;
-  const dnnl_memory_desc_t *scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  size_t scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
-  if (scratch_bytes) {
-    c->scratchpad_data = aligned_alloc(64, (scratch_bytes + 63) / 64 * 64);
-    if (!c->scratchpad_data ||
-        dnnl_memory_create(&c->scratchpad, scratch_md, state->engine, c->scratchpad_data)) {
-      dnnl_primitive_desc_destroy(pd);
-      return 1;
-    }
+  if (make_scratchpad(state, v, pd)) {
+    dnnl_primitive_desc_destroy(pd);
+    return 1;
   }
   dnnl_memory_desc_t op_src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   dnnl_memory_desc_t op_w;
   if (w_md)
     op_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   dnnl_memory_desc_t op_dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-  rc = dnnl_primitive_create(&c->primitive, pd);
+  rc = dnnl_primitive_create(&v->primitive, pd);
   dnnl_primitive_desc_destroy(pd);
-  if (rc || dnnl_memory_create(&c->src, &op_src, state->engine, DNNL_MEMORY_NONE) ||
-      (w_md && dnnl_memory_create(&c->weights, &op_w, state->engine, DNNL_MEMORY_NONE)) ||
-      dnnl_memory_create(&c->dst, &op_dst, state->engine, DNNL_MEMORY_NONE) ||
-      (bias_md && dnnl_memory_create(&c->bias, bias_md, state->engine, DNNL_MEMORY_NONE)))
+  if (rc || dnnl_memory_create(&v->src, &op_src, state->engine, DNNL_MEMORY_NONE) ||
+      (w_md && dnnl_memory_create(&v->weights, &op_w, state->engine, DNNL_MEMORY_NONE)) ||
+      dnnl_memory_create(&v->dst, &op_dst, state->engine, DNNL_MEMORY_NONE) ||
+      (bias_md && dnnl_memory_create(&v->bias, bias_md, state->engine, DNNL_MEMORY_NONE)))
     return 1;
   if (!dnnl_memory_desc_equal(src_md, &op_src) &&
-      (make_reorder(state, &c->src_in, src_md, &op_src) ||
+      (make_reorder(state, &v->src_in, src_md, &op_src) ||
        ensure_staging(state, 0, dnnl_memory_desc_get_size(&op_src))))
     return 1;
   if (!dnnl_memory_desc_equal(dst_md, &op_dst) &&
-      (make_reorder(state, &c->dst_out, &op_dst, dst_md) ||
-       (c->desc.has_residual && make_reorder(state, &c->dst_in, dst_md, &op_dst)) ||
+      (make_reorder(state, &v->dst_out, &op_dst, dst_md) ||
+       (c->desc.has_residual && make_reorder(state, &v->dst_in, dst_md, &op_dst)) ||
        ensure_staging(state, 1, dnnl_memory_desc_get_size(&op_dst))))
     return 1;
   if (!w_md || dnnl_memory_desc_equal(w_md, &op_w))
     return 0;
-  /* Weights in another layout: constant ones are packed now (unless an
-   * earlier primitive of this call packed them the same way). */
-  if (c->packed && dnnl_memory_desc_equal(&c->packed_md, &op_w))
-    return 0;
-  release_packed(c);
-  c->packed_md = op_w;
-  if (make_reorder(state, &c->weights_pack, w_md, &op_w) ||
-      !(c->packed_weights = aligned_zeroed(dnnl_memory_desc_get_size(&op_w))))
+  /* Weights in another layout: constant ones are packed now (shared with
+   * the call's other primitives that want the same layout), varying ones
+   * at every run. */
+  if (make_reorder(state, &v->weights_pack, w_md, &op_w))
     return 1;
-  if (c->desc.weights) {
-    if (run_reorder(state, &c->weights_pack, (void *)(uintptr_t)c->desc.weights,
-                    c->packed_weights) ||
-        dnnl_stream_wait(state->stream))
-      return 1;
-    c->packed = 1;
-  }
-  return 0;
+  if (c->desc.weights)
+    return !(v->pack = pack_weights(state, c, v, &op_w));
+  return !(v->run_weights = aligned_zeroed(dnnl_memory_desc_get_size(&op_w)));
 }
 
 /* Row-major memory descriptor of `dims` padded with leading 1s to `rank`. */
 static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, int rank) {
-  dnnl_dims_t full;
+  dnnl_dims_t full = {0};
   for (int d = 0; d < rank; ++d)
     full[d] = d < rank - dims_rank ? 1 : dims[d - (rank - dims_rank)];
   static const dnnl_format_tag_t tags[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
@@ -432,16 +535,16 @@ static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, 
   return dnnl_memory_desc_init_by_tag(md, rank, full, dnnl_f32, tags[rank]) != dnnl_success;
 }
 
-/* Builds the matmul primitive of `c` for operand dims `lhs`, `rhs`
- * (the rhs is a constant or, in attention, an activation) and `out`. */
-static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int64_t *lhs,
-                          const int64_t *rhs, const int64_t *out) {
-  for (int i = 0; i < c->desc.input_rank; ++i)
-    c->shape[0][i] = lhs[i];
-  for (int i = 0; i < c->desc.weight_rank; ++i)
-    c->shape[1][i] = rhs[i];
+/* Builds the matmul primitive of `c` into `v` for operand dims `lhs`,
+ * `rhs` (the rhs is a constant or, in attention, an activation) and
+ * `out`. */
+static int prepare_matmul(kiln_library_state *state, prepared_call *c, variant *v,
+                          const int64_t *lhs, const int64_t *rhs, const int64_t *out) {
   const call_view *d = &c->desc;
-  release_call(c);
+  for (int i = 0; i < d->input_rank; ++i)
+    v->shape[0][i] = lhs[i];
+  for (int i = 0; i < d->weight_rank; ++i)
+    v->shape[1][i] = rhs[i];
   /* A rhs without batch dims (a linear layer's weights) is shared by
    * every row of the lhs: the lhs's leading dims fold into M, one GEMM
    * rather than a batch of matrix-vector products (attention's
@@ -485,34 +588,25 @@ static int prepare_matmul(kiln_library_state *state, prepared_call *c, const int
   dnnl_matmul_desc_t matmul;
   if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, d->has_bias ? &bias_md : NULL, &dst_md))
     return 1;
-  if (finish_primitive(state, c, &matmul, &src_md, &w_md, &dst_md,
+  if (finish_primitive(state, c, v, &matmul, &src_md, &w_md, &dst_md,
                        d->has_bias ? &bias_md : NULL))
     return 1;
-  c->batch = 0;
+  v->batch = 0;
   return 0;
 }
 
-static int same_shape(const prepared_call *c, const int64_t *lhs, const int64_t *rhs) {
-  if (c->batch < 0)
-    return 0;
-  for (int i = 0; i < c->desc.input_rank; ++i)
-    if (c->shape[0][i] != lhs[i])
-      return 0;
-  for (int i = 0; i < c->desc.weight_rank; ++i)
-    if (c->shape[1][i] != rhs[i])
-      return 0;
-  return 1;
-}
-
-/* Builds the pooling primitive of `c` for batch `batch`, in the layout
- * of its input; an output in another layout is reordered from staging. */
-static int prepare_pool(kiln_library_state *state, prepared_call *c, int64_t batch) {
+/* Builds the pooling primitive of `c` for batch `batch` into `v`, in the
+ * layout of its input; an output in another layout is reordered from
+ * staging. */
+static int prepare_pool(kiln_library_state *state, prepared_call *c, variant *v, int64_t batch) {
   const call_view *d = &c->desc;
-  release_call(c);
   dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
   dnnl_format_tag_t src_tag = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
   dnnl_format_tag_t dst_tag = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  /* A global pool's [N,C,1,1] output has the same bytes in either layout. */
+  if (d->output_dims[2] == 1 && d->output_dims[3] == 1)
+    dst_tag = src_tag;
   dnnl_memory_desc_t src_md, dst_md, op_dst;
   if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, src_tag) ||
       dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dst_tag) ||
@@ -530,34 +624,128 @@ static int prepare_pool(kiln_library_state *state, prepared_call *c, int64_t bat
   dnnl_pooling_desc_t pool;
   if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
                                      &src_md, &op_dst, strides, kernel, pad_l, pad_r) ||
-      finish_primitive(state, c, &pool, &src_md, NULL, &dst_md, NULL))
+      finish_primitive(state, c, v, &pool, &src_md, NULL, &dst_md, NULL))
     return 1;
-  c->batch = batch;
+  v->batch = batch;
   return 0;
 }
 
-/* Prepares call `c` as a session's creation does: a convolution for its
- * batch (1 when dynamic), a matmul with its dynamic dims taken as 1 (a
- * batch of one, the likely first run; a guess oneDNN refuses is no
- * error: the first run prepares). Constant weights get packed. */
-static int prepare_initial(kiln_library_state *state, prepared_call *c) {
+/* Builds the concat primitive of `c` for batch `batch` into `v`: each
+ * input and the output in its own layout (oneDNN copies channels-last
+ * inputs into a channels-last output as contiguous runs). */
+static int prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
+                          int64_t batch) {
   const call_view *d = &c->desc;
-  if (d->kind == KILN_LIBRARY_CONV)
-    return prepare_conv(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
-  if (d->kind == KILN_LIBRARY_POOL)
-    return prepare_pool(state, c, d->input_dims[0] >= 0 ? d->input_dims[0] : 1);
+  int32_t n = d->num_inputs;
+  dnnl_memory_desc_t mds[KILN_LIBRARY_MAX_CONCAT_INPUTS + 1];
+  if (!(v->sources = calloc((size_t)n, sizeof(dnnl_memory_t))))
+    return 1;
+  for (int32_t k = 0; k <= n; ++k) {
+    const int64_t *dims = d->concat_dims[k];
+    dnnl_dims_t full = {batch, dims[1], dims[2], dims[3]};
+    int last = d->concat_layouts && d->concat_layouts[k] == KILN_LAYOUT_CHANNELS_LAST;
+    if (dnnl_memory_desc_init_by_tag(&mds[k], 4, full, dnnl_f32, last ? dnnl_nhwc : dnnl_nchw))
+      return 1;
+  }
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  int failed = dnnl_primitive_attr_create(&attr) ||
+               dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) ||
+               dnnl_concat_primitive_desc_create(&pd, &mds[n], n, 1, mds, attr, state->engine);
+  if (attr)
+    dnnl_primitive_attr_destroy(attr);
+  failed = failed || make_scratchpad(state, v, pd) || dnnl_primitive_create(&v->primitive, pd) ||
+           dnnl_memory_create(&v->dst, &mds[n], state->engine, DNNL_MEMORY_NONE);
+  for (int32_t k = 0; k < n && !failed; ++k)
+    failed = dnnl_memory_create(&v->sources[k], &mds[k], state->engine, DNNL_MEMORY_NONE) !=
+             dnnl_success;
+  if (pd)
+    dnnl_primitive_desc_destroy(pd);
+  if (failed)
+    return 1;
+  v->batch = batch;
+  return 0;
+}
+
+/* Whether `v` was made for these operand dims (its batch; a matmul's
+ * lhs and rhs dims). */
+static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
+  if (v->batch < 0)
+    return 0;
+  if (c->desc.kind != KILN_LIBRARY_MATMUL)
+    return v->batch == dims[0][0];
+  for (int i = 0; i < c->desc.input_rank; ++i)
+    if (v->shape[0][i] != dims[0][i])
+      return 0;
+  for (int i = 0; i < c->desc.weight_rank; ++i)
+    if (v->shape[1][i] != dims[1][i])
+      return 0;
+  return 1;
+}
+
+/* Makes a primitive of `c` for operand dims `dims` (a batch, or a
+ * matmul's lhs, rhs and output dims) into `v`, which is released first. */
+static int prepare_variant(kiln_library_state *state, prepared_call *c, variant *v,
+                           const int64_t *const *dims) {
+  release_variant(c, v);
+  int rc;
+  switch (c->desc.kind) {
+  case KILN_LIBRARY_CONV: rc = prepare_conv(state, c, v, dims[0][0]); break;
+  case KILN_LIBRARY_POOL: rc = prepare_pool(state, c, v, dims[0][0]); break;
+  case KILN_LIBRARY_CONCAT: rc = prepare_concat(state, c, v, dims[0][0]); break;
+  default: rc = prepare_matmul(state, c, v, dims[0], dims[1], dims[2]); break;
+  }
+  if (rc)
+    release_variant(c, v);
+  return rc;
+}
+
+/* The primitive of `c` for these operand dims: a kept one, or a new one
+ * in place of the least recently used; NULL when oneDNN refuses. */
+static variant *find_variant(kiln_library_state *state, prepared_call *c,
+                             const int64_t *const *dims) {
+  variant *slot = NULL; /* the first unused, else the least recently used */
+  for (int i = 0; i < KILN_VARIANTS; ++i) {
+    variant *v = &c->variants[i];
+    if (variant_fits(c, v, dims)) {
+      v->last_used = ++state->clock;
+      return v;
+    }
+    if (!slot || (slot->batch >= 0 && (v->batch < 0 || v->last_used < slot->last_used)))
+      slot = v;
+  }
+  if (prepare_variant(state, c, slot, dims))
+    return NULL;
+  slot->last_used = ++state->clock;
+  return slot;
+}
+
+/* Prepares call `c` for a batch `batch` as a session's creation does (a
+ * static batch: its own): a convolution, pool or concat for that batch,
+ * a matmul with its dynamic dims taken as `batch` (where the batch is
+ * another dim, a guess; one oneDNN refuses is no error: the first run
+ * prepares). Constant
+ * weights get packed. */
+static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t batch) {
+  const call_view *d = &c->desc;
   int64_t shapes[3][KILN_MAX_RANK];
-  const int64_t *given[3] = {d->input_dims, d->weight_dims, d->output_dims};
-  int ranks[3] = {d->input_rank, d->weight_rank, d->rank}, guessed = 0;
+  const int64_t *given[3] = {d->input_dims, d->kind == KILN_LIBRARY_MATMUL ? d->weight_dims
+                                                                            : d->output_dims,
+                             d->output_dims};
+  int ranks[3] = {d->input_rank, d->kind == KILN_LIBRARY_MATMUL ? d->weight_rank : d->rank,
+                  d->rank};
+  int guessed = 0;
   for (int k = 0; k < 3; ++k)
     for (int r = 0; r < ranks[k]; ++r) {
-      shapes[k][r] = given[k][r] >= 0 ? given[k][r] : 1;
+      shapes[k][r] = given[k][r] >= 0 ? given[k][r] : batch;
       guessed |= given[k][r] < 0;
     }
-  if (prepare_matmul(state, c, shapes[0], shapes[1], shapes[2])) {
-    release_call(c);
-    return !guessed;
-  }
+  const int64_t *dims[3] = {shapes[0], shapes[1], shapes[2]};
+  for (int i = 0; i < KILN_VARIANTS; ++i)
+    if (variant_fits(c, &c->variants[i], dims))
+      return 0;
+  if (!find_variant(state, c, dims))
+    return d->kind == KILN_LIBRARY_MATMUL ? !guessed : 1;
   return 0;
 }
 
@@ -582,7 +770,8 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   }
   for (uint32_t i = 0; i < state->num_calls; ++i) {
     prepared_call *c = &state->calls[i];
-    c->batch = -1;
+    for (int k = 0; k < KILN_VARIANTS; ++k)
+      c->variants[k].batch = -1;
     int invalid = read_call(&abi->library_calls[i], &c->desc);
     if (invalid) {
       kiln_onednn_free(state);
@@ -594,12 +783,19 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
                          sizeof(dnnl_memory_desc_t));
       return kiln_fail(KILN_ERROR_FORMAT, "library call %u has an invalid description", i);
     }
-    /* Every call is prepared now; a run with other dims prepares again. */
-    int failed_prepare = prepare_initial(state, c);
-    if (failed_prepare) {
-      kiln_onednn_free(state);
-      return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare library call %u", i);
-    }
+  }
+  /* Every call is prepared now for each batch the artifact declares (1
+   * when it declares none; a static batch: its own); a run with other
+   * dims prepares at that run and keeps the primitive. */
+  uint32_t num_batches = abi->num_batch_buckets ? abi->num_batch_buckets : 1;
+  for (uint32_t b = 0; b < num_batches; ++b) {
+    int64_t batch = abi->num_batch_buckets ? (int64_t)abi->batch_buckets[b] : 1;
+    for (uint32_t i = 0; i < state->num_calls; ++i)
+      if (prepare_batch(state, &state->calls[i], batch)) {
+        kiln_onednn_free(state);
+        return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare library call %u (batch %lld)",
+                         i, (long long)batch);
+      }
   }
   *out = state;
   return KILN_OK;
@@ -609,16 +805,46 @@ void kiln_onednn_free(void *opaque) {
   kiln_library_state *state = opaque;
   if (!state)
     return;
-  for (uint32_t i = 0; state->calls && i < state->num_calls; ++i) {
+  for (uint32_t i = 0; state->calls && i < state->num_calls; ++i)
     release_call(&state->calls[i]);
-    release_packed(&state->calls[i]);
-  }
   free(state->calls);
   free(state->staging[0]);
   free(state->staging[1]);
+  free(state->scratch);
   if (state->stream) dnnl_stream_destroy(state->stream);
   if (state->engine) dnnl_engine_destroy(state->engine);
   free(state);
+}
+
+/* Appends the session's scratchpad to `args` when `v` has one. */
+static int bind_scratchpad(kiln_library_state *state, variant *v, dnnl_exec_arg_t *args,
+                           int *count) {
+  if (!v->scratchpad)
+    return 0;
+  if (dnnl_memory_set_data_handle(v->scratchpad, state->scratch))
+    return 1;
+  args[(*count)++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, v->scratchpad};
+  return 0;
+}
+
+/* Runs a prepared concat on its operands (the inputs, then the output). */
+static int execute_concat(kiln_library_state *state, prepared_call *c, variant *v,
+                          void *const *operands) {
+  int32_t n = c->desc.num_inputs;
+  dnnl_exec_arg_t args[KILN_LIBRARY_MAX_CONCAT_INPUTS + 2];
+  int count = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    if (dnnl_memory_set_data_handle(v->sources[k], operands[k]))
+      return 1;
+    args[count++] = (dnnl_exec_arg_t){DNNL_ARG_MULTIPLE_SRC + k, v->sources[k]};
+  }
+  if (dnnl_memory_set_data_handle(v->dst, operands[n]))
+    return 1;
+  args[count++] = (dnnl_exec_arg_t){DNNL_ARG_DST, v->dst};
+  if (bind_scratchpad(state, v, args, &count))
+    return 1;
+  return dnnl_primitive_execute(v->primitive, state->stream, count, args) != dnnl_success ||
+         dnnl_stream_wait(state->stream) != dnnl_success;
 }
 
 int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
@@ -630,56 +856,50 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
   if (dims[0][0] == 0)
     return 0;
+  variant *v = find_variant(state, c, dims);
+  if (!v)
+    return 1;
+  if (c->desc.kind == KILN_LIBRARY_CONCAT)
+    return execute_concat(state, c, v, operands);
   /* The operands in order: input, weight (a pool has none), output,
    * then the bias. */
   int has_weights = c->desc.kind != KILN_LIBRARY_POOL;
   void *src = operands[0], *weights = has_weights ? operands[1] : NULL;
   void *out = operands[has_weights ? 2 : 1], *dst = out;
-  if (c->desc.kind == KILN_LIBRARY_POOL) {
-    if (c->batch != dims[0][0] && prepare_pool(state, c, dims[0][0]))
-      return 1;
-  } else if (c->desc.kind == KILN_LIBRARY_MATMUL) {
-    if (!same_shape(c, dims[0], dims[1]) && prepare_matmul(state, c, dims[0], dims[1], dims[2]))
-      return 1;
-  } else {
-    int64_t batch = dims[0][0];
-    if (c->batch != batch && prepare_conv(state, c, batch))
-      return 1;
-  }
-  if (c->src_in.primitive) {
-    if (run_reorder(state, &c->src_in, src, state->staging[0]))
+  if (v->src_in.primitive) {
+    if (run_reorder(state, &v->src_in, src, state->staging[0]))
       return 1;
     src = state->staging[0];
   }
-  if (c->dst_out.primitive) {
-    if (c->dst_in.primitive && run_reorder(state, &c->dst_in, dst, state->staging[1]))
+  if (v->dst_out.primitive) {
+    if (v->dst_in.primitive && run_reorder(state, &v->dst_in, dst, state->staging[1]))
       return 1;
     dst = state->staging[1];
   }
-  if (c->packed) {
-    weights = c->packed_weights;
-  } else if (c->weights_pack.primitive) {
-    if (run_reorder(state, &c->weights_pack, weights, c->packed_weights))
+  if (v->pack) {
+    weights = v->pack->data;
+  } else if (v->weights_pack.primitive) {
+    if (run_reorder(state, &v->weights_pack, weights, v->run_weights))
       return 1;
-    weights = c->packed_weights;
+    weights = v->run_weights;
   }
-  if (dnnl_memory_set_data_handle(c->src, src) || dnnl_memory_set_data_handle(c->dst, dst) ||
-      (c->weights && dnnl_memory_set_data_handle(c->weights, weights)))
+  if (dnnl_memory_set_data_handle(v->src, src) || dnnl_memory_set_data_handle(v->dst, dst) ||
+      (v->weights && dnnl_memory_set_data_handle(v->weights, weights)))
     return 1;
-  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_DST, c->dst}};
+  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, v->src}, {DNNL_ARG_DST, v->dst}};
   int n = 2;
-  if (c->weights)
-    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, c->weights};
+  if (v->weights)
+    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, v->weights};
   if (c->desc.has_bias) {
-    if (dnnl_memory_set_data_handle(c->bias, operands[3]))
+    if (dnnl_memory_set_data_handle(v->bias, operands[3]))
       return 1;
-    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, c->bias};
+    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, v->bias};
   }
-  if (c->scratchpad)
-    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, c->scratchpad};
-  if (dnnl_primitive_execute(c->primitive, state->stream, n, args))
+  if (bind_scratchpad(state, v, args, &n))
     return 1;
-  if (c->dst_out.primitive && run_reorder(state, &c->dst_out, dst, out))
+  if (dnnl_primitive_execute(v->primitive, state->stream, n, args))
+    return 1;
+  if (v->dst_out.primitive && run_reorder(state, &v->dst_out, dst, out))
     return 1;
   return dnnl_stream_wait(state->stream) ? 1 : 0;
 }
@@ -694,7 +914,8 @@ kiln_status kiln_cpu_prepack_weights(const kiln_library_call *call, int32_t num_
     return loaded;
   prepared_call c;
   memset(&c, 0, sizeof c);
-  c.batch = -1;
+  for (int k = 0; k < KILN_VARIANTS; ++k)
+    c.variants[k].batch = -1;
   if (read_call(call, &c.desc) || !c.desc.weights || c.desc.weights_layout)
     return kiln_fail(KILN_ERROR_FORMAT, "prepacking needs a valid call with plain constant weights");
   kiln_library_state state;
@@ -704,23 +925,25 @@ kiln_status kiln_cpu_prepack_weights(const kiln_library_call *call, int32_t num_
     omp_set_num_threads(num_threads);
   int failed = dnnl_engine_create(&state.engine, dnnl_cpu, 0) ||
                dnnl_stream_create(&state.stream, state.engine, dnnl_stream_default_flags) ||
-               prepare_initial(&state, &c) || c.batch < 0;
-  if (!failed && c.packed) {
+               prepare_batch(&state, &c, 1) || c.variants[0].batch < 0;
+  /* The one variant made (the first slot) holds the packing. */
+  packing *p = failed ? NULL : c.variants[0].pack;
+  if (p) {
     *layout = malloc(sizeof(dnnl_memory_desc_t));
     if (*layout) {
-      memcpy(*layout, &c.packed_md, sizeof(dnnl_memory_desc_t));
+      memcpy(*layout, &p->md, sizeof(dnnl_memory_desc_t));
       *layout_bytes = sizeof(dnnl_memory_desc_t);
-      *packed = c.packed_weights;
-      *packed_bytes = dnnl_memory_desc_get_size(&c.packed_md);
-      c.packed_weights = NULL;
+      *packed = p->data;
+      *packed_bytes = dnnl_memory_desc_get_size(&p->md);
+      p->data = NULL;
     } else {
       failed = 1;
     }
   }
   release_call(&c);
-  release_packed(&c);
   free(state.staging[0]);
   free(state.staging[1]);
+  free(state.scratch);
   if (state.stream)
     dnnl_stream_destroy(state.stream);
   if (state.engine)

@@ -13,6 +13,7 @@
 
 /* Every oneDNN function the runtime calls. */
 #define KILN_ONEDNN_FUNCTIONS(X) \
+  X(dnnl_concat_primitive_desc_create) \
   X(dnnl_dilated_convolution_forward_desc_init) \
   X(dnnl_engine_create) \
   X(dnnl_engine_destroy) \
@@ -54,6 +55,7 @@ extern kiln_onednn_table kiln_onednn;
 
 /* From here on, each dnnl_* call goes through the loaded table. */
 #define KILN_ONEDNN_REDIRECT(name) (kiln_onednn.p_##name)
+#define dnnl_concat_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_concat_primitive_desc_create)
 #define dnnl_dilated_convolution_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_dilated_convolution_forward_desc_init)
 #define dnnl_engine_create KILN_ONEDNN_REDIRECT(dnnl_engine_create)
 #define dnnl_engine_destroy KILN_ONEDNN_REDIRECT(dnnl_engine_destroy)
