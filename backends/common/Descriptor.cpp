@@ -354,6 +354,19 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
       return e;
     objects.push_back(constantsObject);
   }
+  // Linked to a temporary name beside the output, renamed at the end: a
+  // compile that fails (or is killed) half way leaves no partial artifact
+  // at the output path.
+  llvm::SmallString<128> partial(outputPath);
+  partial += ".partial";
+  llvm::SmallString<128> header(outputPath);
+  llvm::sys::path::replace_extension(header, ".h");
+  llvm::SmallString<128> partialHeader(header);
+  partialHeader += ".partial";
+  llvm::scope_exit removePartial([&] {
+    llvm::sys::fs::remove(partial);
+    llvm::sys::fs::remove(partialHeader);
+  });
   auto withObjects = [&](std::vector<std::string> args,
                          std::vector<std::string> libraries = {}) {
     args.insert(args.end(), objects.begin(), objects.end());
@@ -363,21 +376,26 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
   if (ext == ".so") {
     // Libraries after the objects that need them (the linker drops an
     // -lm it meets first).
-    if (llvm::Error e = runTool("cc", withObjects({"-shared", "-o", outputPath.str(),
+    if (llvm::Error e = runTool("cc", withObjects({"-shared", "-o", partial.str().str(),
                                                    "-Wl,--build-id=sha1"},
                                                   {"-lm"})))
       return e;
   } else if (ext == ".o") {
-    if (llvm::Error e = runTool("ld", withObjects({"-r", "-o", outputPath.str()})))
+    if (llvm::Error e = runTool("ld", withObjects({"-r", "-o", partial.str().str()})))
       return e;
   } else {
-    llvm::sys::fs::remove(outputPath);
-    if (llvm::Error e = runTool("ar", withObjects({"rcsD", outputPath.str()})))
+    llvm::sys::fs::remove(partial);
+    if (llvm::Error e = runTool("ar", withObjects({"rcsD", partial.str().str()})))
       return e;
   }
-  llvm::SmallString<128> header(outputPath);
-  llvm::sys::path::replace_extension(header, ".h");
-  return writeFile(header, headerSource(contents, llvm::sys::path::stem(outputPath)));
+  if (llvm::Error e =
+          writeFile(partialHeader, headerSource(contents, llvm::sys::path::stem(outputPath))))
+    return e;
+  if (std::error_code ec = llvm::sys::fs::rename(partial, outputPath))
+    return error("cannot write '" + outputPath + "': " + ec.message());
+  if (std::error_code ec = llvm::sys::fs::rename(partialHeader, header))
+    return error("cannot write '" + header + "': " + ec.message());
+  return llvm::Error::success();
 }
 
 } // namespace kiln::artifact

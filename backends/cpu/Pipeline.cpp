@@ -28,6 +28,9 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &options
     chunks.minWork = options.minParallelWork;
     pm.addPass(createOutlineParallelChunks(chunks));
   }
+  // Row temporaries are freed at the end of each iteration (no
+  // canonicalisation may run between this and the lowering to branches).
+  pm.addPass(createScopeLoopAllocas());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   // Expanding strided metadata of dynamic views builds affine.apply.

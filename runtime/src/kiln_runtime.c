@@ -34,6 +34,12 @@ kiln_status kiln_fail(kiln_status status, const char *format, ...) {
 
 const char *kiln_last_error(void) { return last_error; }
 
+/* A call that succeeds clears the thread's last error. */
+static kiln_status kiln_ok(void) {
+  last_error[0] = '\0';
+  return KILN_OK;
+}
+
 const char *kiln_status_name(kiln_status status) {
   switch (status) {
   case KILN_OK: return "KILN_OK";
@@ -70,7 +76,22 @@ struct kiln_model {
   void *library; /* null for a linked-in model */
   const kiln_model_v1 *abi;
   const kiln_device *device; /* the descriptor's */
+  /* The caller's handle and each live session: the model (and its code)
+   * goes when the last of them does. */
+  int references;
 };
+
+static void retain_model(kiln_model *model) {
+  __atomic_add_fetch(&model->references, 1, __ATOMIC_RELAXED);
+}
+
+static void release_model(kiln_model *model) {
+  if (__atomic_sub_fetch(&model->references, 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  if (model->library)
+    dlclose(model->library);
+  free(model);
+}
 
 static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) {
   if (abi->magic != KILN_MODEL_MAGIC)
@@ -130,8 +151,9 @@ kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   m->abi = abi;
   m->device = device;
+  m->references = 1;
   *model = m;
-  return KILN_OK;
+  return kiln_ok();
 }
 
 /* The dynamic loader maps segments without checking that the file holds
@@ -218,16 +240,14 @@ kiln_status kiln_model_load(const char *path, kiln_model **model) {
   m->library = library;
   m->abi = abi;
   m->device = device;
+  m->references = 1;
   *model = m;
-  return KILN_OK;
+  return kiln_ok();
 }
 
 void kiln_model_free(kiln_model *model) {
-  if (!model)
-    return;
-  if (model->library)
-    dlclose(model->library);
-  free(model);
+  if (model)
+    release_model(model);
 }
 
 uint32_t kiln_model_num_inputs(const kiln_model *model) { return model ? model->abi->num_inputs : 0; }
@@ -320,6 +340,7 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
   if (!s)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   s->model = model;
+  retain_model(model);
   s->out_alloc = calloc(n_out + 1, sizeof(void *));
   s->out_data = calloc(n_out + 1, sizeof(void *));
   s->out_dims = calloc(n_out + 1, sizeof(*s->out_dims));
@@ -361,7 +382,7 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
     return status;
   }
   *session = s;
-  return KILN_OK;
+  return kiln_ok();
 }
 
 static void release_outputs(kiln_session *s) {
@@ -413,6 +434,8 @@ void kiln_session_free(kiln_session *session) {
   free(session->in_dims);
   free(session->bound);
   free(session->is_bound);
+  if (session->model)
+    release_model(session->model);
   free(session);
 }
 
@@ -421,6 +444,25 @@ static size_t element_count(int32_t rank, const int64_t *dims) {
   for (int32_t d = 0; d < rank; ++d)
     n *= (size_t)dims[d];
   return n;
+}
+
+/* The largest tensor, in bytes, the runtime accepts: far above any memory,
+ * far below where the compiled code's int64 index arithmetic wraps. */
+#define KILN_MAX_BYTES_LOG2 48
+
+/* Whether a tensor of these dims and element size has at most
+ * 2^KILN_MAX_BYTES_LOG2 bytes (no product of the dims wraps). */
+static int fits_in_memory(int32_t rank, const int64_t *dims, size_t element_bytes) {
+  uint64_t bytes = element_bytes ? element_bytes : 1;
+  const uint64_t limit = (uint64_t)1 << KILN_MAX_BYTES_LOG2;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (dims[d] == 0)
+      return 1;
+    if (dims[d] < 0 || (uint64_t)dims[d] > limit / bytes)
+      return 0;
+    bytes *= (uint64_t)dims[d];
+  }
+  return bytes <= limit;
 }
 
 static kiln_status copy_to_bound_outputs(kiln_session *session) {
@@ -469,7 +511,7 @@ kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
                   want->name, d, (long long)want->dims[d], (long long)buffer->dims[d]);
   session->bound[i] = *buffer;
   session->is_bound[i] = 1;
-  return KILN_OK;
+  return kiln_ok();
 }
 
 kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
@@ -498,6 +540,12 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
         return kiln_fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
                     d, (long long)want->dims[d], (long long)got->dims[d]);
     }
+    /* Sizes the compiled code computes from these dims must not wrap. */
+    if (!fits_in_memory(got->rank, got->dims, kiln_dtype_size(got->dtype)))
+      return kiln_fail(KILN_ERROR_SHAPE,
+                       "input '%s' is too large: its bytes (the product of its dims times "
+                       "%zu) exceed 2^%d",
+                       want->name, kiln_dtype_size(got->dtype), KILN_MAX_BYTES_LOG2);
     /* The arena was planned for batches up to max_batch. */
     if (abi->max_batch && want->rank > 0 && want->dims[0] < 0 &&
         (uint64_t)got->dims[0] > abi->max_batch)
@@ -517,9 +565,20 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   if (rc == 0)
     rc = device->synchronize(session->library);
   device->leave(session->num_threads, saved_threads);
-  if (rc != 0)
+  if (rc != 0) {
+    /* What the run allocated and did not free (it may have stopped half
+     * way) goes back to the pool; the session stays usable. */
+    kiln_pool_free_all(session->pool);
+    for (uint32_t i = 0; i < abi->num_outputs; ++i)
+      session->out_alloc[i] = session->out_data[i] = NULL;
+    if (rc == KILN_RUN_OUT_OF_MEMORY)
+      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY,
+                       "out of memory: an allocation of the run failed (the session's "
+                       "allocator or the heap); the run was abandoned");
     return kiln_fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
-  return copy_to_bound_outputs(session);
+  }
+  kiln_status copied = copy_to_bound_outputs(session);
+  return copied == KILN_OK ? kiln_ok() : copied;
 }
 
 kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
@@ -537,12 +596,12 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
   output->rank = abi->outputs[i].rank;
   for (int32_t d = 0; d < output->rank; ++d)
     output->dims[d] = session->out_dims[i][d];
-  return KILN_OK;
+  return kiln_ok();
 }
 
 kiln_status kiln_session_memory_stats(const kiln_session *session, kiln_memory_stats *stats) {
   if (!session || !stats)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_memory_stats: null argument");
   kiln_pool_stats(session->pool, stats);
-  return KILN_OK;
+  return kiln_ok();
 }

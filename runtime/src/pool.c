@@ -14,12 +14,16 @@ typedef struct block {
   struct block *next; /* in its class's free list */
   uint32_t size_class;
   uint32_t magic;
+  uint32_t in_use; /* handed out and not yet freed */
+  /* While handed out: the list of every block in use. */
+  struct block *live_prev, *live_next;
 } block;
 
 #define KILN_BLOCK_MAGIC 0x6b626c6bu
 
 struct kiln_pool {
   block *free_lists[KILN_POOL_CLASSES];
+  block *live; /* the blocks handed out and not yet freed */
   kiln_memory_stats stats;
   const kiln_device *device;
   kiln_allocator allocator;
@@ -45,6 +49,7 @@ static const kiln_allocator *hook(const kiln_pool *pool) {
 void kiln_pool_destroy(kiln_pool *pool) {
   if (!pool)
     return;
+  kiln_pool_free_all(pool);
   for (int c = 0; c < KILN_POOL_CLASSES; ++c) {
     block *b = pool->free_lists[c];
     while (b) {
@@ -86,6 +91,12 @@ void *kiln_pool_alloc(kiln_pool *pool, size_t size) {
     pool->stats.heap_allocations += 1;
   }
   b->next = NULL;
+  b->in_use = 1;
+  b->live_prev = NULL;
+  b->live_next = pool->live;
+  if (pool->live)
+    pool->live->live_prev = b;
+  pool->live = b;
   pool->stats.requests += 1;
   pool->stats.in_use_bytes += bytes;
   if (pool->stats.in_use_bytes > pool->stats.peak_bytes)
@@ -97,11 +108,24 @@ void kiln_pool_free(kiln_pool *pool, void *ptr) {
   if (!ptr)
     return;
   block *b = (block *)((char *)ptr - KILN_POOL_ALIGN);
-  if (b->magic != KILN_BLOCK_MAGIC || b->size_class >= KILN_POOL_CLASSES)
-    return; /* not ours: never free what the pool did not hand out */
+  if (b->magic != KILN_BLOCK_MAGIC || b->size_class >= KILN_POOL_CLASSES || !b->in_use)
+    return; /* not ours, or freed already: never free it (again) */
+  b->in_use = 0;
   pool->stats.in_use_bytes -= class_bytes(b->size_class);
+  if (b->live_prev)
+    b->live_prev->live_next = b->live_next;
+  else
+    pool->live = b->live_next;
+  if (b->live_next)
+    b->live_next->live_prev = b->live_prev;
+  b->live_prev = b->live_next = NULL;
   b->next = pool->free_lists[b->size_class];
   pool->free_lists[b->size_class] = b;
+}
+
+void kiln_pool_free_all(kiln_pool *pool) {
+  while (pool->live)
+    kiln_pool_free(pool, (char *)pool->live + KILN_POOL_ALIGN);
 }
 
 void kiln_pool_stats(const kiln_pool *pool, kiln_memory_stats *stats) { *stats = pool->stats; }

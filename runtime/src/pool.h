@@ -21,6 +21,9 @@ void kiln_pool_destroy(kiln_pool *pool);
 /* 64-byte aligned; NULL when the heap is exhausted. */
 void *kiln_pool_alloc(kiln_pool *pool, size_t size);
 void kiln_pool_free(kiln_pool *pool, void *ptr);
+/* Takes back every block handed out (what a run that stopped half way
+ * never freed); the blocks stay in the pool for the next run. */
+void kiln_pool_free_all(kiln_pool *pool);
 void kiln_pool_stats(const kiln_pool *pool, kiln_memory_stats *stats);
 
 #endif

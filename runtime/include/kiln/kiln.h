@@ -53,7 +53,8 @@ typedef struct kiln_tensor {
 typedef struct kiln_model kiln_model;
 typedef struct kiln_session kiln_session;
 
-/* The message of the last failed call on this thread ("" if none). */
+/* The message of the last failed call on this thread ("" if none, or if
+ * the last call succeeded). */
 const char *kiln_last_error(void);
 /* The name of a status ("KILN_ERROR_SHAPE"). */
 const char *kiln_status_name(kiln_status status);
@@ -65,6 +66,8 @@ const char *kiln_dtype_name(int32_t dtype);
 kiln_status kiln_model_load(const char *path, kiln_model **model);
 /* Wraps a model linked into the program (its `kiln_model_descriptor`). */
 kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model);
+/* Lets go of the caller's handle; the model stays loaded while sessions
+ * created from it live, and goes with the last of them. */
 void kiln_model_free(kiln_model *model);
 
 uint32_t kiln_model_num_inputs(const kiln_model *model);

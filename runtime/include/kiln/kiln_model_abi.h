@@ -172,7 +172,10 @@ typedef struct kiln_runtime_services {
  * `services` and `state` are handed back to library calls and allocations.
  * On success (0) output i is at `out_data[i]` with dims written to
  * `out_dims[i]`; its storage starts at `out_alloc[i]`, which the caller
- * hands back to `services->release`. A non-zero return is an error. */
+ * hands back to `services->release`. A non-zero return is an error:
+ * KILN_RUN_OUT_OF_MEMORY when an allocation failed (the run stopped there,
+ * leaving what it had allocated to the caller to take back). */
+#define KILN_RUN_OUT_OF_MEMORY 2
 typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
                                  void *state, void *const *in_data,
                                  const int64_t *const *in_dims,
