@@ -329,6 +329,14 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
   llvm::StringRef ext = llvm::sys::path::extension(outputPath);
   if (ext != ".so" && ext != ".a" && ext != ".o")
     return error("the output must end in .so, .a or .o, got '" + outputPath + "'");
+  // What the runtime would refuse to load is refused here, by name.
+  for (const auto &[what, list] : {std::pair{"input", &contents.inputs},
+                                   std::pair{"output", &contents.outputs}})
+    for (const ModelTensor &t : *list)
+      if (t.dims.size() > KILN_MAX_RANK)
+        return error(std::string(what) + " '" + t.name + "' has rank " +
+                     std::to_string(t.dims.size()) + "; Kiln's runtime takes tensors of rank " +
+                     "at most " + std::to_string(KILN_MAX_RANK));
   llvm::SmallString<128> work;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-artifact", work))
     return error("cannot create a temporary folder: " + ec.message());

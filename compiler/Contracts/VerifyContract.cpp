@@ -37,6 +37,57 @@ LogicalResult checkOnlyKiln(ModuleOp module, StringRef phase) {
   return failure(walk.wasInterrupted());
 }
 
+/// The most bytes a tensor may have: far above any memory, far below
+/// where int64 index arithmetic wraps (the runtime refuses larger inputs
+/// with the same limit).
+constexpr unsigned kMaxTensorBytesLog2 = 48;
+
+/// The bytes of a shaped type counting its static dims only (a dynamic
+/// dim as 1), or nullopt when they exceed 2^kMaxTensorBytesLog2 (no
+/// product wraps).
+std::optional<uint64_t> staticBytes(ShapedType type) {
+  if (llvm::is_contained(type.getShape(), 0))
+    return uint64_t(0);
+  Type element = type.getElementType();
+  uint64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  const uint64_t limit = uint64_t(1) << kMaxTensorBytesLog2;
+  uint64_t bytes = std::max<uint64_t>(1, (bits + 7) / 8);
+  for (int64_t d : type.getShape()) {
+    if (ShapedType::isDynamic(d))
+      continue;
+    if (static_cast<uint64_t>(d) > limit / bytes)
+      return std::nullopt;
+    bytes *= static_cast<uint64_t>(d);
+  }
+  return bytes;
+}
+
+/// No value has static dims whose bytes exceed 2^kMaxTensorBytesLog2
+/// (a model expanding to [2^62, 4] is refused here, naming the op, not
+/// compiled into an artifact whose sizes wrap).
+LogicalResult checkSizes(ModuleOp module) {
+  auto tooLarge = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasRank() && !staticBytes(shaped);
+  };
+  for (auto function : module.getOps<func::FuncOp>())
+    for (auto [i, type] : llvm::enumerate(function.getArgumentTypes()))
+      if (tooLarge(type))
+        return function.emitOpError("argument ")
+               << i << " is " << type << ": more than 2^" << kMaxTensorBytesLog2
+               << " bytes, beyond what Kiln compiles";
+  WalkResult walk = module.walk([&](Operation *op) {
+    for (auto [i, result] : llvm::enumerate(op->getResults()))
+      if (tooLarge(result.getType())) {
+        op->emitOpError("result ") << i << " is " << result.getType() << ": more than 2^"
+                                   << kMaxTensorBytesLog2 << " bytes, beyond what Kiln compiles";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult checkImport(ModuleOp module) {
   auto entry = module.lookupSymbol<func::FuncOp>("main");
   if (!entry)
@@ -120,7 +171,23 @@ LogicalResult checkLinalg(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
+/// The most bytes of one constant an artifact stores (object files address
+/// their data with 32-bit offsets).
+constexpr unsigned kMaxConstantBytesLog2 = 31;
+
 LogicalResult checkPlan(ModuleOp module) {
+  // A constant that large (ConstantOfShape of 10^11 elements returned as an
+  // output) would be written out byte by byte; refuse it by name.
+  for (auto global : module.getOps<memref::GlobalOp>()) {
+    std::optional<uint64_t> bytes = staticBytes(global.getType());
+    if (global.getConstant() &&
+        (!bytes || *bytes > (uint64_t(1) << kMaxConstantBytesLog2)))
+      return global.emitOpError("is a constant ")
+             << global.getType() << " (from the model's constants, "
+             << (bytes ? std::to_string(*bytes) + " bytes" : std::string("too large")) << "): "
+             << "an artifact stores at most 2^" << kMaxConstantBytesLog2
+             << " bytes per constant";
+  }
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -147,7 +214,9 @@ struct VerifyContract : impl::VerifyContractBase<VerifyContract> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     LogicalResult result = failure();
-    if (phase == "import")
+    if (failed(checkSizes(module)))
+      result = failure();
+    else if (phase == "import")
       result = checkImport(module);
     else if (phase == "graph")
       result = checkRefined(module);

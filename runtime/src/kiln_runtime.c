@@ -93,6 +93,31 @@ static void release_model(kiln_model *model) {
   free(model);
 }
 
+/* The largest tensor, in bytes, the runtime accepts: far above any memory,
+ * far below where the compiled code's int64 index arithmetic wraps. */
+#define KILN_MAX_BYTES_LOG2 48
+
+/* Whether a tensor of these dims and element size has at most
+ * 2^KILN_MAX_BYTES_LOG2 bytes (no product of the dims wraps); a negative
+ * (dynamic) dim counts as 1. */
+static int fits_in_memory(int32_t rank, const int64_t *dims, size_t element_bytes) {
+  uint64_t bytes = element_bytes ? element_bytes : 1;
+  const uint64_t limit = (uint64_t)1 << KILN_MAX_BYTES_LOG2;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (dims[d] == 0)
+      return 1;
+    if (dims[d] < 0)
+      continue; /* dynamic (a descriptor's -1): known at run time */
+    if ((uint64_t)dims[d] > limit / bytes)
+      return 0;
+    bytes *= (uint64_t)dims[d];
+  }
+  return bytes <= limit;
+}
+
+/* The most inputs or outputs a model has. */
+#define KILN_MAX_MODEL_TENSORS 4096u
+
 static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) {
   if (abi->magic != KILN_MODEL_MAGIC)
     return kiln_fail(KILN_ERROR_FORMAT, "%s: not a Kiln model (bad magic 0x%08x)", what, abi->magic);
@@ -104,14 +129,33 @@ static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) 
   if (!abi->run || (abi->num_inputs && !abi->inputs) || (abi->num_outputs && !abi->outputs) ||
       (abi->num_library_calls && !abi->library_calls))
     return kiln_fail(KILN_ERROR_FORMAT, "%s: incomplete model descriptor", what);
+  if (abi->num_outputs == 0)
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: the model has no outputs", what);
+  if (abi->num_inputs > KILN_MAX_MODEL_TENSORS || abi->num_outputs > KILN_MAX_MODEL_TENSORS)
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: %u inputs and %u outputs (at most %u each)", what,
+                     abi->num_inputs, abi->num_outputs, (unsigned)KILN_MAX_MODEL_TENSORS);
   const kiln_model_tensor *lists[2] = {abi->inputs, abi->outputs};
   uint32_t counts[2] = {abi->num_inputs, abi->num_outputs};
   for (int l = 0; l < 2; ++l)
-    for (uint32_t i = 0; i < counts[l]; ++i)
-      if (lists[l][i].rank < 0 || lists[l][i].rank > KILN_MAX_RANK ||
-          kiln_dtype_size(lists[l][i].dtype) == 0)
-        return kiln_fail(KILN_ERROR_FORMAT, "%s: %s %u has an invalid rank or dtype", what,
-                    l ? "output" : "input", i);
+    for (uint32_t i = 0; i < counts[l]; ++i) {
+      const kiln_model_tensor *t = &lists[l][i];
+      if (t->rank < 0 || t->rank > KILN_MAX_RANK || kiln_dtype_size(t->dtype) == 0 ||
+          !t->name || (t->rank > 0 && !t->dims))
+        return kiln_fail(KILN_ERROR_FORMAT, "%s: %s %u has an invalid rank, dtype or name",
+                         what, l ? "output" : "input", i);
+      for (int32_t d = 0; d < t->rank; ++d)
+        if (t->dims[d] < -1)
+          return kiln_fail(KILN_ERROR_FORMAT, "%s: %s '%s' has dim %d = %lld", what,
+                           l ? "output" : "input", t->name, d, (long long)t->dims[d]);
+      if (!fits_in_memory(t->rank, t->dims, kiln_dtype_size(t->dtype)))
+        return kiln_fail(KILN_ERROR_FORMAT, "%s: %s '%s' is larger than 2^%d bytes", what,
+                         l ? "output" : "input", t->name, KILN_MAX_BYTES_LOG2);
+    }
+  if (abi->arena_bytes > ((uint64_t)1 << KILN_MAX_BYTES_LOG2) ||
+      abi->max_batch > (uint64_t)INT32_MAX)
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: invalid arena (%llu bytes) or max batch (%llu)",
+                     what, (unsigned long long)abi->arena_bytes,
+                     (unsigned long long)abi->max_batch);
   if (abi->num_batch_buckets > KILN_MAX_BATCH_BUCKETS ||
       (abi->num_batch_buckets && !abi->batch_buckets))
     return kiln_fail(KILN_ERROR_FORMAT, "%s: invalid batch buckets (%u)", what,
@@ -444,25 +488,6 @@ static size_t element_count(int32_t rank, const int64_t *dims) {
   for (int32_t d = 0; d < rank; ++d)
     n *= (size_t)dims[d];
   return n;
-}
-
-/* The largest tensor, in bytes, the runtime accepts: far above any memory,
- * far below where the compiled code's int64 index arithmetic wraps. */
-#define KILN_MAX_BYTES_LOG2 48
-
-/* Whether a tensor of these dims and element size has at most
- * 2^KILN_MAX_BYTES_LOG2 bytes (no product of the dims wraps). */
-static int fits_in_memory(int32_t rank, const int64_t *dims, size_t element_bytes) {
-  uint64_t bytes = element_bytes ? element_bytes : 1;
-  const uint64_t limit = (uint64_t)1 << KILN_MAX_BYTES_LOG2;
-  for (int32_t d = 0; d < rank; ++d) {
-    if (dims[d] == 0)
-      return 1;
-    if (dims[d] < 0 || (uint64_t)dims[d] > limit / bytes)
-      return 0;
-    bytes *= (uint64_t)dims[d];
-  }
-  return bytes <= limit;
 }
 
 static kiln_status copy_to_bound_outputs(kiln_session *session) {

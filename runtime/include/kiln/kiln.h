@@ -40,8 +40,6 @@ typedef enum kiln_status {
   KILN_ERROR_RUN = 7               /* the compiled code failed */
 } kiln_status;
 
-#define KILN_MAX_RANK 8
-
 /* A tensor handed to or returned by the runtime: row-major, dense. */
 typedef struct kiln_tensor {
   void *data;

@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The highest rank of a model's tensors (inputs, outputs, library-call
+ * operands): the compiler refuses more, the runtime checks it at load. */
+#define KILN_MAX_RANK 8
+
 #ifdef __cplusplus
 extern "C" {
 #endif

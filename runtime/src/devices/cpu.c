@@ -116,8 +116,11 @@ static kiln_status cpu_check_model(const kiln_model_v1 *abi, const char *what,
                      "host's processor lacks; recompile it with kiln compile --cpu=host (or "
                      "an older --cpu)",
                      what, abi->target ? abi->target : "?", missing);
-  if (abi->num_library_calls)
-    return kiln_onednn_load(what);
+  if (abi->num_library_calls) {
+    /* Every call's description first: nothing reads a field unchecked. */
+    kiln_status calls = kiln_onednn_check_calls(abi, what);
+    return calls != KILN_OK ? calls : kiln_onednn_load(what);
+  }
   return KILN_OK;
 }
 

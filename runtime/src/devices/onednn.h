@@ -12,6 +12,14 @@ kiln_status kiln_onednn_load(const char *what);
 /* The prepared library calls of one session. */
 typedef struct kiln_library_state kiln_library_state;
 
+/* The most library calls an artifact has. */
+#define KILN_MAX_LIBRARY_CALLS (1u << 20)
+
+/* Checks every library call's description (kinds, operand ranks and
+ * dims, parameters, and their consistency) without loading oneDNN;
+ * KILN_ERROR_FORMAT naming the first invalid call. */
+kiln_status kiln_onednn_check_calls(const kiln_model_v1 *abi, const char *what);
+
 /* Prepares every call (oneDNN primitives; dynamic dims taken as 1) and
  * packs constant weights the compiler did not prepack. */
 kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **state);

@@ -93,3 +93,19 @@ save("huge-range.onnx", helper.make_graph(
      helper.make_node("Constant", [], ["d"], value=helper.make_tensor("d", TensorProto.INT64, [], [1])),
      helper.make_node("Range", ["s", "l", "d"], ["y"], name="huge_range")],
     "g", [], [vi("y", TensorProto.INT64, (10**12,))]))
+# Graph outputs declared other than computed: a data type ONNX does not
+# define, another element type, other dims.
+undefined_type = vi("y", shape=(2, 4))
+undefined_type.type.tensor_type.elem_type = 999
+for name, output in [("output-type-999.onnx", undefined_type),
+                     ("output-type-mismatch.onnx", vi("y", TensorProto.INT64, (2, 4))),
+                     ("output-dims-mismatch.onnx", vi("y", shape=(3, 5)))]:
+    save(name, helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu0")], "g",
+                                 [vi("x", shape=(2, 4))], [output]))
+# A ConstantOfShape of 10^11 floats returned as the output: a splat at
+# import, but far too large to store in an artifact.
+save("huge-constant-of-shape.onnx", helper.make_graph(
+    [helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill",
+                      value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))],
+    "g", [], [vi("y", shape=(100000, 1000000))],
+    [helper.make_tensor("shape", TensorProto.INT64, [2], [100000, 1000000])]))
