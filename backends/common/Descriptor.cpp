@@ -228,7 +228,8 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
      << ", " << quoted(contents.target) << ", " << contents.libraryCalls.size()
      << ", library_calls, " << contents.arenaBytes << "u, " << contents.maxBatch
      << "u, report,\n  " << fields.device << "u, " << quoted(fields.requiredFeatures) << ", "
-     << buckets.size() << "u, batch_buckets, " << fields.runFunction << "};\n";
+     << buckets.size() << "u, batch_buckets, " << contents.stackBytes << "u, "
+     << fields.runFunction << "};\n";
   return s;
 }
 

@@ -205,9 +205,12 @@ public:
     auto parsed = settings(options);
     if (parsed && parsed->target.cpu == "host" && parsed->calls.prepackWeights)
       prepackWeights(withWeights, constants, packedStorage);
-    auto object = emitObject(module, **machine);
+    StackUse stack;
+    measureRowTemporaries(module, stack);
+    auto object = emitObject(module, **machine, stack);
     if (!object)
       return object.takeError();
+    withWeights.stackBytes = stack.total();
     return artifact::writeArtifact(
         *object, artifactSource(withWeights, requiredFeatures(**machine)), withWeights, constants);
   }

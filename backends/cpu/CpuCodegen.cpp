@@ -6,6 +6,8 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -14,6 +16,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/LEB128.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -123,7 +127,60 @@ std::vector<artifact::ConstantBlob> extractConstants(mlir::ModuleOp module, size
   return blobs;
 }
 
-llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine) {
+void measureRowTemporaries(mlir::ModuleOp module, StackUse &use) {
+  mlir::DataLayout layout(module);
+  module.walk([&](mlir::LLVM::LLVMFuncOp function) {
+    uint64_t bytes = 0;
+    function.walk([&](mlir::LLVM::AllocaOp alloca) {
+      llvm::APInt count;
+      if (!mlir::matchPattern(alloca.getArraySize(), mlir::m_ConstantInt(&count)))
+        return;
+      bytes += count.getZExtValue() * layout.getTypeSize(alloca.getElemType()).getFixedValue();
+    });
+    use.rowTemporaries = std::max(use.rowTemporaries, bytes);
+  });
+}
+
+/// The largest entry of an object's .stack_sizes section: pairs of a
+/// function address (8 bytes, relocated) and its frame size (ULEB128).
+static uint64_t largestFrame(llvm::StringRef objectBytes) {
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(objectBytes, "model.o"));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return 0;
+  }
+  uint64_t largest = 0;
+  for (const llvm::object::SectionRef &section : (*object)->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name || *name != ".stack_sizes") {
+      if (!name)
+        llvm::consumeError(name.takeError());
+      continue;
+    }
+    llvm::Expected<llvm::StringRef> contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;
+    }
+    const uint8_t *p = reinterpret_cast<const uint8_t *>(contents->data());
+    const uint8_t *end = p + contents->size();
+    while (end - p > 8) {
+      p += 8;
+      unsigned length = 0;
+      const char *error = nullptr;
+      uint64_t size = llvm::decodeULEB128(p, &length, end, &error);
+      if (error)
+        break;
+      largest = std::max(largest, size);
+      p += length;
+    }
+  }
+  return largest;
+}
+
+llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine,
+                                       StackUse &use) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)
@@ -138,10 +195,14 @@ llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachin
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
+  // Each function's frame size, for the artifact's stack bound.
+  machine.Options.EmitStackSizeSection = true;
   if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     return error("the target cannot emit object files");
   pm.run(*llvmModule);
-  return std::string(buffer.begin(), buffer.end());
+  std::string object(buffer.begin(), buffer.end());
+  use.largestFrame = largestFrame(object);
+  return object;
 }
 
 } // namespace kiln::cpu

@@ -48,8 +48,23 @@ std::string requiredFeatures(const llvm::TargetMachine &machine);
 std::vector<artifact::ConstantBlob> extractConstants(mlir::ModuleOp module,
                                                      size_t minBytes = 4096);
 
-/// Compiles `module` (LLVM dialect only) to an ELF relocatable object.
-llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine);
+/// The stack the generated code takes, at most: its largest function
+/// frame (LLVM's .stack_sizes) and the most bytes of stack buffers (row
+/// temporaries) one function allocates, each freed per loop iteration
+/// (kiln-scope-loop-allocas) but counted here all at once.
+struct StackUse {
+  uint64_t largestFrame = 0;
+  uint64_t rowTemporaries = 0;
+  uint64_t total() const { return largestFrame + rowTemporaries; }
+};
+
+/// Fills `use.rowTemporaries` from the module in the LLVM dialect.
+void measureRowTemporaries(mlir::ModuleOp module, StackUse &use);
+
+/// Compiles `module` (LLVM dialect only) to an ELF relocatable object;
+/// `use.largestFrame` from its .stack_sizes section.
+llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine,
+                                       StackUse &use);
 
 } // namespace kiln::cpu
 

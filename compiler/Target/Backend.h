@@ -62,6 +62,9 @@ struct ArtifactContents {
   int64_t maxBatch = 0;
   /// The batches a session prepares for when it is created.
   std::vector<int64_t> batchBuckets;
+  /// The most stack one run's generated code takes (set by the backend's
+  /// emitArtifact; 0 when unknown).
+  uint64_t stackBytes = 0;
   /// Of the model (its kiln IR after import) and every flag.
   std::string contentHash;
   /// The backend's targetDescription().

@@ -317,6 +317,10 @@ uint64_t kiln_model_arena_bytes(const kiln_model *model) {
   return model ? model->abi->arena_bytes : 0;
 }
 
+uint64_t kiln_model_stack_bytes(const kiln_model *model) {
+  return model ? model->abi->stack_bytes : 0;
+}
+
 uint64_t kiln_model_max_batch(const kiln_model *model) {
   return model ? model->abi->max_batch : 0;
 }

@@ -64,6 +64,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   int64_t batch = atoll(argv[1]);
+  /* Each artifact states the stack its generated code takes: known, and
+   * well inside the small thread's. */
+  for (int m = 2; m < argc; ++m) {
+    kiln_model *model = NULL;
+    uint64_t stack = kiln_model_load(argv[m], &model) == KILN_OK ? kiln_model_stack_bytes(model) : 0;
+    CHECK(stack > 0 && stack < STACK_BYTES / 4, "%s states its stack: %llu bytes", argv[m],
+          (unsigned long long)stack);
+    kiln_model_free(model);
+  }
   for (int m = 2; m < argc; ++m)
     for (int32_t threads = 1; threads <= 2; ++threads) {
       job reference = {argv[m], batch, threads, NULL, 0, 0};

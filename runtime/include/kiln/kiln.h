@@ -89,6 +89,9 @@ const kiln_library_call *kiln_model_library_call(const kiln_model *model, uint32
  * calls for when it is created (`kiln compile --batch-buckets`); `*count`
  * receives how many (0: batch 1 only). */
 const uint64_t *kiln_model_batch_buckets(const kiln_model *model, uint32_t *count);
+/* The most stack one run's generated code takes (`kiln_model_v1.stack_bytes`;
+ * oneDNN's own frames come on top), 0 when the artifact does not say. */
+uint64_t kiln_model_stack_bytes(const kiln_model *model);
 /* Bytes of the model's planned arena (every intermediate with a static
  * shape, and with `kiln compile --max-batch` those that grow with the
  * batch), reserved by each session when it is created. */

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 6u
+#define KILN_MODEL_ABI_VERSION 7u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -222,6 +222,10 @@ typedef struct kiln_model_v1 {
    * at their first run. */
   uint32_t num_batch_buckets;
   const uint64_t *batch_buckets;
+  /* The most stack, in bytes, the generated code of one run takes on the
+   * calling thread (its largest frame and its stack buffers, which do not
+   * grow with the batch), excluding the vendor library's; 0: unknown. */
+  uint64_t stack_bytes;
   kiln_model_run_fn run;
 } kiln_model_v1;
 
