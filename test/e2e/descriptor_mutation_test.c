@@ -2,7 +2,8 @@
  * The runtime validates an artifact's descriptor before anything uses it.
  * This loads MODEL.so, copies its descriptor into memory it can change,
  * and flips one byte at a time of every value field (counts only
- * downwards: a count past its array is memory the runtime cannot check)
+ * downwards: a count past its array is memory the runtime cannot check;
+ * ranks may grow, into zeroed room the copy keeps past each dims array)
  * of the top record, the input/output tensors, the batch buckets and the
  * first CALLS library calls (default all): kinds, ranks, dims,
  * parameters, epilogues, layout sizes. Each mutated descriptor must load
@@ -22,7 +23,13 @@
 
 static int passed, failed;
 
-enum { SLACK = KILN_LIBRARY_MAX_CONCAT_INPUTS + 2, PARAM_SLACK = 16 };
+/* Zeroed room past each copied array, for mutations that make a count or
+ * a rank larger (a zero dim or a null pointer there is refused). */
+enum {
+  SLACK = KILN_LIBRARY_MAX_CONCAT_INPUTS + 2,
+  PARAM_SLACK = 16,
+  RANK_SLACK = KILN_MAX_RANK * sizeof(int64_t)
+};
 
 /* A byte range of the copy to mutate; `shrink_only` for counts. */
 typedef struct field {
@@ -49,7 +56,7 @@ static void *copy_of(const void *from, size_t bytes, size_t slack_bytes) {
 static kiln_model_tensor *copy_tensors(const kiln_model_tensor *from, uint32_t n) {
   kiln_model_tensor *to = copy_of(from, n * sizeof *to, 0);
   for (uint32_t i = 0; to && i < n; ++i) {
-    to[i].dims = copy_of(from[i].dims, (size_t)from[i].rank * sizeof(int64_t), 0);
+    to[i].dims = copy_of(from[i].dims, (size_t)from[i].rank * sizeof(int64_t), RANK_SLACK);
     add(&to[i].dtype, sizeof to[i].dtype, 0);
     add(&to[i].rank, sizeof to[i].rank, 1);
     add((void *)(uintptr_t)to[i].dims, (size_t)from[i].rank * sizeof(int64_t), 0);
@@ -66,7 +73,8 @@ static kiln_library_call *copy_calls(const kiln_library_call *from, uint32_t n, 
     const int64_t **dims = copy_of(c->operand_dims, (size_t)c->num_operands * sizeof(void *),
                                    SLACK * sizeof(void *));
     for (int32_t k = 0; dims && k < c->num_operands; ++k)
-      dims[k] = copy_of(c->operand_dims[k], (size_t)c->operand_ranks[k] * sizeof(int64_t), 0);
+      dims[k] = copy_of(c->operand_dims[k], (size_t)c->operand_ranks[k] * sizeof(int64_t),
+                        RANK_SLACK);
     int64_t *params = copy_of(c->params, (size_t)c->num_params * sizeof(int64_t),
                               PARAM_SLACK * sizeof(int64_t));
     to[i].operand_ranks = ranks;
