@@ -5,7 +5,8 @@
 # threads x 1,000 runs on one shared model (each thread its own session,
 # created and freed every 100 runs) and the C API test's 4-sessions-on-
 # 4-threads check. Models come from BUILD_DIR (compiled by `make test`'s
-# models-compile-run; this script compiles the two it needs if missing).
+# models-compile-run; this script compiles the two it needs when missing
+# or stale).
 # The models are generated code only (--no-libraries): oneDNN and GNU
 # OpenMP are not built with the sanitizer, and TSan cannot see their
 # synchronisation, so runs through them would report their internals.
@@ -17,8 +18,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 flags="-fsanitize=thread -g -O1 -std=gnu11"
 models="$build/models"
 kiln="$build/bin/kiln"
+# (Compiled again when older than the compiler: an artifact of another
+# ABI version would be refused.)
 for model in mlp squeezenet1_1; do
-  [ -f "$models/$model-generated.so" ] ||
+  [ "$models/$model-generated.so" -nt "$kiln" ] ||
     "$kiln" compile "$models/$model.onnx" -o "$models/$model-generated.so" --no-libraries
 done
 cc $flags -fPIC -shared -I"$root/runtime/include" -I"$root/runtime/src" \
