@@ -31,19 +31,13 @@
 
 #include "onednn_api.h"
 #include "onednn_call.h"
+#include "onednn_reorder.h"
 
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A reorder between a buffer in the compiled code's layout and one in the
- * layout a primitive chose; the pointers are bound when it runs. */
-typedef struct reorder {
-  dnnl_primitive_t primitive;
-  dnnl_memory_t from, to;
-} reorder;
 
 /* Constant weights packed into a layout a primitive wants, shared by the
  * call's primitives that want the same layout. */
@@ -98,13 +92,6 @@ struct kiln_library_state {
   size_t scratch_bytes;
 };
 
-static void release_reorder(reorder *r) {
-  if (r->primitive) dnnl_primitive_destroy(r->primitive);
-  if (r->from) dnnl_memory_destroy(r->from);
-  if (r->to) dnnl_memory_destroy(r->to);
-  memset(r, 0, sizeof *r);
-}
-
 static void release_variant(prepared_call *c, variant *v) {
   if (v->primitive) dnnl_primitive_destroy(v->primitive);
   if (v->src) dnnl_memory_destroy(v->src);
@@ -115,10 +102,10 @@ static void release_variant(prepared_call *c, variant *v) {
   for (int32_t k = 0; v->sources && k < c->desc.num_inputs; ++k)
     if (v->sources[k]) dnnl_memory_destroy(v->sources[k]);
   free(v->sources);
-  release_reorder(&v->src_in);
-  release_reorder(&v->dst_in);
-  release_reorder(&v->dst_out);
-  release_reorder(&v->weights_pack);
+  kiln_release_reorder(&v->src_in);
+  kiln_release_reorder(&v->dst_in);
+  kiln_release_reorder(&v->dst_out);
+  kiln_release_reorder(&v->weights_pack);
   if (v->pack && --v->pack->users == 0) {
     free(v->pack->data);
     memset(v->pack, 0, sizeof *v->pack);
@@ -133,46 +120,9 @@ static void release_call(prepared_call *c) {
     release_variant(c, &c->variants[i]);
 }
 
-static int make_reorder(kiln_library_state *state, reorder *r, const dnnl_memory_desc_t *from,
-                        const dnnl_memory_desc_t *to) {
-  dnnl_primitive_desc_t pd;
-  if (dnnl_reorder_primitive_desc_create(&pd, from, state->engine, to, state->engine, NULL))
-    return 1;
-  int rc = dnnl_primitive_create(&r->primitive, pd) != dnnl_success;
-  dnnl_primitive_desc_destroy(pd);
-  return rc || dnnl_memory_create(&r->from, from, state->engine, DNNL_MEMORY_NONE) ||
-         dnnl_memory_create(&r->to, to, state->engine, DNNL_MEMORY_NONE);
-}
-
-static int run_reorder(kiln_library_state *state, reorder *r, void *from, void *to) {
-  if (dnnl_memory_set_data_handle(r->from, from) ||
-      dnnl_memory_set_data_handle(r->to, to))
-    return 1;
-  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, r->from}, {DNNL_ARG_TO, r->to}};
-  return dnnl_primitive_execute(r->primitive, state->stream, 2, args) != dnnl_success;
-}
-
-/* 64-byte aligned memory of at least `bytes`, zeroed (a blocked layout's
- * padding must read as zeros). */
-static void *aligned_zeroed(size_t bytes) {
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void *p = aligned_alloc(64, rounded ? rounded : 64);
-  if (p)
-    memset(p, 0, rounded);
-  return p;
-}
-
-static int ensure_buffer(void **buffer, size_t *have, size_t bytes) {
-  if (*have >= bytes)
-    return 0;
-  free(*buffer);
-  *buffer = aligned_zeroed(bytes);
-  *have = *buffer ? bytes : 0;
-  return *buffer == NULL;
-}
 
 static int ensure_staging(kiln_library_state *state, int which, size_t bytes) {
-  return ensure_buffer(&state->staging[which], &state->staging_bytes[which], bytes);
+  return kiln_ensure_buffer(&state->staging[which], &state->staging_bytes[which], bytes);
 }
 
 /* The primitive descriptor's scratchpad: a memory object bound at every
@@ -183,7 +133,7 @@ static int make_scratchpad(kiln_library_state *state, variant *v,
   size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
   if (!bytes)
     return 0;
-  return ensure_buffer(&state->scratch, &state->scratch_bytes, bytes) ||
+  return kiln_ensure_buffer(&state->scratch, &state->scratch_bytes, bytes) ||
          dnnl_memory_create(&v->scratchpad, md, state->engine, DNNL_MEMORY_NONE);
 }
 
@@ -313,10 +263,11 @@ static packing *pack_weights(kiln_library_state *state, prepared_call *c, varian
       free_slot = p;
   }
   /* Each variant holds at most one packing: a slot is always free. */
-  if (!free_slot || !(free_slot->data = aligned_zeroed(dnnl_memory_desc_get_size(md))))
+  if (!free_slot || !(free_slot->data = kiln_aligned_zeroed(dnnl_memory_desc_get_size(md))))
     return NULL;
   free_slot->md = *md;
-  if (run_reorder(state, &v->weights_pack, (void *)(uintptr_t)c->desc.weights, free_slot->data) ||
+  if (kiln_run_reorder(state->stream, &v->weights_pack, (void *)(uintptr_t)c->desc.weights,
+                       free_slot->data) ||
       dnnl_stream_wait(state->stream)) {
     free(free_slot->data);
     free_slot->data = NULL;
@@ -364,12 +315,12 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
       (bias_md && dnnl_memory_create(&v->bias, bias_md, state->engine, DNNL_MEMORY_NONE)))
     return 1;
   if (!dnnl_memory_desc_equal(src_md, &op_src) &&
-      (make_reorder(state, &v->src_in, src_md, &op_src) ||
+      (kiln_make_reorder(state->engine, &v->src_in, src_md, &op_src) ||
        ensure_staging(state, 0, dnnl_memory_desc_get_size(&op_src))))
     return 1;
   if (!dnnl_memory_desc_equal(dst_md, &op_dst) &&
-      (make_reorder(state, &v->dst_out, &op_dst, dst_md) ||
-       (c->desc.has_residual && make_reorder(state, &v->dst_in, dst_md, &op_dst)) ||
+      (kiln_make_reorder(state->engine, &v->dst_out, &op_dst, dst_md) ||
+       (c->desc.has_residual && kiln_make_reorder(state->engine, &v->dst_in, dst_md, &op_dst)) ||
        ensure_staging(state, 1, dnnl_memory_desc_get_size(&op_dst))))
     return 1;
   if (!w_md || dnnl_memory_desc_equal(w_md, &op_w))
@@ -377,11 +328,11 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   /* Weights in another layout: constant ones are packed now (shared with
    * the call's other primitives that want the same layout), varying ones
    * at every run. */
-  if (make_reorder(state, &v->weights_pack, w_md, &op_w))
+  if (kiln_make_reorder(state->engine, &v->weights_pack, w_md, &op_w))
     return 1;
   if (c->desc.weights)
     return !(v->pack = pack_weights(state, c, v, &op_w));
-  return !(v->run_weights = aligned_zeroed(dnnl_memory_desc_get_size(&op_w)));
+  return !(v->run_weights = kiln_aligned_zeroed(dnnl_memory_desc_get_size(&op_w)));
 }
 
 /* Row-major memory descriptor of `dims` padded with leading 1s to `rank`. */
@@ -726,19 +677,20 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   void *src = operands[0], *weights = has_weights ? operands[1] : NULL;
   void *out = operands[has_weights ? 2 : 1], *dst = out;
   if (v->src_in.primitive) {
-    if (run_reorder(state, &v->src_in, src, state->staging[0]))
+    if (kiln_run_reorder(state->stream, &v->src_in, src, state->staging[0]))
       return 1;
     src = state->staging[0];
   }
   if (v->dst_out.primitive) {
-    if (v->dst_in.primitive && run_reorder(state, &v->dst_in, dst, state->staging[1]))
+    if (v->dst_in.primitive &&
+        kiln_run_reorder(state->stream, &v->dst_in, dst, state->staging[1]))
       return 1;
     dst = state->staging[1];
   }
   if (v->pack) {
     weights = v->pack->data;
   } else if (v->weights_pack.primitive) {
-    if (run_reorder(state, &v->weights_pack, weights, v->run_weights))
+    if (kiln_run_reorder(state->stream, &v->weights_pack, weights, v->run_weights))
       return 1;
     weights = v->run_weights;
   }
@@ -758,7 +710,7 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
     return 1;
   if (dnnl_primitive_execute(v->primitive, state->stream, n, args))
     return 1;
-  if (v->dst_out.primitive && run_reorder(state, &v->dst_out, dst, out))
+  if (v->dst_out.primitive && kiln_run_reorder(state->stream, &v->dst_out, dst, out))
     return 1;
   return dnnl_stream_wait(state->stream) ? 1 : 0;
 }
