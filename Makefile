@@ -18,7 +18,7 @@ CMAKE_FLAGS = -G Ninja \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
 .PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update asan \
-  soak tsan
+  soak tsan fuzz
 
 all: build
 
@@ -90,6 +90,28 @@ soak: build
 tsan: build
 	cd $(BUILD_DIR) && ctest -R models-compile-run --output-on-failure
 	./scripts/tsan.sh $(BUILD_DIR)
+
+# libFuzzer over the readers of untrusted files (docs/Fuzzing.md): a clang-22
+# build with ASan and UBSan in build-fuzz, then each target for
+# FUZZ_SECONDS with its seeds, dictionary and the regressions; the corpus
+# grows in build-fuzz/corpus, findings land in build-fuzz/findings. The
+# runtime links GNU OpenMP as in the main build (clang's -fopenmp=libgomp
+# compiles its parallel loops serially: nothing is run in parallel here).
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS = -fsanitize=fuzzer-no-link -fno-omit-frame-pointer -gline-tables-only
+fuzz: build
+	cd $(BUILD_DIR) && ctest -R "models-compile-run|fuzz-seeds" --output-on-failure
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	  -DLLVM_USE_LINKER=lld -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+	  -DPython3_EXECUTABLE=/usr/bin/python3 -DKILN_ENABLE_TESTS=OFF -DKILN_FUZZ=ON \
+	  -DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_C_LIB_NAMES=gomp \
+	  -DOpenMP_gomp_LIBRARY=/usr/lib/x86_64-linux-gnu/libgomp.so.1 \
+	  "-DLLVM_USE_SANITIZER=Address;Undefined" \
+	  "-DCMAKE_C_FLAGS=$(FUZZ_FLAGS)" "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)"
+	cmake --build build-fuzz --target fuzz-targets -j $(JOBS)
+	./scripts/fuzz.sh build-fuzz $(BUILD_DIR) $(FUZZ_SECONDS)
 
 # Record which ONNX test cases compile and match (after a backend change).
 conformance-update: build

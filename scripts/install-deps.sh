@@ -7,8 +7,9 @@ packages=(
   # Toolchain: MLIR/LLVM 22, the build tools the Makefile uses.
   cmake ninja-build ccache lld g++ make
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  # Tests: Catch2 (unit), lit + FileCheck come with llvm-22-tools.
-  catch2
+  # Tests: Catch2 (unit), lit + FileCheck come with llvm-22-tools;
+  # clang-22, its libFuzzer/sanitizer runtimes and omp.h for `make fuzz`.
+  catch2 clang-22 libclang-rt-22-dev libomp-22-dev
   # oneDNN runs convolutions at run time.
   libdnnl-dev
   # ONNX frontend (onnx.proto from libonnx-dev) and its reference data.

@@ -360,11 +360,10 @@ void GraphImporter::run(ImportResult &result) {
   }
 }
 
-ImportResult importOnnxModel(MLIRContext &context, llvm::StringRef path,
-                             const ImportOptions &options) {
+static ImportResult importLoaded(MLIRContext &context, llvm::Expected<LoadedModel> model,
+                                 const ImportOptions &options) {
   loadImporterDialects(context);
   ImportResult result;
-  auto model = loadModel(path);
   if (!model) {
     std::string all = llvm::toString(model.takeError());
     llvm::SmallVector<llvm::StringRef> lines;
@@ -390,6 +389,16 @@ ImportResult importOnnxModel(MLIRContext &context, llvm::StringRef path,
   if (!result.issues.empty())
     result.module = nullptr;
   return result;
+}
+
+ImportResult importOnnxModel(MLIRContext &context, llvm::StringRef path,
+                             const ImportOptions &options) {
+  return importLoaded(context, loadModel(path), options);
+}
+
+ImportResult importOnnxBytes(MLIRContext &context, llvm::StringRef bytes,
+                             llvm::StringRef name, const ImportOptions &options) {
+  return importLoaded(context, loadModelFromBytes(bytes, name, /*directory=*/""), options);
 }
 
 } // namespace kiln::onnx_frontend

@@ -62,6 +62,12 @@ struct ImportResult {
 ImportResult importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
                              const ImportOptions &options = {});
 
+/// Imports a serialised model held in memory (`name` stands for it in
+/// messages). It has no folder, so a tensor with external data is an
+/// error. The fuzz targets call this.
+ImportResult importOnnxBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
+                             llvm::StringRef name, const ImportOptions &options = {});
+
 /// Registers the dialects the importer's output uses.
 void loadImporterDialects(mlir::MLIRContext &context);
 

@@ -121,16 +121,22 @@ llvm::Expected<LoadedModel> loadModel(llvm::StringRef path) {
     return llvm::createStringError(buffer.getError(),
                                    "cannot read '" + path + "': " +
                                        buffer.getError().message());
-  LoadedModel model;
-  model.path = path.str();
   llvm::SmallString<256> directory(path);
   llvm::sys::path::remove_filename(directory);
-  model.directory = directory.empty() ? "." : std::string(directory);
+  return loadModelFromBytes((*buffer)->getBuffer(), path,
+                            directory.empty() ? "." : llvm::StringRef(directory));
+}
+
+llvm::Expected<LoadedModel> loadModelFromBytes(llvm::StringRef bytes,
+                                               llvm::StringRef path,
+                                               llvm::StringRef directory) {
+  LoadedModel model;
+  model.path = path.str();
+  model.directory = directory.str();
   model.proto = std::make_unique<onnx::ModelProto>();
 
-  const auto *data =
-      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart());
-  size_t size = (*buffer)->getBufferSize();
+  const auto *data = reinterpret_cast<const uint8_t *>(bytes.data());
+  size_t size = bytes.size();
   if (size > INT32_MAX)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -52,6 +52,12 @@ std::string describeNode(const onnx::NodeProto &node, size_t index);
 /// one line per problem.
 llvm::Expected<LoadedModel> loadModel(llvm::StringRef path);
 
+/// The same for a model already in memory (`path` names it in messages).
+/// `directory` anchors external data; empty: the model may have none.
+llvm::Expected<LoadedModel> loadModelFromBytes(llvm::StringRef bytes,
+                                               llvm::StringRef path,
+                                               llvm::StringRef directory);
+
 } // namespace kiln::onnx_frontend
 
 #endif // KILN_FRONTENDS_ONNX_MODELLOADER_H

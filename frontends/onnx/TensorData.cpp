@@ -135,6 +135,10 @@ static Expected<std::string> readExternal(const onnx::TensorProto &tensor,
   }
   if (location.empty())
     return tensorError(tensor, "external data has no location");
+  if (modelDirectory.empty())
+    return tensorError(tensor, "external data '" + location +
+                                   "' cannot be read: the model was given as bytes, "
+                                   "with no folder");
   llvm::SmallString<256> path(location);
   if (llvm::sys::path::is_absolute(path) ||
       llvm::StringRef(location).contains(".."))
@@ -166,6 +170,20 @@ static Expected<std::string> readExternal(const onnx::TensorProto &tensor,
 /// Collects the typed repeated fields of `tensor` into little-endian bytes.
 static Expected<std::string> packTypedFields(const onnx::TensorProto &tensor,
                                              Type elementType, int64_t count) {
+  // How many values the proto holds, checked before anything is sized by
+  // the dims (which a hostile file makes as large as it likes).
+  int have = -1;
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT: have = tensor.float_data_size(); break;
+  case onnx::TensorProto::DOUBLE: have = tensor.double_data_size(); break;
+  case onnx::TensorProto::INT64: have = tensor.int64_data_size(); break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64: have = tensor.uint64_data_size(); break;
+  default: have = tensor.int32_data_size(); break;
+  }
+  if (have != count)
+    return tensorError(tensor, "holds " + llvm::Twine(have) + " values for " +
+                                   llvm::Twine(count) + " elements");
   std::string bytes;
   size_t width = storageBytes(elementType);
   bytes.resize(count * width);
@@ -308,15 +326,19 @@ Expected<ElementsAttr> readTensorFile(MLIRContext *context,
     return llvm::createStringError(buffer.getError(),
                                    "cannot read '" + path + "': " +
                                        buffer.getError().message());
-  onnx::TensorProto tensor;
-  if ((*buffer)->getBufferSize() > INT32_MAX ||
-      !tensor.ParseFromArray((*buffer)->getBufferStart(),
-                             static_cast<int>((*buffer)->getBufferSize())))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'" + path +
-                                       "' is not a serialised ONNX TensorProto");
   llvm::SmallString<256> directory(path);
   llvm::sys::path::remove_filename(directory);
+  return parseTensorProto(context, (*buffer)->getBuffer(), path,
+                          directory.empty() ? "." : llvm::StringRef(directory));
+}
+
+Expected<ElementsAttr> parseTensorProto(MLIRContext *context, llvm::StringRef bytes,
+                                        llvm::StringRef name, llvm::StringRef directory) {
+  onnx::TensorProto tensor;
+  if (bytes.size() > INT32_MAX ||
+      !tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + name + "' is not a serialised ONNX TensorProto");
   return tensorToAttr(context, tensor, directory, /*preferResource=*/false);
 }
 

@@ -33,7 +33,9 @@ llvm::StringRef dataTypeName(int dataType);
 int dataTypeOf(mlir::Type elementType);
 
 /// Converts `tensor` to an elements attribute. `modelDirectory` anchors
-/// external data locations. With `preferResource` a tensor that is not tiny
+/// external data locations (empty: the model came as bytes and external
+/// data is an error).
+/// With `preferResource` a tensor that is not tiny
 /// becomes a `dense_resource` named after the tensor. May take the bytes
 /// out of `tensor` (it is left without data).
 llvm::Expected<mlir::ElementsAttr>
@@ -43,6 +45,12 @@ tensorToAttr(mlir::MLIRContext *context, onnx::TensorProto &tensor,
 /// Reads a TensorProto serialised in a file (ONNX's test data .pb files).
 llvm::Expected<mlir::ElementsAttr> readTensorFile(mlir::MLIRContext *context,
                                                   llvm::StringRef path);
+
+/// The same for a TensorProto's bytes in memory (`name` stands for them in
+/// messages; `directory` as for tensorToAttr).
+llvm::Expected<mlir::ElementsAttr> parseTensorProto(mlir::MLIRContext *context,
+                                                    llvm::StringRef bytes, llvm::StringRef name,
+                                                    llvm::StringRef directory);
 
 } // namespace kiln::onnx_frontend
 

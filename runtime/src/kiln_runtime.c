@@ -11,11 +11,14 @@
 #include "kiln/kiln.h"
 #include "devices/device.h"
 #include "pool.h"
+#include "sha256.h"
 
 #include <unistd.h>
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +53,7 @@ const char *kiln_status_name(kiln_status status) {
   case KILN_ERROR_DTYPE: return "KILN_ERROR_DTYPE";
   case KILN_ERROR_OUT_OF_MEMORY: return "KILN_ERROR_OUT_OF_MEMORY";
   case KILN_ERROR_RUN: return "KILN_ERROR_RUN";
+  case KILN_ERROR_VERIFY: return "KILN_ERROR_VERIFY";
   }
   return "KILN_ERROR_UNKNOWN";
 }
@@ -239,20 +243,8 @@ static kiln_status check_elf(const char *path, unsigned *machine) {
   return KILN_OK;
 }
 
-kiln_status kiln_model_load(const char *path, kiln_model **model) {
-  if (!path || !model)
-    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
-  *model = NULL;
-  /* A file name is a file, as at a shell ("model.so" in the current
-   * folder); a bare name that is not a file ("libm.so.6") is left to the
-   * loader's search path. */
-  char local[4096];
-  const char *open_path = path;
-  if (!strchr(path, '/') && access(path, F_OK) == 0) {
-    if (snprintf(local, sizeof local, "./%s", path) >= (int)sizeof local)
-      return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': the path is too long", path);
-    open_path = local;
-  }
+/* Loads the library at `open_path` (`path` names it in messages). */
+static kiln_status load_library(const char *open_path, const char *path, kiln_model **model) {
   unsigned machine = 0;
   if (strchr(open_path, '/')) {
     kiln_status status = check_elf(open_path, &machine);
@@ -287,6 +279,98 @@ kiln_status kiln_model_load(const char *path, kiln_model **model) {
   m->references = 1;
   *model = m;
   return kiln_ok();
+}
+
+kiln_status kiln_model_load(const char *path, kiln_model **model) {
+  if (!path || !model)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: null argument");
+  *model = NULL;
+  /* A file name is a file, as at a shell ("model.so" in the current
+   * folder); a bare name that is not a file ("libm.so.6") is left to the
+   * loader's search path. */
+  char local[4096];
+  const char *open_path = path;
+  if (!strchr(path, '/') && access(path, F_OK) == 0) {
+    if (snprintf(local, sizeof local, "./%s", path) >= (int)sizeof local)
+      return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': the path is too long", path);
+    open_path = local;
+  }
+  return load_library(open_path, path, model);
+}
+
+/* Reads the whole file at `path` into memory (at most 2^36 bytes). */
+static kiln_status read_file(const char *path, unsigned char **bytes, size_t *size) {
+  *bytes = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return kiln_fail(KILN_ERROR_LOAD, "cannot open '%s'", path);
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > ((off_t)1 << 36)) {
+    fclose(f);
+    return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': not a regular file of at most 64 GiB",
+                     path);
+  }
+  *size = (size_t)st.st_size;
+  *bytes = malloc(*size ? *size : 1);
+  if (!*bytes) {
+    fclose(f);
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "cannot load '%s': out of memory", path);
+  }
+  size_t got = fread(*bytes, 1, *size, f);
+  fclose(f);
+  if (got != *size) {
+    free(*bytes);
+    *bytes = NULL;
+    return kiln_fail(KILN_ERROR_LOAD, "cannot read '%s'", path);
+  }
+  return KILN_OK;
+}
+
+kiln_status kiln_model_load_verified(const char *path, const char *sha256, kiln_model **model) {
+  if (!path || !sha256 || !model)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load_verified: null argument");
+  *model = NULL;
+  size_t digits = strspn(sha256, "0123456789abcdefABCDEF");
+  if (digits != 64 || sha256[64] != '\0')
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "kiln_model_load_verified: the expected hash must be a SHA-256 "
+                     "digest, 64 hex digits");
+  unsigned char *bytes;
+  size_t size = 0;
+  kiln_status status = read_file(path, &bytes, &size);
+  if (status != KILN_OK)
+    return status;
+  char actual[65];
+  kiln_sha256_hex(bytes, size, actual);
+  if (strcasecmp(actual, sha256) != 0) {
+    free(bytes);
+    return kiln_fail(KILN_ERROR_VERIFY,
+                     "'%s' has SHA-256 %s, not the expected %s; it was not loaded", path,
+                     actual, sha256);
+  }
+  /* The bytes that were checked are the bytes that are loaded: a copy in
+   * anonymous memory, so that the file changing after the check cannot
+   * matter. */
+  int fd = memfd_create("kiln-verified-model", MFD_CLOEXEC);
+  size_t written = 0;
+  while (fd >= 0 && written < size) {
+    ssize_t n = write(fd, bytes + written, size - written);
+    if (n <= 0)
+      break;
+    written += (size_t)n;
+  }
+  free(bytes);
+  if (fd < 0 || written != size) {
+    if (fd >= 0)
+      close(fd);
+    return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': no memory file for the checked copy",
+                     path);
+  }
+  char fd_path[64];
+  snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);
+  status = load_library(fd_path, path, model);
+  close(fd);
+  return status;
 }
 
 void kiln_model_free(kiln_model *model) {

@@ -14,6 +14,7 @@
  * blob are not mutated. Prints the counts and "N passed, N failed". */
 #include "kiln/kiln.h"
 #include "check.h"
+#include "descriptor_copy.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -22,85 +23,7 @@
 #include <string.h>
 
 static int passed, failed;
-
-/* Zeroed room past each copied array, for mutations that make a count or
- * a rank larger (a zero dim or a null pointer there is refused). */
-enum {
-  SLACK = KILN_LIBRARY_MAX_CONCAT_INPUTS + 2,
-  PARAM_SLACK = 16,
-  RANK_SLACK = KILN_MAX_RANK * sizeof(int64_t)
-};
-
-/* A byte range of the copy to mutate; `shrink_only` for counts. */
-typedef struct field {
-  unsigned char *at;
-  size_t bytes;
-  int shrink_only;
-} field;
-
-static field fields[1 << 16];
-static size_t num_fields;
-
-static void add(void *at, size_t bytes, int shrink_only) {
-  if (num_fields < sizeof fields / sizeof fields[0])
-    fields[num_fields++] = (field){at, bytes, shrink_only};
-}
-
-static void *copy_of(const void *from, size_t bytes, size_t slack_bytes) {
-  unsigned char *to = calloc(1, bytes + slack_bytes + 1);
-  if (to && from && bytes)
-    memcpy(to, from, bytes);
-  return to;
-}
-
-static kiln_model_tensor *copy_tensors(const kiln_model_tensor *from, uint32_t n) {
-  kiln_model_tensor *to = copy_of(from, n * sizeof *to, 0);
-  for (uint32_t i = 0; to && i < n; ++i) {
-    to[i].dims = copy_of(from[i].dims, (size_t)from[i].rank * sizeof(int64_t), RANK_SLACK);
-    add(&to[i].dtype, sizeof to[i].dtype, 0);
-    add(&to[i].rank, sizeof to[i].rank, 1);
-    add((void *)(uintptr_t)to[i].dims, (size_t)from[i].rank * sizeof(int64_t), 0);
-  }
-  return to;
-}
-
-static kiln_library_call *copy_calls(const kiln_library_call *from, uint32_t n, uint32_t mutate) {
-  kiln_library_call *to = copy_of(from, n * sizeof *to, 0);
-  for (uint32_t i = 0; to && i < n; ++i) {
-    const kiln_library_call *c = &from[i];
-    int32_t *ranks = copy_of(c->operand_ranks, (size_t)c->num_operands * sizeof(int32_t),
-                             SLACK * sizeof(int32_t));
-    const int64_t **dims = copy_of(c->operand_dims, (size_t)c->num_operands * sizeof(void *),
-                                   SLACK * sizeof(void *));
-    for (int32_t k = 0; dims && k < c->num_operands; ++k)
-      dims[k] = copy_of(c->operand_dims[k], (size_t)c->operand_ranks[k] * sizeof(int64_t),
-                        RANK_SLACK);
-    int64_t *params = copy_of(c->params, (size_t)c->num_params * sizeof(int64_t),
-                              PARAM_SLACK * sizeof(int64_t));
-    to[i].operand_ranks = ranks;
-    to[i].operand_dims = (const int64_t *const *)dims;
-    to[i].params = params;
-    if (i >= mutate)
-      continue;
-    add(&to[i].kind, sizeof to[i].kind, 0);
-    add(&to[i].num_operands, sizeof to[i].num_operands, 0);
-    add(ranks, (size_t)c->num_operands * sizeof(int32_t), 0);
-    for (int32_t k = 0; dims && k < c->num_operands; ++k)
-      add((void *)(uintptr_t)dims[k], (size_t)c->operand_ranks[k] * sizeof(int64_t), 0);
-    add(&to[i].num_params, sizeof to[i].num_params, 0);
-    add(params, (size_t)c->num_params * sizeof(int64_t), 0);
-    add(&to[i].epilogue, sizeof to[i].epilogue, 0);
-    add(&to[i].weights_layout_bytes, sizeof to[i].weights_layout_bytes, 0);
-  }
-  return to;
-}
-
-/* Little-endian value of a count field, for shrink-only fields. */
-static uint64_t value_of(const unsigned char *at, size_t bytes) {
-  uint64_t v = 0;
-  memcpy(&v, at, bytes < 8 ? bytes : 8);
-  return v;
-}
+static descriptor_copy copy;
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -114,23 +37,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint32_t mutate_calls = argc > 2 ? (uint32_t)atoi(argv[2]) : original->num_library_calls;
-  kiln_model_v1 *abi = copy_of(original, sizeof *original, 0);
-  abi->inputs = copy_tensors(original->inputs, original->num_inputs);
-  abi->outputs = copy_tensors(original->outputs, original->num_outputs);
-  abi->library_calls = copy_calls(original->library_calls, original->num_library_calls,
-                                  mutate_calls);
-  abi->batch_buckets = copy_of(original->batch_buckets,
-                               original->num_batch_buckets * sizeof(uint64_t), 0);
-  add(&abi->magic, sizeof abi->magic, 0);
-  add(&abi->abi_version, sizeof abi->abi_version, 0);
-  add(&abi->num_inputs, sizeof abi->num_inputs, 1);
-  add(&abi->num_outputs, sizeof abi->num_outputs, 1);
-  add(&abi->num_library_calls, sizeof abi->num_library_calls, 1);
-  add(&abi->arena_bytes, sizeof abi->arena_bytes, 0);
-  add(&abi->max_batch, sizeof abi->max_batch, 0);
-  add(&abi->device, sizeof abi->device, 0);
-  add(&abi->num_batch_buckets, sizeof abi->num_batch_buckets, 1);
-  add((void *)(uintptr_t)abi->batch_buckets, original->num_batch_buckets * sizeof(uint64_t), 0);
+  descriptor_copy_make(&copy, original, mutate_calls);
+  kiln_model_v1 *abi = copy.abi;
+  size_t num_fields = copy.num_fields;
 
   /* The copy itself must load and give a session. */
   kiln_model *model = NULL;
@@ -144,22 +53,13 @@ int main(int argc, char **argv) {
   long tries = 0, refused_at_load = 0, refused_at_session = 0, accepted = 0;
   uint32_t seed = 12345;
   for (size_t f = 0; f < num_fields; ++f)
-    for (size_t b = 0; b < fields[f].bytes; ++b) {
-      unsigned char *at = fields[f].at + b;
+    for (size_t b = 0; b < copy.fields[f].bytes; ++b) {
+      unsigned char *at = copy.fields[f].at + b;
       unsigned char saved = *at;
       seed = seed * 1103515245u + 12345u;
       unsigned char flip = (unsigned char)((seed >> 16) | 1);
-      if (fields[f].shrink_only) {
-        uint64_t before = value_of(fields[f].at, fields[f].bytes);
-        *at ^= flip;
-        uint64_t after = value_of(fields[f].at, fields[f].bytes);
-        if (after >= before) {
-          *at = saved;
-          continue;
-        }
-      } else {
-        *at ^= flip;
-      }
+      if (!descriptor_field_set(&copy.fields[f], b, saved ^ flip))
+        continue;
       ++tries;
       model = NULL;
       session = NULL;

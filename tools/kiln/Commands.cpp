@@ -17,7 +17,10 @@ static void printUsage(llvm::raw_ostream &os) {
         "  compile <model.onnx> -o model.so    compile for this CPU\n"
         "  run <model.so> --input N=F ...      run a compiled model\n"
         "  bench <model.so> [--batch N]        time a compiled model\n"
-        "  inspect <model.so> [--memory]       show its memory plan and kernels\n\n"
+        "  inspect <model.so> [--memory]       show its memory plan and kernels\n"
+        "  verify-artifact <model.so> [--expect-hash H]\n"
+        "                                      check an artifact's SHA-256 without\n"
+        "                                      loading it\n\n"
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
@@ -51,6 +54,8 @@ int runKiln(int argc, char **argv) {
     return runBench(args);
   if (command == "inspect")
     return runInspect(args);
+  if (command == "verify-artifact")
+    return runVerifyArtifact(args);
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(llvm::outs());
     return 0;

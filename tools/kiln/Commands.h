@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <string>
@@ -26,6 +27,10 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args);
 int runRun(llvm::ArrayRef<llvm::StringRef> args);
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
 int runInspect(llvm::ArrayRef<llvm::StringRef> args);
+int runVerifyArtifact(llvm::ArrayRef<llvm::StringRef> args);
+
+/// The SHA-256 of a file's bytes, as 64 lowercase hex digits.
+llvm::Expected<std::string> sha256OfFile(llvm::StringRef path);
 
 /// A loaded artifact, freed with the handle.
 using ModelHandle = std::unique_ptr<kiln_model, void (*)(kiln_model *)>;

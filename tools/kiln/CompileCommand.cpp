@@ -175,6 +175,12 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     return 0;
   llvm::outs() << "compiled " << model.path << " -> " << options.outputPath << " (target "
                << summary->target << ", hash " << summary->contentHash.substr(0, 16) << ")\n";
+  // The file's own hash, to record and check before loading it
+  // (`kiln verify-artifact --expect-hash`, kiln_model_load_verified).
+  if (auto fileHash = sha256OfFile(options.outputPath))
+    llvm::outs() << "sha256 " << *fileHash << "  " << options.outputPath << "\n";
+  else
+    llvm::consumeError(fileHash.takeError());
   if (report)
     llvm::outs() << summary->report;
   if (verifyDir.empty())

@@ -41,6 +41,20 @@ static const struct {
                  {"|i1", KILN_DTYPE_I8},  {"|u1", KILN_DTYPE_U8},  {"<u2", KILN_DTYPE_U16},
                  {"<u4", KILN_DTYPE_U32}, {"<u8", KILN_DTYPE_U64}, {"|b1", KILN_DTYPE_BOOL}};
 
+/// The byte size of `t`, or an error naming `path` when a dim is negative
+/// or the size passes 2^48 bytes (the runtime's limit, kiln_model_abi.h).
+static llvm::Expected<size_t> checkedBytes(llvm::StringRef path, const HostTensor &t) {
+  uint64_t bytes = dtypeSize(t.dtype);
+  for (int64_t d : t.dims) {
+    if (d < 0)
+      return error("'" + path + "': negative dim " + llvm::Twine(d));
+    if (d != 0 && bytes > (uint64_t(1) << 48) / uint64_t(d))
+      return error("'" + path + "': the tensor is larger than 2^48 bytes");
+    bytes *= uint64_t(d);
+  }
+  return static_cast<size_t>(bytes);
+}
+
 static llvm::Expected<HostTensor> readNpy(llvm::StringRef path, llvm::StringRef data) {
   if (data.size() < 10 || !data.starts_with("\x93NUMPY"))
     return error("'" + path + "' is not a .npy file");
@@ -90,7 +104,13 @@ static llvm::Expected<HostTensor> readNpy(llvm::StringRef path, llvm::StringRef 
       return error("'" + path + "': bad shape entry '" + p + "'");
     t.dims.push_back(d);
   }
-  size_t bytes = t.numElements() * dtypeSize(t.dtype);
+  if (t.dims.size() > KILN_MAX_RANK)
+    return error("'" + path + "': rank " + llvm::Twine(t.dims.size()) + " is over " +
+                 llvm::Twine(KILN_MAX_RANK));
+  auto checked = checkedBytes(path, t);
+  if (!checked)
+    return checked.takeError();
+  size_t bytes = *checked;
   llvm::StringRef payload = data.drop_front(headerStart + headerLength);
   if (payload.size() < bytes)
     return error("'" + path + "' holds " + llvm::Twine(payload.size()) + " bytes of data, " +
@@ -113,10 +133,22 @@ static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef d
   if (type <= 0 || type >= static_cast<int>(std::size(fromOnnx)) || !fromOnnx[type])
     return error("'" + path + "': unsupported ONNX data type " + llvm::Twine(type));
   t.dtype = fromOnnx[type];
+  if (proto.dims_size() > KILN_MAX_RANK)
+    return error("'" + path + "': rank " + llvm::Twine(proto.dims_size()) + " is over " +
+                 llvm::Twine(KILN_MAX_RANK));
   for (int64_t d : proto.dims())
     t.dims.push_back(d);
-  size_t width = dtypeSize(t.dtype), count = t.numElements();
-  t.bytes.resize(count * width);
+  auto checked = checkedBytes(path, t);
+  if (!checked)
+    return checked.takeError();
+  size_t width = dtypeSize(t.dtype), count = *checked / width;
+  // Typed fields hold at least a byte per element; the raw data exactly
+  // the tensor's bytes: a size beyond what the file carries is refused
+  // before it is allocated.
+  if (*checked > data.size() * width)
+    return error("'" + path + "': dims of " + llvm::Twine(*checked) +
+                 " bytes, more than the file holds");
+  t.bytes.resize(*checked);
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != t.bytes.size())
       return error("'" + path + "': raw data does not match the dims");
@@ -149,10 +181,13 @@ llvm::Expected<HostTensor> readTensor(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, false, false);
   if (!buffer)
     return error("cannot read '" + path + "': " + buffer.getError().message());
-  llvm::StringRef data = (*buffer)->getBuffer();
+  return parseTensor((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<HostTensor> parseTensor(llvm::StringRef data, llvm::StringRef name) {
   if (data.starts_with("\x93NUMPY"))
-    return readNpy(path, data);
-  return readPb(path, data);
+    return readNpy(name, data);
+  return readPb(name, data);
 }
 
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &t) {

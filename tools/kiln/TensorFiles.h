@@ -22,6 +22,9 @@ struct HostTensor {
 
 /// Reads a NumPy .npy (C order, little-endian) or an ONNX TensorProto .pb.
 llvm::Expected<HostTensor> readTensor(llvm::StringRef path);
+/// The same for a file's bytes in memory (`name` stands for it in
+/// messages). Sizes are checked before anything is allocated.
+llvm::Expected<HostTensor> parseTensor(llvm::StringRef data, llvm::StringRef name);
 /// Writes a NumPy .npy file.
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 

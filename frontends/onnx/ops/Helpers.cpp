@@ -90,11 +90,13 @@ Value unsqueeze(NodeContext &ctx, Value v, ArrayRef<int64_t> axes) {
       target.push_back(1);
       source.push_back(-1);
     } else {
+      if (next >= type.getRank())
+        break;
       target.push_back(type.getDimSize(next));
       source.push_back(next++);
     }
   }
-  if (next != type.getRank()) {
+  if (next != type.getRank() || static_cast<int64_t>(target.size()) != rank) {
     ctx.invalid("unsqueeze axes are out of range");
     return {};
   }

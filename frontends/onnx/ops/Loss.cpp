@@ -26,6 +26,11 @@ Value negativeLogLikelihood(NodeContext &ctx, Value logp, Value target,
   std::optional<int64_t> classes = staticDim(ctx, logp, 1, "the loss");
   if (!classes)
     return {};
+  if (NodeContext::rankOf(target) != rank - 1) {
+    ctx.invalid("target must have rank " + std::to_string(rank - 1) + " ([N, d1, ...]), not " +
+                std::to_string(NodeContext::rankOf(target)));
+    return {};
+  }
   Value t = ctx.cast(target, ctx.b.getI64Type());
   Value keep;
   if (ctx.hasAttr("ignore_index")) {

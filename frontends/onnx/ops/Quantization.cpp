@@ -43,6 +43,14 @@ Value quantize(NodeContext &ctx, Value scaled, Value zeroPoint, Type type) {
   Value y = ctx.make<RoundOp>(scaled);
   if (zeroPoint)
     y = ctx.make<AddOp>(y, ctx.cast(zeroPoint, NodeContext::elementTypeOf(y)));
+  // A missing or non-integer zero point (the output type) was reported
+  // where it was read, or is reported here.
+  if (!y || !type)
+    return {};
+  if (!type.isInteger() || type.getIntOrFloatBitWidth() > 32) {
+    ctx.invalid("the quantized type must be an integer of at most 32 bits");
+    return {};
+  }
   unsigned width = type.getIntOrFloatBitWidth();
   double lo = type.isUnsignedInteger() ? 0 : -std::ldexp(1.0, width - 1);
   double hi = type.isUnsignedInteger() ? std::ldexp(1.0, width) - 1
@@ -133,6 +141,11 @@ Value integerConv(NodeContext &ctx, Value x, Value w) {
   RankedTensorType wType = NodeContext::typeOf(w);
   if (!wType)
     return {};
+  if (wType.getRank() < 3 || NodeContext::rankOf(x) != wType.getRank()) {
+    ctx.invalid("input and weight must have the same rank, at least 3 ([N, C, D...] and "
+                "[M, C/group, k...])");
+    return {};
+  }
   SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
   std::optional<Window> window = readWindow(ctx, x, kernel);
   if (!window)

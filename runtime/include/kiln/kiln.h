@@ -37,7 +37,8 @@ typedef enum kiln_status {
   KILN_ERROR_SHAPE = 4,            /* an input's rank or dims do not match */
   KILN_ERROR_DTYPE = 5,            /* an input's element type does not match */
   KILN_ERROR_OUT_OF_MEMORY = 6,
-  KILN_ERROR_RUN = 7               /* the compiled code failed */
+  KILN_ERROR_RUN = 7,              /* the compiled code failed */
+  KILN_ERROR_VERIFY = 8            /* the artifact's bytes are not the expected ones */
 } kiln_status;
 
 /* A tensor handed to or returned by the runtime: row-major, dense. */
@@ -60,8 +61,15 @@ const char *kiln_status_name(kiln_status status);
 size_t kiln_dtype_size(int32_t dtype);
 const char *kiln_dtype_name(int32_t dtype);
 
-/* Opens a compiled model (shared library). */
+/* Opens a compiled model (shared library). Loading an artifact runs its
+ * code: load only artifacts you trust (docs/Security.md). */
 kiln_status kiln_model_load(const char *path, kiln_model **model);
+/* Opens a compiled model only if the SHA-256 of its file is `sha256` (64
+ * hex digits, as `kiln compile` and `kiln verify-artifact` print it);
+ * otherwise KILN_ERROR_VERIFY and nothing of the file runs. The bytes
+ * checked are the bytes loaded (a private copy), so the file changing
+ * after the check cannot matter. */
+kiln_status kiln_model_load_verified(const char *path, const char *sha256, kiln_model **model);
 /* Wraps a model linked into the program (its `kiln_model_descriptor`). */
 kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model);
 /* Lets go of the caller's handle; the model stays loaded while sessions

@@ -101,6 +101,13 @@ public:
     detail::check(kiln_model_load(path.c_str(), &model));
     return Model(model);
   }
+  /// Opens a compiled model only if its file's SHA-256 is `sha256`
+  /// (kiln_model_load_verified); throws kiln::Error otherwise.
+  static Model loadVerified(const std::string &path, const std::string &sha256) {
+    kiln_model *model = nullptr;
+    detail::check(kiln_model_load_verified(path.c_str(), sha256.c_str(), &model));
+    return Model(model);
+  }
   /// Wraps a model linked into the program (`&kiln_model_descriptor`).
   static Model fromAbi(const kiln_model_v1 *abi) {
     kiln_model *model = nullptr;
