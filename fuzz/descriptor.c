@@ -11,7 +11,8 @@
  * The edited descriptor goes through kiln_model_from_abi and, when
  * accepted, kiln_session_create (one thread), as a loaded artifact's
  * would; then every edit is undone. Refusals are fine; a crash, a hang or
- * a sanitizer report is a finding. */
+ * a sanitizer report is a finding. KILN_FUZZ_VERBOSE=1 prints each edit
+ * (to read a finding). */
 #include "kiln/kiln.h"
 #include "test/e2e/descriptor_copy.h"
 
@@ -26,6 +27,7 @@ enum { MAX_MODELS = 8, MAX_EDITS = 64 };
 
 static descriptor_copy copies[MAX_MODELS];
 static int num_models;
+static int verbose; /* KILN_FUZZ_VERBOSE=1: print each edit */
 
 static void load_models(void) {
   const char *list = getenv("KILN_FUZZ_MODELS");
@@ -53,6 +55,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
   load_models();
+  verbose = getenv("KILN_FUZZ_VERBOSE") && *getenv("KILN_FUZZ_VERBOSE") == '1';
   return 0;
 }
 
@@ -69,6 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const descriptor_field *f = &copy->fields[(data[i] | (data[i + 1] << 8)) % copy->num_fields];
     size_t b = data[i + 2] % f->bytes;
     unsigned char saved = f->at[b];
+    if (verbose)
+      fprintf(stderr, "edit: %s, byte %zu of %zu: %u -> %u\n", f->what, b, f->bytes, f->at[b],
+              data[i + 3]);
     if (descriptor_field_set(f, b, data[i + 3])) {
       undo[edits].at = f->at + b;
       undo[edits].saved = saved;

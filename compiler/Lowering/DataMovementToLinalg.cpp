@@ -133,10 +133,23 @@ struct ExpandToGeneric : OpRewritePattern<ExpandOp> {
   }
 };
 
+/// Concats of more inputs than this become one tensor.concat, which
+/// bufferises as one op (a buffer and a copy per input). Fewer become a
+/// chain of insert_slices, whose producers the empty-tensor elimination
+/// can make write into the concat's buffer directly (no copy); but one-shot
+/// bufferisation's analysis of such a chain grows faster than quadratically
+/// with its length (100 inputs: 4 s, 200: 72 s).
+constexpr size_t kMaxInsertSliceChain = 16;
+
 struct ConcatToInsertSlices : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op.getInputs().size() > kMaxInsertSliceChain) {
+      rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, op.getType(), op.getAxis(),
+                                                    op.getInputs());
+      return success();
+    }
     int64_t axis = static_cast<int64_t>(op.getAxis());
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();

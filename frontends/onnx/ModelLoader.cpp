@@ -42,6 +42,34 @@ static llvm::Error errorLines(const std::vector<std::string> &lines) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), all);
 }
 
+/// Refuses graphs past Kiln's limits (ModelLoader.h) before anything is
+/// sized by them, naming what is too large.
+static void checkLimits(const onnx::GraphProto &graph, std::vector<std::string> &problems) {
+  auto tooMany = [&](const std::string &what, int64_t count, int64_t limit) {
+    if (count > limit)
+      problems.push_back(what + " has " + std::to_string(count) + ", more than Kiln's limit of " +
+                         std::to_string(limit));
+  };
+  tooMany("the graph's node list", graph.node_size(), kMaxNodes);
+  tooMany("the graph's initializer list", graph.initializer_size(), kMaxNodes);
+  tooMany("the graph's input list", graph.input_size(), kMaxGraphInputsOutputs);
+  tooMany("the graph's output list", graph.output_size(), kMaxGraphInputsOutputs);
+  for (int i = 0; i < graph.node_size() && problems.size() < 20; ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    std::string where = "node " + describeNode(node, i);
+    tooMany(where + "'s input list", node.input_size(), kMaxNodeInputsOutputs);
+    tooMany(where + "'s output list", node.output_size(), kMaxNodeInputsOutputs);
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      std::string attr = where + ", attribute '" + a.name() + "',";
+      int64_t values = int64_t(a.ints_size()) + a.floats_size() + a.strings_size() +
+                       a.tensors_size() + a.graphs_size() + a.sparse_tensors_size() +
+                       a.type_protos_size();
+      tooMany(attr, values, kMaxAttributeValues);
+      tooMany(attr + " a string that", static_cast<int64_t>(a.s().size()), kMaxAttributeBytes);
+    }
+  }
+}
+
 /// Orders the nodes so that every input is defined first; reports inputs
 /// that nothing defines and cycles.
 static void scheduleNodes(LoadedModel &model,
@@ -167,6 +195,10 @@ llvm::Expected<LoadedModel> loadModelFromBytes(llvm::StringRef bytes,
                          std::to_string(kMinOpset) + " to " +
                          std::to_string(kMaxKnownOpset) + ")");
   }
+  if (!problems.empty())
+    return errorLines(problems);
+
+  checkLimits(proto.graph(), problems);
   if (!problems.empty())
     return errorLines(problems);
 

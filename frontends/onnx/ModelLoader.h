@@ -28,6 +28,19 @@ namespace kiln::onnx_frontend {
 constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxKnownOpset = 21;
 
+/// Limits on a model's graph, checked when it is loaded (docs/Security.md):
+/// far above real models, low enough that nothing sized by them exhausts
+/// memory or time. Compile time is near-linear in the node count (a
+/// 100,000-node chain compiles in under a minute).
+constexpr int64_t kMaxNodes = 1'000'000;
+/// The runtime's limit on a model's inputs and outputs (kiln_runtime.c).
+constexpr int64_t kMaxGraphInputsOutputs = 4096;
+constexpr int64_t kMaxNodeInputsOutputs = 65536;
+/// Values of one attribute (ints, floats, strings, tensors, graphs).
+constexpr int64_t kMaxAttributeValues = 1 << 20;
+/// Bytes of a string attribute.
+constexpr int64_t kMaxAttributeBytes = 1 << 20;
+
 /// A parsed model with the facts the importer needs about it.
 struct LoadedModel {
   std::unique_ptr<onnx::ModelProto> proto;

@@ -12,6 +12,7 @@
 #include "kiln/kiln.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ typedef struct descriptor_field {
   unsigned char *at;
   size_t bytes;
   int shrink_only;
+  char what[40]; /* "call 3 params", for reports */
 } descriptor_field;
 
 typedef struct descriptor_copy {
@@ -36,9 +38,18 @@ typedef struct descriptor_copy {
   size_t num_fields;
 } descriptor_copy;
 
-static void descriptor_field_add(descriptor_copy *c, void *at, size_t bytes, int shrink_only) {
-  if (c->num_fields < sizeof c->fields / sizeof c->fields[0] && bytes)
-    c->fields[c->num_fields++] = (descriptor_field){(unsigned char *)at, bytes, shrink_only};
+static void descriptor_field_add(descriptor_copy *c, void *at, size_t bytes, int shrink_only,
+                                 const char *what, int index) {
+  if (c->num_fields >= sizeof c->fields / sizeof c->fields[0] || !bytes)
+    return;
+  descriptor_field *f = &c->fields[c->num_fields++];
+  f->at = (unsigned char *)at;
+  f->bytes = bytes;
+  f->shrink_only = shrink_only;
+  if (index >= 0)
+    snprintf(f->what, sizeof f->what, "%s %d", what, index);
+  else
+    snprintf(f->what, sizeof f->what, "%s", what);
 }
 
 static void *descriptor_copy_of(const void *from, size_t bytes, size_t slack_bytes) {
@@ -54,10 +65,10 @@ static kiln_model_tensor *descriptor_copy_tensors(descriptor_copy *c, const kiln
   for (uint32_t i = 0; to && i < n; ++i) {
     to[i].dims = (const int64_t *)descriptor_copy_of(
         from[i].dims, (size_t)from[i].rank * sizeof(int64_t), DESCRIPTOR_RANK_SLACK);
-    descriptor_field_add(c, &to[i].dtype, sizeof to[i].dtype, 0);
-    descriptor_field_add(c, &to[i].rank, sizeof to[i].rank, 1);
+    descriptor_field_add(c, &to[i].dtype, sizeof to[i].dtype, 0, "tensor dtype", (int)i);
+    descriptor_field_add(c, &to[i].rank, sizeof to[i].rank, 1, "tensor rank", (int)i);
     descriptor_field_add(c, (void *)(uintptr_t)to[i].dims, (size_t)from[i].rank * sizeof(int64_t),
-                         0);
+                         0, "tensor dims", (int)i);
   }
   return to;
 }
@@ -85,16 +96,22 @@ static kiln_library_call *descriptor_copy_calls(descriptor_copy *c, const kiln_l
     to[i].params = params;
     if (i >= mutate)
       continue;
-    descriptor_field_add(c, &to[i].kind, sizeof to[i].kind, 0);
-    descriptor_field_add(c, &to[i].num_operands, sizeof to[i].num_operands, 0);
-    descriptor_field_add(c, ranks, (size_t)call->num_operands * sizeof(int32_t), 0);
+    int n = (int)i;
+    descriptor_field_add(c, &to[i].kind, sizeof to[i].kind, 0, "call kind", n);
+    descriptor_field_add(c, &to[i].num_operands, sizeof to[i].num_operands, 0, "call num_operands",
+                         n);
+    descriptor_field_add(c, ranks, (size_t)call->num_operands * sizeof(int32_t), 0,
+                         "call operand ranks", n);
     for (int32_t k = 0; dims && k < call->num_operands; ++k)
       descriptor_field_add(c, (void *)(uintptr_t)dims[k],
-                           (size_t)call->operand_ranks[k] * sizeof(int64_t), 0);
-    descriptor_field_add(c, &to[i].num_params, sizeof to[i].num_params, 0);
-    descriptor_field_add(c, params, (size_t)call->num_params * sizeof(int64_t), 0);
-    descriptor_field_add(c, &to[i].epilogue, sizeof to[i].epilogue, 0);
-    descriptor_field_add(c, &to[i].weights_layout_bytes, sizeof to[i].weights_layout_bytes, 0);
+                           (size_t)call->operand_ranks[k] * sizeof(int64_t), 0,
+                           "call operand dims", n);
+    descriptor_field_add(c, &to[i].num_params, sizeof to[i].num_params, 0, "call num_params", n);
+    descriptor_field_add(c, params, (size_t)call->num_params * sizeof(int64_t), 0, "call params",
+                         n);
+    descriptor_field_add(c, &to[i].epilogue, sizeof to[i].epilogue, 0, "call epilogue", n);
+    descriptor_field_add(c, &to[i].weights_layout_bytes, sizeof to[i].weights_layout_bytes, 0,
+                         "call weights_layout_bytes", n);
   }
   return to;
 }
@@ -113,18 +130,18 @@ static void descriptor_copy_make(descriptor_copy *c, const kiln_model_v1 *origin
                                              original->num_library_calls, mutate_calls);
   abi->batch_buckets = (const uint64_t *)descriptor_copy_of(
       original->batch_buckets, original->num_batch_buckets * sizeof(uint64_t), 0);
-  descriptor_field_add(c, &abi->magic, sizeof abi->magic, 0);
-  descriptor_field_add(c, &abi->abi_version, sizeof abi->abi_version, 0);
-  descriptor_field_add(c, &abi->num_inputs, sizeof abi->num_inputs, 1);
-  descriptor_field_add(c, &abi->num_outputs, sizeof abi->num_outputs, 1);
-  descriptor_field_add(c, &abi->num_library_calls, sizeof abi->num_library_calls, 1);
-  descriptor_field_add(c, &abi->arena_bytes, sizeof abi->arena_bytes, 0);
-  descriptor_field_add(c, &abi->max_batch, sizeof abi->max_batch, 0);
-  descriptor_field_add(c, &abi->device, sizeof abi->device, 0);
-  descriptor_field_add(c, &abi->num_batch_buckets, sizeof abi->num_batch_buckets, 1);
-  descriptor_field_add(c, &abi->stack_bytes, sizeof abi->stack_bytes, 0);
+  descriptor_field_add(c, &abi->magic, sizeof abi->magic, 0, "magic", -1);
+  descriptor_field_add(c, &abi->abi_version, sizeof abi->abi_version, 0, "abi_version", -1);
+  descriptor_field_add(c, &abi->num_inputs, sizeof abi->num_inputs, 1, "num_inputs", -1);
+  descriptor_field_add(c, &abi->num_outputs, sizeof abi->num_outputs, 1, "num_outputs", -1);
+  descriptor_field_add(c, &abi->num_library_calls, sizeof abi->num_library_calls, 1, "num_library_calls", -1);
+  descriptor_field_add(c, &abi->arena_bytes, sizeof abi->arena_bytes, 0, "arena_bytes", -1);
+  descriptor_field_add(c, &abi->max_batch, sizeof abi->max_batch, 0, "max_batch", -1);
+  descriptor_field_add(c, &abi->device, sizeof abi->device, 0, "device", -1);
+  descriptor_field_add(c, &abi->num_batch_buckets, sizeof abi->num_batch_buckets, 1, "num_batch_buckets", -1);
+  descriptor_field_add(c, &abi->stack_bytes, sizeof abi->stack_bytes, 0, "stack_bytes", -1);
   descriptor_field_add(c, (void *)(uintptr_t)abi->batch_buckets,
-                       original->num_batch_buckets * sizeof(uint64_t), 0);
+                       original->num_batch_buckets * sizeof(uint64_t), 0, "batch_buckets", -1);
 }
 
 /* Little-endian value of a count field, for shrink-only fields. */

@@ -101,6 +101,9 @@ int main(int argc, char **argv) {
     // Errors throw kiln::Error with their status.
     CHECK(throwsStatus([] { kiln::Model::load("/nonexistent/model.so"); }, KILN_ERROR_LOAD),
           "a missing file is KILN_ERROR_LOAD");
+    CHECK(throwsStatus([&] { kiln::Model::loadVerified(path, std::string(64, '0')); },
+                       KILN_ERROR_VERIFY),
+          "a file with another SHA-256 is KILN_ERROR_VERIFY");
     std::vector<double> wrongType(x.size());
     CHECK(throwsStatus([&] { session.run({kiln::tensor(wrongType.data(), inDims)}); },
                        KILN_ERROR_DTYPE),

@@ -51,7 +51,9 @@ static int in_range(const int64_t *values, int n, int64_t lo) {
 /* A window over two spatial dims (convolution or pool) is consistent with
  * its input and output sizes: static sizes, and the high padding that
  * gives the output's size (negative when the last stride drops input) is
- * in [-stride, input + extent]. */
+ * in [-stride, input + extent]; the stored high padding is that one to
+ * within a stride (floor or ceil mode), so that no parameter (a dilation
+ * of 2^29, say) can grow the window apart from the others. */
 static int window_fits(const int64_t *in, const int64_t *out, const int64_t *kernel,
                        const int64_t *strides, const int64_t *dilations, const int64_t *pads) {
   for (int i = 0; i < 2; ++i) {
@@ -59,7 +61,8 @@ static int window_fits(const int64_t *in, const int64_t *out, const int64_t *ker
       return 0;
     int64_t extent = (kernel[i] - 1) * (dilations ? dilations[i] : 1) + 1;
     int64_t high = (out[2 + i] - 1) * strides[i] + extent - in[2 + i] - pads[i];
-    if (high < -strides[i] || high > in[2 + i] + extent || pads[2 + i] < 0)
+    if (high < -strides[i] || high > in[2 + i] + extent || pads[2 + i] < 0 ||
+        pads[2 + i] < high - strides[i] + 1 || pads[2 + i] > high + strides[i] - 1)
       return 0;
   }
   return 1;

@@ -109,3 +109,22 @@ save("huge-constant-of-shape.onnx", helper.make_graph(
                       value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))],
     "g", [], [vi("y", shape=(100000, 1000000))],
     [helper.make_tensor("shape", TensorProto.INT64, [2], [100000, 1000000])]))
+# Past the loader's limits (ModelLoader.h): an attribute of 2^20 + 1 ints,
+# a string attribute over 1 MiB, 4,097 graph inputs, and 1,000,001 nodes
+# (the node's bytes repeated: the limit is checked before anything else).
+save("huge-attribute.onnx", helper.make_graph(
+    [helper.make_node("Reshape", ["x", "s"], ["y"], name="wide_attr", junk=[1] * (2**20 + 1))],
+    "g", [vi("x"), vi("s", TensorProto.INT64, (1,))], [vi("y")]))
+save("huge-string.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"], name="long_string", note="x" * (2**20 + 1))],
+    "g", [vi("x")], [vi("y")]))
+save("many-inputs.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["i0"], ["y"], name="relu0")], "g",
+    [vi("i%d" % i) for i in range(4097)], [vi("y")]))
+node_bytes = helper.make_node("Relu", ["x"], ["x"]).SerializeToString()
+assert len(node_bytes) < 128  # a one-byte length
+node_field = b"\x0a" + bytes([len(node_bytes)]) + node_bytes  # GraphProto.node = 1
+model = helper.make_model(helper.make_graph([], "g", [vi("x")], [vi("x")]),
+                          opset_imports=[helper.make_opsetid("", 17)])
+model.graph.ParseFromString(node_field * 1000001 + model.graph.SerializeToString())
+open(os.path.join(out, "many-nodes.onnx"), "wb").write(model.SerializeToString())
