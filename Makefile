@@ -98,6 +98,7 @@ tsan: build
 # runtime links GNU OpenMP as in the main build (clang's -fopenmp=libgomp
 # compiles its parallel loops serially: nothing is run in parallel here).
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= onnx-import tensor-files kiln-ir descriptor
 FUZZ_FLAGS = -fsanitize=fuzzer-no-link -fno-omit-frame-pointer -gline-tables-only
 fuzz: build
 	cd $(BUILD_DIR) && ctest -R "models-compile-run|fuzz-seeds" --output-on-failure
@@ -111,7 +112,7 @@ fuzz: build
 	  "-DLLVM_USE_SANITIZER=Address;Undefined" \
 	  "-DCMAKE_C_FLAGS=$(FUZZ_FLAGS)" "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)"
 	cmake --build build-fuzz --target fuzz-targets -j $(JOBS)
-	./scripts/fuzz.sh build-fuzz $(BUILD_DIR) $(FUZZ_SECONDS)
+	./scripts/fuzz.sh build-fuzz $(BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Record which ONNX test cases compile and match (after a backend change).
 conformance-update: build

@@ -9,8 +9,9 @@
  *   then 4 bytes per edit: field index (2 bytes, little-endian, modulo the
  *   field count), byte within the field, the new value.
  * The edited descriptor goes through kiln_model_from_abi and, when
- * accepted, kiln_session_create (one thread), as a loaded artifact's
- * would; then every edit is undone. Refusals are fine; a crash, a hang or
+ * accepted, kiln_session_create (one thread, memory from an allocator that
+ * refuses more than 256 MiB at once), as a loaded artifact's would; then
+ * every edit is undone. Refusals are fine; a crash, a hang or
  * a sanitizer report is a finding. KILN_FUZZ_VERBOSE=1 prints each edit
  * (to read a finding). */
 #include "kiln/kiln.h"
@@ -24,6 +25,27 @@
 #include <string.h>
 
 enum { MAX_MODELS = 8, MAX_EDITS = 64 };
+
+/* Sessions take their memory from an allocator that refuses more than
+ * 256 MiB at once: a mutated arena size (valid up to 2^48 bytes) then
+ * exercises the out-of-memory path instead of reserving gigabytes. */
+#define MAX_ALLOCATION ((size_t)256 << 20)
+
+static void *bounded_allocate(void *context, size_t bytes, size_t alignment) {
+  (void)context;
+  if (bytes > MAX_ALLOCATION)
+    return NULL;
+  void *p = NULL;
+  return posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment,
+                        bytes ? bytes : 1) == 0 ? p : NULL;
+}
+
+static void bounded_release(void *context, void *p) {
+  (void)context;
+  free(p);
+}
+
+static const kiln_allocator bounded = {bounded_allocate, bounded_release, NULL};
 
 static descriptor_copy copies[MAX_MODELS];
 static int num_models;
@@ -84,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kiln_model *model = NULL;
   if (kiln_model_from_abi(copy->abi, &model) == KILN_OK) {
     kiln_session *session = NULL;
-    kiln_session_options options = {1, NULL};
+    kiln_session_options options = {1, &bounded};
     if (kiln_session_create_with_options(model, &options, &session) == KILN_OK)
       kiln_session_free(session);
     kiln_model_free(model);

@@ -9,25 +9,23 @@
 
 #include "fuzz/FuzzContext.h"
 
+#include "compiler/Driver/Driver.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <cstddef>
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kiln::fuzz::QuietContext quiet;
-  llvm::SourceMgr sources;
-  // The parser wants a null-terminated buffer: a copy of the bytes.
-  sources.AddNewSourceBuffer(
+  // As `kiln compile model.mlir` reads it (a null-terminated copy).
+  std::string ignored;
+  llvm::raw_string_ostream errors(ignored);
+  mlir::OwningOpRef<mlir::ModuleOp> module = kiln::driver::parseIr(
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.mlir"),
-      llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sources, mlir::ParserConfig(&quiet.context));
+      quiet.context, errors);
   if (!module)
     return 0;
   kiln::fuzz::runGraphPhase(quiet.context, *module);

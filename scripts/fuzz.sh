@@ -3,9 +3,12 @@
 # prints one line per target (executions, rate, corpus, findings), then
 # "N passed, N failed" (a target fails when it found a crash, a hang, a
 # leak or a sanitizer report).
-#   scripts/fuzz.sh FUZZ_BUILD NORMAL_BUILD SECONDS
+#   scripts/fuzz.sh FUZZ_BUILD NORMAL_BUILD SECONDS [TARGET...]
 set -uo pipefail
 fuzz_build=$1 build=$2 seconds=$3
+shift 3
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(onnx-import tensor-files kiln-ir descriptor)
 src=$(cd "$(dirname "$0")/.." && pwd)
 seeds=$build/fuzz-seeds
 export KILN_FUZZ_MODELS=$build/models/mlp.so:$build/models/squeezenet1_1.so
@@ -13,8 +16,13 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:intercept_tls_ge
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 declare -A dict=([onnx-import]=onnx.dict [tensor-files]=npy.dict [kiln-ir]=mlir.dict [descriptor]=)
 passed=0 failed=0 summary=()
-for target in onnx-import tensor-files kiln-ir descriptor; do
+for target in "${targets[@]}"; do
   corpus=$fuzz_build/corpus/$target findings=$fuzz_build/findings/$target
+  # Each run reports its own findings; an earlier run's are kept aside
+  # (copy what you fix into fuzz/regressions/<target>).
+  if [ -d "$findings" ] && [ -n "$(ls -A "$findings")" ]; then
+    rm -rf "$findings.previous" && mv "$findings" "$findings.previous"
+  fi
   mkdir -p "$corpus" "$findings"
   log=$fuzz_build/fuzz-$target.log
   args=(-max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=65536

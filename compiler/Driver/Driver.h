@@ -21,6 +21,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
@@ -33,6 +34,11 @@ namespace kiln::driver {
 bool isIrFile(llvm::StringRef path);
 /// Kiln IR read from a .mlir or .mlirbc file.
 std::unique_ptr<ModelSource> createIrFileSource(llvm::StringRef path);
+/// Parses kiln IR (text or bytecode) from a null-terminated buffer, after
+/// checking what MLIR's parser would abort on; problems go to `errors`.
+mlir::OwningOpRef<mlir::ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                          mlir::MLIRContext &context,
+                                          llvm::raw_ostream &errors);
 
 struct CompileOptions {
   /// The backend (`--target`).

@@ -4,6 +4,9 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -14,6 +17,50 @@ namespace kiln::driver {
 bool isIrFile(llvm::StringRef path) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
   return ext == ".mlir" || ext == ".mlirbc";
+}
+
+/// MLIR's text parser allocates each resource blob with the alignment its
+/// first four bytes declare, and aborts the process on an alignment of 0
+/// or one too large to allocate. Check them before parsing: every quoted
+/// "0x..." string of the file's `{-# ... #-}` section.
+static bool checkResourceAlignments(llvm::StringRef text, llvm::raw_ostream &errors) {
+  if (text.starts_with("ML\xefR")) // bytecode: its reader checks its own fields
+    return true;
+  size_t section = text.find("{-#");
+  if (section == llvm::StringRef::npos)
+    return true;
+  llvm::StringRef rest = text.drop_front(section);
+  bool ok = true;
+  for (size_t at = rest.find("\"0x"); at != llvm::StringRef::npos;
+       at = rest.find("\"0x", at + 3)) {
+    llvm::StringRef hex = rest.substr(at + 3, 8);
+    uint32_t alignment = 0;
+    bool valid = hex.size() == 8 && llvm::all_of(hex, llvm::isHexDigit);
+    for (size_t i = 0; valid && i < 4; ++i)
+      alignment |= static_cast<uint32_t>(llvm::hexFromNibbles(hex[2 * i], hex[2 * i + 1]))
+                   << (8 * i);
+    if (!valid || alignment == 0 || !llvm::isPowerOf2_32(alignment) || alignment > 4096) {
+      errors << "  a resource blob declares alignment " << (valid ? std::to_string(alignment)
+                                                                  : std::string("(none)"))
+             << " in its first four bytes: it must be a power of two up to 4096\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+OwningOpRef<ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRContext &context,
+                              llvm::raw_ostream &errors) {
+  if (!checkResourceAlignments(buffer->getBuffer(), errors))
+    return nullptr;
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  // Parse errors with their line and column.
+  SourceMgrDiagnosticHandler handler(sources, &context, errors);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, ParserConfig(&context));
+  if (!module)
+    errors << "  not valid MLIR (see above)\n";
+  return module;
 }
 
 namespace {
@@ -29,14 +76,7 @@ public:
       errors << "  cannot read '" << file << "': " << buffer.getError().message() << "\n";
       return nullptr;
     }
-    llvm::SourceMgr sources;
-    sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-    // Parse errors with their line and column.
-    SourceMgrDiagnosticHandler handler(sources, &context, errors);
-    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, ParserConfig(&context));
-    if (!module)
-      errors << "  not valid MLIR (see above)\n";
-    return module;
+    return parseIr(std::move(*buffer), context, errors);
   }
 
 private:
