@@ -18,7 +18,7 @@ CMAKE_FLAGS = -G Ninja \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
 .PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update asan \
-  soak tsan fuzz
+  soak tsan fuzz torch-venv
 
 all: build
 
@@ -33,7 +33,12 @@ configure: deps $(BUILD_DIR)/build.ninja
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# The PyTorch frontend's tests run in a venv with PyPI's torch (made once
+# per machine by scripts/torch-venv.sh, ~5.5 GB; KILN_TORCH_VENV moves it).
+torch-venv:
+	@./scripts/torch-venv.sh > /dev/null
+
+test: build torch-venv
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 demo: build

@@ -16,8 +16,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  // KILN_FUZZ_SKIP_BYTECODE=1: text only. MLIR 22's bytecode reader sizes
+  // a value table by an unchecked count (fuzz/upstream/kiln-ir: 1.3 KB ask
+  // for 14 GB, then abort); Kiln cannot check that without its own reader.
+  static const bool skipBytecode = [] {
+    const char *v = std::getenv("KILN_FUZZ_SKIP_BYTECODE");
+    return v && *v == '1';
+  }();
+  if (skipBytecode && size >= 4 && std::memcmp(data, "ML\xefR", 4) == 0)
+    return 0;
   kiln::fuzz::QuietContext quiet;
   // As `kiln compile model.mlir` reads it (a null-terminated copy).
   std::string ignored;

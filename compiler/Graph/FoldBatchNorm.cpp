@@ -54,6 +54,22 @@ std::optional<SmallVector<double>> readFloats(ConstantOp constant) {
   if (element.getWidth() % 8 != 0 || static_cast<int64_t>(raw.size()) != count * bytes)
     return std::nullopt;
   out.reserve(count);
+  // f32 and f64 directly (a model's weights: millions of elements); other
+  // widths through APFloat.
+  if (element.isF32() || element.isF64()) {
+    for (int64_t i = 0; i < count; ++i) {
+      if (element.isF32()) {
+        float f;
+        std::memcpy(&f, raw.data() + i * 4, 4);
+        out.push_back(f);
+      } else {
+        double d;
+        std::memcpy(&d, raw.data() + i * 8, 8);
+        out.push_back(d);
+      }
+    }
+    return out;
+  }
   for (int64_t i = 0; i < count; ++i) {
     uint64_t bits = 0;
     std::memcpy(&bits, raw.data() + i * bytes, bytes); // little-endian hosts
@@ -78,8 +94,16 @@ ElementsAttr writeFloats(RankedTensorType type, ArrayRef<double> values, StringR
   unsigned bytes = element.getWidth() / 8;
   SmallVector<char> raw(values.size() * bytes);
   for (auto [i, v] : llvm::enumerate(values)) {
-    uint64_t bits = roundTo(element, v).bitcastToAPInt().getZExtValue();
-    std::memcpy(raw.data() + i * bytes, &bits, bytes);
+    // f32 and f64 directly (the cast rounds to nearest-even, as APFloat).
+    if (element.isF32()) {
+      float f = static_cast<float>(v);
+      std::memcpy(raw.data() + i * 4, &f, 4);
+    } else if (element.isF64()) {
+      std::memcpy(raw.data() + i * 8, &v, 8);
+    } else {
+      uint64_t bits = roundTo(element, v).bitcastToAPInt().getZExtValue();
+      std::memcpy(raw.data() + i * bytes, &bits, bytes);
+    }
   }
   AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
       ArrayRef<char>(raw), alignof(int64_t));

@@ -1,0 +1,175 @@
+"""Elementwise aten ops: arithmetic (with alpha), comparisons, where,
+unary math, clamps and activations."""
+
+from ..convert import Unsupported
+from ..ir import Attr
+from . import converts
+
+
+def _cast(ctx, v, element):
+    if v.element == element:
+        return v
+    return ctx.f.op("cast", [v], {}, [(element, v.dims)])
+
+
+def _operands(ctx, a, b, element):
+    """Both operands as values of `element` (Python scalars too)."""
+    like = None
+    for x in (a, b):
+        if not isinstance(x, (int, float, bool)):
+            like = ctx.value(x)
+    va = ctx.value(a, like)
+    vb = ctx.value(b, like)
+    return _cast(ctx, va, element), _cast(ctx, vb, element)
+
+
+def _binary(kind, swap=False):
+    """`a <kind> alpha * b` (rsub: `b <kind> alpha * a`)."""
+    def convert(ctx):
+        element, dims = ctx.out_type()
+        a, b = _operands(ctx, ctx.arg(0), ctx.arg(1), element)
+        if swap:
+            a, b = b, a
+        alpha = ctx.arg(2, 1, name="alpha")
+        if alpha != 1:
+            b = ctx.f.op("mul", [b, ctx.scalar(alpha, element)], {}, [(element, b.dims)])
+        return ctx.op(kind, [a, b])
+    return convert
+
+
+converts("aten.add.Tensor", "aten.add.Scalar")(_binary("add"))
+converts("aten.sub.Tensor", "aten.sub.Scalar")(_binary("sub"))
+converts("aten.mul.Tensor", "aten.mul.Scalar")(_binary("mul"))
+converts("aten.maximum.default")(_binary("max"))
+converts("aten.minimum.default")(_binary("min"))
+converts("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")(_binary("pow"))
+converts("aten.remainder.Tensor", "aten.remainder.Scalar")(_binary("rem"))
+converts("aten.logical_and.default", "aten.bitwise_and.Tensor")(_binary("and"))
+converts("aten.logical_or.default", "aten.bitwise_or.Tensor")(_binary("or"))
+
+
+converts("aten.rsub.Scalar")(_binary("sub", swap=True))
+
+
+@converts("aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode")
+def div(ctx):
+    element, _ = ctx.out_type()
+    a, b = _operands(ctx, ctx.arg(0), ctx.arg(1), element)
+    mode = ctx.kwargs.get("rounding_mode")
+    if mode is None:
+        return ctx.op("div", [a, b])
+    if mode == "floor" and element.startswith("f"):
+        q = ctx.op("div", [a, b])
+        return ctx.op("floor", [q])
+    raise Unsupported(f"division with rounding_mode={mode!r}")
+
+
+_PREDICATES = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
+
+
+def _compare(predicate):
+    def convert(ctx):
+        a, b = ctx.arg(0), ctx.arg(1)
+        like = ctx.value(a)
+        vb = ctx.value(b, like)
+        if vb.element != like.element:
+            vb = _cast(ctx, vb, like.element)
+        return ctx.op("compare", [like, vb], {"predicate": Attr.i32(_PREDICATES[predicate])})
+    return convert
+
+
+for _p in _PREDICATES:
+    converts(f"aten.{_p}.Tensor", f"aten.{_p}.Scalar")(_compare(_p))
+
+
+@converts("aten.where.self")
+def where(ctx):
+    element, _ = ctx.out_type()
+    cond = ctx.value(ctx.arg(0))
+    a, b = _operands(ctx, ctx.arg(1), ctx.arg(2), element)
+    return ctx.op("select", [cond, a, b])
+
+
+def _unary(kind):
+    def convert(ctx):
+        element, _ = ctx.out_type()
+        return ctx.op(kind, [_cast(ctx, ctx.value(ctx.arg(0)), element)])
+    return convert
+
+
+for _aten, _kiln in [("relu", "relu"), ("sigmoid", "sigmoid"), ("tanh", "tanh"), ("exp", "exp"),
+                     ("log", "log"), ("sqrt", "sqrt"), ("rsqrt", "rsqrt"), ("neg", "neg"),
+                     ("abs", "abs"), ("erf", "erf"), ("sin", "sin"), ("cos", "cos"),
+                     ("reciprocal", "reciprocal"), ("floor", "floor"), ("ceil", "ceil"),
+                     ("round", "round"), ("sign", "sign"), ("logical_not", "not"),
+                     ("bitwise_not", "not")]:
+    converts(f"aten.{_aten}.default")(_unary(_kiln))
+
+
+@converts("aten.gelu.default")
+def gelu(ctx):
+    approximate = ctx.kwargs.get("approximate", ctx.arg(1, "none"))
+    return ctx.op("gelu", [ctx.value(ctx.arg(0))],
+                  {"approximation": Attr.i32(1 if approximate == "tanh" else 0)})
+
+
+@converts("aten.clamp.default", "aten.hardtanh.default")
+def clamp(ctx):
+    is_hardtanh = "hardtanh" in str(ctx.node.target)
+    lo = ctx.arg(1, -1.0 if is_hardtanh else None, name="min")
+    hi = ctx.arg(2, 1.0 if is_hardtanh else None, name="max")
+    return ctx.op("clip", [ctx.value(ctx.arg(0))],
+                  {"min": Attr.f64(lo if lo is not None else -3.4028234663852886e38),
+                   "max": Attr.f64(hi if hi is not None else 3.4028234663852886e38)})
+
+
+@converts("aten.clamp_min.default")
+def clamp_min(ctx):
+    return ctx.op("clip", [ctx.value(ctx.arg(0))],
+                  {"min": Attr.f64(ctx.arg(1)), "max": Attr.f64(3.4028234663852886e38)})
+
+
+@converts("aten.leaky_relu.default")
+def leaky_relu(ctx):
+    x = ctx.value(ctx.arg(0))
+    slope = ctx.arg(1, 0.01)
+    zero = ctx.scalar(0.0, x.element)
+    positive = ctx.f.op("compare", [x, zero], {"predicate": Attr.i32(4)}, [("i1", x.dims)])
+    scaled = ctx.f.op("mul", [x, ctx.scalar(slope, x.element)], {}, [(x.element, x.dims)])
+    return ctx.op("select", [positive, x, scaled])
+
+
+@converts("aten.hardsigmoid.default")
+def hardsigmoid(ctx):
+    x = ctx.value(ctx.arg(0))
+    t = ctx.f.op("add", [x, ctx.scalar(3.0, x.element)], {}, [(x.element, x.dims)])
+    t = ctx.f.op("clip", [t], {"min": Attr.f64(0.0), "max": Attr.f64(6.0)}, [(x.element, x.dims)])
+    return ctx.op("div", [t, ctx.scalar(6.0, x.element)])
+
+
+@converts("aten.hardswish.default")
+def hardswish(ctx):
+    x = ctx.value(ctx.arg(0))
+    t = ctx.f.op("add", [x, ctx.scalar(3.0, x.element)], {}, [(x.element, x.dims)])
+    t = ctx.f.op("clip", [t], {"min": Attr.f64(0.0), "max": Attr.f64(6.0)}, [(x.element, x.dims)])
+    t = ctx.f.op("mul", [x, t], {}, [(x.element, x.dims)])
+    return ctx.op("div", [t, ctx.scalar(6.0, x.element)])
+
+
+@converts("aten.silu.default")
+def silu(ctx):
+    x = ctx.value(ctx.arg(0))
+    s = ctx.f.op("sigmoid", [x], {}, [(x.element, x.dims)])
+    return ctx.op("mul", [x, s])
+
+
+@converts("aten._to_copy.default", "aten.to.dtype", "aten.type_as.default")
+def to_copy(ctx):
+    element, _ = ctx.out_type()
+    return _cast(ctx, ctx.value(ctx.arg(0)), element)
+
+
+@converts("aten.clone.default", "aten.alias.default", "aten.detach.default",
+          "aten.lift_fresh_copy.default", "aten.contiguous.default")
+def identity(ctx):
+    return ctx.value(ctx.arg(0))

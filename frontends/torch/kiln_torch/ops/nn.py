@@ -1,0 +1,252 @@
+"""Neural-network aten ops: convolution, pools, normalisations, softmax,
+matrix products, embedding."""
+
+import math
+
+import numpy as np
+
+from ..convert import Unsupported
+from ..ir import Attr
+from . import converts
+
+
+def _pair(v, n=2):
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * n if len(v) == 1 else v
+
+
+@converts("aten.convolution.default")
+def convolution(ctx):
+    x, w = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))
+    bias = ctx.arg(2)
+    stride, padding, dilation = ctx.arg(3), ctx.arg(4), ctx.arg(5)
+    transposed, groups = ctx.arg(6), ctx.arg(8)
+    if transposed:
+        raise Unsupported("transposed convolution")
+    spatial = x.rank - 2
+    padding = _pair(padding, spatial)
+    attrs = {"strides": Attr.i64s(_pair(stride, spatial)),
+             "pads": Attr.i64s(list(padding) + list(padding)),
+             "dilations": Attr.i64s(_pair(dilation, spatial)),
+             "groups": Attr.i64(groups)}
+    element, dims = ctx.out_type()
+    y = ctx.f.op("conv", [x, w], attrs, [(element, dims)])
+    if bias is None:
+        return y
+    b = ctx.value(bias)
+    b = ctx.f.op("reshape", [b], {"shape": Attr.i64s([-1] + [1] * spatial)},
+                 [(b.element, [b.dims[0]] + [1] * spatial)])
+    return ctx.op("add", [y, b])
+
+
+def _pool(ctx, kind, kernel, stride, padding, dilation, ceil_mode, extra=None):
+    x = ctx.value(ctx.arg(0))
+    spatial = x.rank - 2
+    kernel = _pair(kernel, spatial)
+    stride = _pair(stride, spatial) if stride else kernel
+    padding = _pair(padding, spatial)
+    attrs = {"kernel_shape": Attr.i64s(kernel), "strides": Attr.i64s(stride),
+             "pads": Attr.i64s(list(padding) + list(padding)),
+             "dilations": Attr.i64s(_pair(dilation, spatial)),
+             "ceil_mode": Attr.bool(ceil_mode)}
+    attrs.update(extra or {})
+    return attrs
+
+
+@converts("aten.max_pool2d_with_indices.default", "aten.max_pool2d.default")
+def max_pool(ctx):
+    attrs = _pool(ctx, "max", ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), ctx.arg(4, 1),
+                  ctx.arg(5, False))
+    with_indices = "with_indices" in str(ctx.node.target)
+    result = ctx.f.op("max_pool", [ctx.value(ctx.arg(0))], attrs,
+                      [ctx.out_type(0) if with_indices else ctx.out_type()])
+    # getitem 1 (the indices) has no value: refused where it is used.
+    return (result, None) if with_indices else result
+
+
+@converts("aten.avg_pool2d.default")
+def avg_pool(ctx):
+    if ctx.arg(6) is not None:
+        raise Unsupported("avg_pool2d with divisor_override")
+    attrs = _pool(ctx, "avg", ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), 1, ctx.arg(4, False),
+                  {"count_include_pad": Attr.bool(ctx.arg(5, True))})
+    return ctx.op("avg_pool", [ctx.value(ctx.arg(0))], attrs)
+
+
+@converts("aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
+def adaptive_avg_pool(ctx):
+    x = ctx.value(ctx.arg(0))
+    out = _pair(ctx.arg(1))
+    if out == [1, 1]:
+        return ctx.op("reduce_mean", [x], {"axes": Attr.i64s([2, 3]), "keepdims": Attr.bool(True)})
+    h, w = x.dims[2], x.dims[3]
+    if h is None or w is None or h % out[0] or w % out[1]:
+        raise Unsupported(f"adaptive average pool from {h}x{w} to {out[0]}x{out[1]} "
+                          "(only whole windows)")
+    kernel = [h // out[0], w // out[1]]
+    attrs = {"kernel_shape": Attr.i64s(kernel), "strides": Attr.i64s(kernel),
+             "pads": Attr.i64s([0, 0, 0, 0]), "dilations": Attr.i64s([1, 1]),
+             "ceil_mode": Attr.bool(False), "count_include_pad": Attr.bool(False)}
+    return ctx.op("avg_pool", [x], attrs)
+
+
+def _vector(ctx, arg, channels, fill, element):
+    if arg is not None:
+        return ctx.value(arg)
+    return ctx.f.constant(np.full([channels], fill, dtype=np.float32), element)
+
+
+@converts("aten._native_batch_norm_legit_no_training.default")
+def batch_norm(ctx):
+    x = ctx.value(ctx.arg(0))
+    channels = x.dims[1]
+    scale = _vector(ctx, ctx.arg(1), channels, 1.0, x.element)
+    bias = _vector(ctx, ctx.arg(2), channels, 0.0, x.element)
+    mean, var = ctx.value(ctx.arg(3)), ctx.value(ctx.arg(4))
+    eps = ctx.arg(6)
+    y = ctx.f.op("batch_norm", [x, scale, bias, mean, var], {"epsilon": Attr.f32(eps)},
+                 [ctx.out_type(0)])
+    return (y, None, None)
+
+
+@converts("aten._native_batch_norm_legit_functional.default",
+          "aten._native_batch_norm_legit.default")
+def batch_norm_training(ctx):
+    """BatchNorm in training form (allow_training_mode): normalised with the
+    batch's own statistics over every dim but the channels; the running
+    statistics' update is not kept."""
+    x = ctx.value(ctx.arg(0))
+    if not ctx.arg(5):
+        raise Unsupported("batch norm with training=False in its training form")
+    axes = [d for d in range(x.rank) if d != 1]
+    stat_dims = [1 if d != 1 else x.dims[1] for d in range(x.rank)]
+    mean = ctx.f.op("reduce_mean", [x], {"axes": Attr.i64s(axes), "keepdims": Attr.bool(True)},
+                    [(x.element, stat_dims)])
+    centred = ctx.f.op("sub", [x, mean], {}, [(x.element, x.dims)])
+    square = ctx.f.op("mul", [centred, centred], {}, [(x.element, x.dims)])
+    var = ctx.f.op("reduce_mean", [square], {"axes": Attr.i64s(axes), "keepdims": Attr.bool(True)},
+                   [(x.element, stat_dims)])
+    eps = ctx.arg(7)
+    var = ctx.f.op("add", [var, ctx.scalar(eps, x.element)], {}, [(x.element, stat_dims)])
+    scale = ctx.f.op("rsqrt", [var], {}, [(x.element, stat_dims)])
+    y = ctx.f.op("mul", [centred, scale], {}, [(x.element, x.dims)])
+    shape = [-1 if d == 1 else 1 for d in range(x.rank)]
+    for i, op in ((1, "mul"), (2, "add")):
+        if ctx.arg(i) is not None:
+            v = ctx.value(ctx.arg(i))
+            v = ctx.f.op("reshape", [v], {"shape": Attr.i64s(shape)}, [(x.element, stat_dims)])
+            y = ctx.f.op(op, [y, v], {}, [(x.element, x.dims)])
+    return (y, None, None, None, None)
+
+
+@converts("aten.native_dropout.default")
+def dropout_training(ctx):
+    if ctx.arg(2) is False or ctx.arg(1) == 0:
+        return (ctx.value(ctx.arg(0)), None)
+    raise Unsupported("Dropout in training mode draws random numbers, which Kiln's compiled "
+                      "models do not: call .eval() on it (inference) or remove it")
+
+
+@converts("aten.native_layer_norm.default")
+def layer_norm(ctx):
+    x = ctx.value(ctx.arg(0))
+    shape = list(ctx.arg(1))
+    import numpy as np
+    scale = ctx.value(ctx.arg(2)) if ctx.arg(2) is not None else \
+        ctx.f.constant(np.ones(shape, np.float32), x.element)
+    bias = ctx.value(ctx.arg(3)) if ctx.arg(3) is not None else \
+        ctx.f.constant(np.zeros(shape, np.float32), x.element)
+    y = ctx.f.op("layer_norm", [x, scale, bias],
+                 {"axis": Attr.i64(x.rank - len(shape)), "epsilon": Attr.f32(ctx.arg(4))},
+                 [ctx.out_type(0)])
+    return (y, None, None)
+
+
+def _softmax(kind):
+    def convert(ctx):
+        x = ctx.value(ctx.arg(0))
+        axis = ctx.arg(1)
+        return ctx.op(kind, [x], {"axis": Attr.i64(axis % x.rank)})
+    return convert
+
+
+converts("aten._softmax.default", "aten.softmax.int")(_softmax("softmax"))
+converts("aten._log_softmax.default", "aten.log_softmax.int")(_softmax("log_softmax"))
+
+
+@converts("aten.mm.default", "aten.bmm.default", "aten.matmul.default")
+def matmul(ctx):
+    return ctx.op("matmul", [ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))])
+
+
+@converts("aten.addmm.default")
+def addmm(ctx):
+    bias, a, b = (ctx.value(ctx.arg(i)) for i in range(3))
+    beta, alpha = ctx.kwargs.get("beta", 1), ctx.kwargs.get("alpha", 1)
+    element, dims = ctx.out_type()
+    y = ctx.f.op("matmul", [a, b], {}, [(element, dims)])
+    if alpha != 1:
+        y = ctx.f.op("mul", [y, ctx.scalar(alpha, element)], {}, [(element, dims)])
+    if beta != 1:
+        bias = ctx.f.op("mul", [bias, ctx.scalar(beta, element)], {}, [(element, bias.dims)])
+    return ctx.op("add", [y, bias])
+
+
+@converts("aten.linear.default")
+def linear(ctx):
+    x, w = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))
+    wt = ctx.f.op("transpose", [w], {"permutation": Attr.i64s([1, 0])},
+                  [(w.element, [w.dims[1], w.dims[0]])])
+    element, dims = ctx.out_type()
+    y = ctx.f.op("matmul", [x, wt], {}, [(element, dims)])
+    if ctx.arg(2) is None:
+        return y
+    return ctx.op("add", [y, ctx.value(ctx.arg(2))])
+
+
+@converts("aten.embedding.default")
+def embedding(ctx):
+    weight, indices = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))
+    return ctx.op("gather", [weight, indices], {"axis": Attr.i64(0)})
+
+
+@converts("aten.scaled_dot_product_attention.default")
+def attention(ctx):
+    """softmax(q k^T * scale [+ mask]) v, the mask boolean (True keeps) or
+    additive; is_causal keeps the lower triangle."""
+    q, k, v = (ctx.value(ctx.arg(i)) for i in range(3))
+    mask = ctx.arg(3, None, name="attn_mask")
+    if ctx.arg(4, 0.0, name="dropout_p"):
+        raise Unsupported("attention with dropout")
+    causal = ctx.arg(5, False, name="is_causal")
+    scale = ctx.kwargs.get("scale", ctx.arg(6, None))
+    if ctx.kwargs.get("enable_gqa", False):
+        raise Unsupported("grouped-query attention (enable_gqa)")
+    depth = q.dims[-1]
+    if depth is None:
+        raise Unsupported("attention with a dynamic head size")
+    scale = scale if scale is not None else 1.0 / math.sqrt(depth)
+    rank = k.rank
+    perm = list(range(rank))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    kt = ctx.f.op("transpose", [k], {"permutation": Attr.i64s(perm)},
+                  [(k.element, [k.dims[p] for p in perm])])
+    score_dims = q.dims[:-1] + [k.dims[-2]]
+    s = ctx.f.op("matmul", [q, kt], {}, [(q.element, score_dims)])
+    s = ctx.f.op("mul", [s, ctx.scalar(scale, q.element)], {}, [(q.element, score_dims)])
+    minus_inf = ctx.scalar(float("-inf"), q.element)
+    if causal:
+        rows, cols = q.dims[-2], k.dims[-2]
+        if rows is None or cols is None:
+            raise Unsupported("causal attention over a dynamic sequence length")
+        keep = ctx.f.constant(np.tril(np.ones((rows, cols), dtype=np.bool_)), "i1")
+        s = ctx.f.op("select", [keep, s, minus_inf], {}, [(q.element, score_dims)])
+    if mask is not None:
+        m = ctx.value(mask)
+        if m.element == "i1":
+            s = ctx.f.op("select", [m, s, minus_inf], {}, [(q.element, score_dims)])
+        else:
+            s = ctx.f.op("add", [s, m], {}, [(q.element, score_dims)])
+    p = ctx.f.op("softmax", [s], {"axis": Attr.i64(len(score_dims) - 1)},
+                 [(q.element, score_dims)])
+    return ctx.op("matmul", [p, v])

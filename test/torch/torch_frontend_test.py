@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""The PyTorch frontend, end to end (run with the venv scripts/torch-venv.sh
+makes).
+
+  torch_frontend_test.py models --kiln KILN --work DIR
+      torchvision resnet18, mobilenet_v2, squeezenet1_1, efficientnet_b0
+      (random weights, eval mode) and a 2-layer BERT-style encoder and a
+      GPT-style decoder (test/torch/transformer_models.py), each traced with
+      a dynamic batch, compiled once and run at batch 1 and 8 against
+      PyTorch (max abs error / max |want| <= 1e-4).
+  torch_frontend_test.py checks --kiln KILN --work DIR --onnx-resnet18-bn FILE
+      refusals (unsupported ops listed all at once with their lines, a
+      branch on data, a module in training mode), the command line
+      (`python3 -m kiln_torch compile/ops`), `pip install` of the package,
+      and the traced resnet18 against the ONNX-imported one: the same kiln
+      ops with the same types after the graph phase.
+Prints "N passed, N failed"."""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "frontends", "torch"))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import kiln_torch  # noqa: E402
+
+passed = failed = 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"PASS: {what}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL: {what} {detail}", flush=True)
+
+
+def randomize_batch_norms(model):
+    """Running statistics and affine parameters away from their initial
+    values, so that folding them is visible (and checked)."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.copy_(torch.randn(m.num_features) * 0.1)
+                m.running_var.copy_(torch.rand(m.num_features) + 0.5)
+                m.weight.copy_(torch.rand(m.num_features) + 0.5)
+                m.bias.copy_(torch.randn(m.num_features) * 0.1)
+    return model
+
+
+def run_kiln(kiln, artifact, inputs, want, work):
+    args = []
+    for i, t in enumerate(inputs):
+        path = os.path.join(work, f"input{i}.npy")
+        np.save(path, t.numpy())
+        args += ["--input", f"@{i}={path}"]
+    expected = os.path.join(work, "want.npy")
+    np.save(expected, want)
+    result = subprocess.run([kiln, "run", artifact] + args +
+                            ["--expected", f"output={expected}", "--max-relative-error", "1e-4"],
+                            capture_output=True, text=True)
+    lines = (result.stdout.strip() or result.stderr.strip()).splitlines()
+    return result.returncode == 0, lines[-1] if lines else ""
+
+
+def models(args):
+    import torchvision
+    from transformer_models import Decoder, Encoder
+
+    def tokens(batch):
+        ids = torch.randint(0, 1000, (batch, 16))
+        mask = torch.cat([torch.ones(batch, 12, dtype=torch.int64),
+                          torch.zeros(batch, 4, dtype=torch.int64)], 1)
+        return ids, mask
+
+    image = lambda batch: (torch.randn(batch, 3, 224, 224),)  # noqa: E731
+    cases = [("resnet18", lambda: randomize_batch_norms(torchvision.models.resnet18()), image),
+             ("mobilenet_v2", lambda: randomize_batch_norms(torchvision.models.mobilenet_v2()),
+              image),
+             ("squeezenet1_1", torchvision.models.squeezenet1_1, image),
+             ("efficientnet_b0",
+              lambda: randomize_batch_norms(torchvision.models.efficientnet_b0()), image),
+             ("bert_encoder", Encoder, tokens),
+             ("gpt_decoder", Decoder, lambda batch: (tokens(batch)[0],))]
+    for name, build, make_inputs in cases:
+        torch.manual_seed(0)
+        model = build().eval()
+        artifact = os.path.join(args.work, name + ".so")
+        try:
+            kiln_torch.compile(model, make_inputs(1), artifact)
+            ok, detail = True, ""
+        except kiln_torch.KilnTorchError as error:
+            ok, detail = False, str(error)
+        check(ok, f"{name} traces and compiles with a dynamic batch", detail)
+        if not ok:
+            continue
+        for batch in (1, 8):
+            inputs = make_inputs(batch)
+            with torch.no_grad():
+                want = model(*inputs).numpy()
+            ok, detail = run_kiln(args.kiln, artifact, inputs, want, args.work)
+            check(ok, f"{name} at batch {batch} matches PyTorch: {detail}")
+
+
+def refusals(args):
+    from torch import nn
+
+    class Unsupported(nn.Module):
+        def forward(self, x):
+            y = torch.cumsum(x, 1)
+            z = torch.sort(x, 1).values
+            return y + z
+
+    class DataDependent(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x * 2
+            return x
+
+    class Training(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn, self.drop = nn.BatchNorm1d(4), nn.Dropout(0.1)
+
+        def forward(self, x):
+            return self.drop(self.bn(x))
+
+    this = os.path.abspath(__file__)
+    lines = {text: i + 1 for i, text in enumerate(open(this).read().splitlines())}
+
+    def line_of(code):
+        return next(n for text, n in lines.items() if text.strip() == code)
+
+    def refused(model, **options):
+        try:
+            kiln_torch.to_ir(model, (torch.randn(2, 4),), **options)
+            return ""
+        except kiln_torch.KilnTorchError as error:
+            return str(error)
+
+    message = refused(Unsupported().eval())
+    check(f"unsupported op aten.cumsum.default (1 use):\n  {this}:{line_of('y = torch.cumsum(x, 1)')} "
+          "(forward): y = torch.cumsum(x, 1)" in message and
+          f"unsupported op aten.sort.default (1 use):\n  {this}:"
+          f"{line_of('z = torch.sort(x, 1).values')} (forward)" in message,
+          "every unsupported op is listed with its source line, all at once", message)
+    message = refused(DataDependent().eval())
+    check(f"control flow depends on tensor values at {this}:{line_of('if x.sum() > 0:')} in "
+          "forward: `if x.sum() > 0:`" in message,
+          "a branch on tensor values is refused with its line", message)
+    message = refused(Training())
+    check("the module is in training mode; these layers behave differently in training: "
+          "bn (BatchNorm1d), drop (Dropout). Call module.eval()" in message,
+          "a module in training mode is refused, naming its BatchNorm and Dropout", message)
+    class TrainingNorm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(4)
+
+        def forward(self, x):
+            return torch.relu(self.bn(x))
+
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        message = refused(TrainingNorm(), allow_training_mode=True)
+    check(message == "" and any("bn (BatchNorm1d) is traced in training mode" in str(w.message)
+                                for w in caught) and
+          any("bn.running_mean (buffer mutation)" in str(w.message) for w in caught),
+          "allow_training_mode traces BatchNorm with batch statistics, warning per layer and "
+          "that the running statistics' update is not kept", message)
+    message = refused(Training(), allow_training_mode=True)
+    check("Dropout in training mode draws random numbers" in message,
+          "Dropout in training mode is refused even then", message)
+
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("calls", torch.zeros(1))
+
+        def forward(self, x):
+            self.calls.add_(1)
+            return x * 2
+
+    message = refused(Counter().eval())
+    check("the module updates state in place: calls (buffer mutation)" in message,
+          "an in-place update of a buffer is refused, naming it", message)
+
+
+def command_line(args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "frontends", "torch"), KILN=args.kiln)
+    result = subprocess.run([sys.executable, "-m", "kiln_torch", "ops"], capture_output=True,
+                            text=True, env=env)
+    ops = result.stdout.split()
+    check(result.returncode == 0 and "aten.convolution.default" in ops and
+          "aten.scaled_dot_product_attention.default" in ops,
+          f"python3 -m kiln_torch ops lists the supported ops ({len(ops)})", result.stderr)
+    factory = os.path.join(args.work, "my_models.py")
+    with open(factory, "w") as f:
+        f.write("import torch\n\ndef make_model():\n"
+                "    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(),"
+                " torch.nn.Flatten(), torch.nn.Linear(8 * 6 * 6, 10)).eval()\n")
+    artifact = os.path.join(args.work, "cli.so")
+    result = subprocess.run([sys.executable, "-m", "kiln_torch", "compile",
+                             f"{factory}:make_model", "--example-shape", "1x3x8x8", "-o", artifact],
+                            capture_output=True, text=True, env=env)
+    check(result.returncode == 0 and os.path.exists(artifact) and "compiled" in result.stdout,
+          "python3 -m kiln_torch compile FILE.py:FUNCTION writes an artifact", result.stderr)
+    with tempfile.TemporaryDirectory() as target, tempfile.TemporaryDirectory() as copy:
+        # pip builds in the folder it installs from: a copy keeps the
+        # source tree clean.
+        import shutil
+        package = os.path.join(copy, "torch")
+        shutil.copytree(os.path.join(SOURCE, "frontends", "torch"), package,
+                        ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+        result = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                                 "--disable-pip-version-check", "--target", target, package],
+                                capture_output=True, text=True)
+        imported = subprocess.run([sys.executable, "-c", "import kiln_torch; print(kiln_torch.__file__)"],
+                                  capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONPATH=target))
+        check(result.returncode == 0 and imported.stdout.startswith(target),
+              "the package installs with pip", result.stderr + imported.stderr)
+
+
+def same_as_onnx(args):
+    """The traced resnet18 and the ONNX one (same architecture, other random
+    weights) give the same kiln ops with the same types after the graph
+    phase: a multiset of 'op (operand types) -> result type' lines."""
+    import torchvision
+    torch.manual_seed(0)
+    traced = os.path.join(args.work, "resnet18.mlir")
+    kiln_torch.export(randomize_batch_norms(torchvision.models.resnet18()).eval(),
+                      (torch.randn(1, 3, 224, 224),), traced)
+
+    def ops(path, extra):
+        out = subprocess.run([args.kiln, "import", path, "--compile-to=graph"] + extra,
+                             capture_output=True, text=True).stdout
+        found = []
+        for line in out.splitlines():
+            m = re.search(r"(kiln\.\w+) .*: (\(.*\) -> tensor<[^>]*>)", line)
+            if m and "kiln.constant" not in line:
+                found.append(f"{m.group(1)} {m.group(2)}")
+        return sorted(found)
+
+    a, b = ops(traced, []), ops(args.onnx_resnet18_bn, ["--dynamic-batch"])
+    import difflib
+    diff = "\n".join(list(difflib.unified_diff(b, a, "onnx", "traced", lineterm=""))[:20])
+    check(a == b and len(a) > 50,
+          f"traced and ONNX-imported resnet18 give the same {len(a)} kiln ops after the graph phase",
+          diff)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("suite", choices=["models", "checks"])
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--onnx-resnet18-bn")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    os.environ["KILN"] = args.kiln
+    if args.suite == "models":
+        models(args)
+    else:
+        refusals(args)
+        command_line(args)
+        same_as_onnx(args)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
