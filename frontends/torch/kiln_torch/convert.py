@@ -105,10 +105,6 @@ class Context:
         meta = self.out_meta(index)
         return (element_of(meta.dtype), dims_of(meta))
 
-    def symbols(self, fake):
-        """Each dim's text ('3', 's0'), to match symbolic dims."""
-        return [str(d) for d in fake.shape]
-
     # --- values ----------------------------------------------------------
     def value(self, arg, like=None):
         """The kiln value of an fx node, or a constant for a Python scalar
@@ -129,7 +125,6 @@ class Context:
 
     def scalar(self, number, element):
         import numpy as np
-        np_type = {name: t for name, (e, t) in ir.ELEMENT_TYPES.items()}
         dtype = next(t for (e, t) in ir.ELEMENT_TYPES.values() if e == element)
         return self.f.constant(np.array(number, dtype=dtype), element)
 

@@ -39,7 +39,7 @@ def convolution(ctx):
     return ctx.op("add", [y, b])
 
 
-def _pool(ctx, kind, kernel, stride, padding, dilation, ceil_mode, extra=None):
+def _pool_attrs(ctx, kernel, stride, padding, dilation, ceil_mode, extra=None):
     x = ctx.value(ctx.arg(0))
     spatial = x.rank - 2
     kernel = _pair(kernel, spatial)
@@ -55,7 +55,7 @@ def _pool(ctx, kind, kernel, stride, padding, dilation, ceil_mode, extra=None):
 
 @converts("aten.max_pool2d_with_indices.default", "aten.max_pool2d.default")
 def max_pool(ctx):
-    attrs = _pool(ctx, "max", ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), ctx.arg(4, 1),
+    attrs = _pool_attrs(ctx, ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), ctx.arg(4, 1),
                   ctx.arg(5, False))
     with_indices = "with_indices" in str(ctx.node.target)
     result = ctx.f.op("max_pool", [ctx.value(ctx.arg(0))], attrs,
@@ -68,7 +68,7 @@ def max_pool(ctx):
 def avg_pool(ctx):
     if ctx.arg(6) is not None:
         raise Unsupported("avg_pool2d with divisor_override")
-    attrs = _pool(ctx, "avg", ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), 1, ctx.arg(4, False),
+    attrs = _pool_attrs(ctx, ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), 1, ctx.arg(4, False),
                   {"count_include_pad": Attr.bool(ctx.arg(5, True))})
     return ctx.op("avg_pool", [ctx.value(ctx.arg(0))], attrs)
 
@@ -151,7 +151,6 @@ def dropout_training(ctx):
 def layer_norm(ctx):
     x = ctx.value(ctx.arg(0))
     shape = list(ctx.arg(1))
-    import numpy as np
     scale = ctx.value(ctx.arg(2)) if ctx.arg(2) is not None else \
         ctx.f.constant(np.ones(shape, np.float32), x.element)
     bias = ctx.value(ctx.arg(3)) if ctx.arg(3) is not None else \

@@ -103,7 +103,6 @@ def select(ctx):
     dims = list(x.dims)
     dims[dim] = 1
     part = ctx.f.op("slice", [x], _slice_attrs(x, dim, index, index + 1, 1), [(x.element, dims)])
-    shape = [0 if d is None else d for i, d in enumerate(x.dims) if i != dim]
     shape = [(0 if x.dims[i] is None else x.dims[i]) for i in range(x.rank) if i != dim]
     # a 0 copies the dim at the same position of the input: only valid
     # for dims before `dim`.
