@@ -152,7 +152,8 @@ static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef d
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != t.bytes.size())
       return error("'" + path + "': raw data does not match the dims");
-    std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
+    if (!t.bytes.empty()) // an empty vector's data() may be null
+      std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
     return t;
   }
   auto fill = [&](auto field) -> llvm::Error {
