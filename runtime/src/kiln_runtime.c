@@ -83,6 +83,11 @@ struct kiln_model {
   /* The caller's handle and each live session: the model (and its code)
    * goes when the last of them does. */
   int references;
+  /* kiln_model_load_verified: the memory file the library was loaded
+   * from, open while the model lives (the loader knows the library by its
+   * /proc/self/fd path: a reused descriptor number would name it again
+   * for another model), else -1. */
+  int memory_file;
 };
 
 static void retain_model(kiln_model *model) {
@@ -94,6 +99,8 @@ static void release_model(kiln_model *model) {
     return;
   if (model->library)
     dlclose(model->library);
+  if (model->memory_file >= 0)
+    close(model->memory_file);
   free(model);
 }
 
@@ -200,6 +207,7 @@ kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
   m->abi = abi;
   m->device = device;
   m->references = 1;
+  m->memory_file = -1;
   *model = m;
   return kiln_ok();
 }
@@ -243,8 +251,10 @@ static kiln_status check_elf(const char *path, unsigned *machine) {
   return KILN_OK;
 }
 
-/* Loads the library at `open_path` (`path` names it in messages). */
-static kiln_status load_library(const char *open_path, const char *path, kiln_model **model) {
+/* Loads the library at `open_path` (`path` names it in messages); the
+ * model keeps `memory_file` (or -1) open until it goes. */
+static kiln_status load_library(const char *open_path, const char *path, int memory_file,
+                                kiln_model **model) {
   unsigned machine = 0;
   if (strchr(open_path, '/')) {
     kiln_status status = check_elf(open_path, &machine);
@@ -277,6 +287,7 @@ static kiln_status load_library(const char *open_path, const char *path, kiln_mo
   m->abi = abi;
   m->device = device;
   m->references = 1;
+  m->memory_file = memory_file;
   *model = m;
   return kiln_ok();
 }
@@ -295,7 +306,7 @@ kiln_status kiln_model_load(const char *path, kiln_model **model) {
       return kiln_fail(KILN_ERROR_LOAD, "cannot load '%s': the path is too long", path);
     open_path = local;
   }
-  return load_library(open_path, path, model);
+  return load_library(open_path, path, -1, model);
 }
 
 /* Reads the whole file at `path` into memory (at most 2^36 bytes). */
@@ -368,8 +379,9 @@ kiln_status kiln_model_load_verified(const char *path, const char *sha256, kiln_
   }
   char fd_path[64];
   snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);
-  status = load_library(fd_path, path, model);
-  close(fd);
+  status = load_library(fd_path, path, fd, model);
+  if (status != KILN_OK)
+    close(fd);
   return status;
 }
 

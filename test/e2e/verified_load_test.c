@@ -1,10 +1,13 @@
-/* verified_load_test.c MODEL.so
+/* verified_load_test.c MODEL.so OTHER.so
  * kiln_model_load_verified: the model loads and runs with its file's
  * SHA-256 (from sha256sum), in either case; a wrong hash gives
  * KILN_ERROR_VERIFY and nothing loads; a malformed hash or a missing file
  * is refused. The runtime's SHA-256 is checked against sha256sum on files
  * of every padding case (0..130 bytes, and the model itself) through the
- * message of a refused load, which names the file's actual hash. */
+ * message of a refused load, which names the file's actual hash. Two
+ * different models loaded verified side by side are each themselves (the
+ * loader must not take the second for the first: both come from a
+ * /proc/self/fd path). */
 #include "kiln/kiln.h"
 #include "check.h"
 #include "inputs.h"
@@ -40,8 +43,8 @@ static int runtime_hash(const char *path, char out[65]) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s MODEL.so\n", argv[0]);
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s MODEL.so OTHER.so\n", argv[0]);
     return 2;
   }
   const char *path = argv[1];
@@ -84,6 +87,27 @@ int main(int argc, char **argv) {
         "a missing file is refused");
   CHECK(kiln_model_load_verified(NULL, expected, &model) == KILN_ERROR_INVALID_ARGUMENT,
         "a null path is refused");
+
+  /* Two models verified at once, and one after the other. */
+  char other_hash[65];
+  sha256sum(argv[2], other_hash);
+  kiln_model *first = NULL, *second = NULL, *plain = NULL;
+  int both = kiln_model_load_verified(path, expected, &first) == KILN_OK &&
+             kiln_model_load_verified(argv[2], other_hash, &second) == KILN_OK &&
+             kiln_model_load(argv[2], &plain) == KILN_OK;
+  CHECK(both && kiln_model_input(second, 0)->rank == kiln_model_input(plain, 0)->rank &&
+            kiln_model_input(second, 0)->dims[kiln_model_input(plain, 0)->rank - 1] ==
+                kiln_model_input(plain, 0)->dims[kiln_model_input(plain, 0)->rank - 1] &&
+            kiln_model_input(first, 0)->rank != kiln_model_input(second, 0)->rank,
+        "two models loaded verified side by side are each themselves");
+  kiln_model_free(first);
+  kiln_model_free(second);
+  second = NULL;
+  CHECK(kiln_model_load_verified(argv[2], other_hash, &second) == KILN_OK &&
+            kiln_model_input(second, 0)->rank == kiln_model_input(plain, 0)->rank,
+        "a model loaded verified after another was freed is itself");
+  kiln_model_free(second);
+  kiln_model_free(plain);
 
   /* SHA-256 against sha256sum on every padding case. */
   char file[] = "/tmp/kiln-sha256-XXXXXX";
