@@ -3,13 +3,11 @@ refused (BatchNorm and Dropout would be traced in their training form),
 data-dependent control flow is reported with the line that caused it, and
 the batch dim is made symbolic."""
 
-import os
-import re
 import warnings
 
 import torch
 
-from .convert import KilnTorchError
+from .convert import KilnTorchError, model_frame
 
 
 def training_layers(module):
@@ -33,14 +31,13 @@ def check_mode(module, allow_training_mode):
 
 
 def user_frame(text):
-    """The last 'File "...", line N' of a traceback text that is not inside
-    torch itself."""
-    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', text)
-    torch_dir = os.path.dirname(torch.__file__) + os.sep
-    for path, line, function, code in reversed(frames):
-        if not path.startswith(torch_dir) and "/kiln_torch/" not in path:
-            return f"{path}:{line} in {function}: `{code.strip()}`"
-    return None
+    """'file.py:12 in forward: `code`' of the model's frame of a traceback
+    text, or None."""
+    frame = model_frame(text)
+    if frame is None:
+        return None
+    path, line, function, code = frame
+    return f"{path}:{line} in {function}: `{code.strip()}`"
 
 
 def decompositions():

@@ -33,16 +33,24 @@ class NotComputed:
         self.why = why
 
 
-def _user_frame(node):
-    """(path, line, function, code) of the innermost frame of the node's
-    stack trace outside torch itself (the model's own code)."""
-    trace = node.meta.get("stack_trace") or ""
-    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', trace)
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)')
+
+
+def model_frame(text):
+    """(path, line, function, code) of the innermost frame of a traceback
+    text outside torch and kiln_torch (the model's own code), or None."""
     torch_dir = os.path.dirname(torch.__file__) + os.sep
-    for frame in reversed(frames):
-        if not frame[0].startswith(torch_dir):
+    for frame in reversed(_FRAME.findall(text)):
+        if not frame[0].startswith(torch_dir) and "/kiln_torch/" not in frame[0]:
             return frame
-    return frames[-1] if frames else None
+    return None
+
+
+def _user_frame(node):
+    """The model's frame of the node's stack trace, else its innermost."""
+    trace = node.meta.get("stack_trace") or ""
+    frames = _FRAME.findall(trace)
+    return model_frame(trace) or (frames[-1] if frames else None)
 
 
 def source_line(node):
