@@ -18,7 +18,7 @@ CMAKE_FLAGS = -G Ninja \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
 .PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update asan \
-  soak tsan fuzz torch-venv
+  soak tsan fuzz torch-venv install package
 
 all: build
 
@@ -46,6 +46,16 @@ test: build torch-venv
 
 demo: build
 	@./examples/demo.sh $(BUILD_DIR)
+
+# `make install PREFIX=/opt/kiln`: bin/, lib/ (the runtime and the CMake
+# package), include/kiln/, share/kiln/ (docs/UserGuide.md, "Installing").
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
+# The Debian packages kiln-runtime and kiln (CPack) in $(BUILD_DIR)/packages.
+package: build
+	cd $(BUILD_DIR) && cpack -B packages
 
 # Kiln against ONNX Runtime on the reference models, with the machine's
 # limits, start-up, memory, overhead, compile time and a busy-core run:

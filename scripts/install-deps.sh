@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(
   # Toolchain: MLIR/LLVM 22, the build tools the Makefile uses.
   cmake ninja-build ccache lld g++ make
+  # `make package` (CPack's .deb reads the runtime's dependencies with
+  # dpkg-shlibdeps) and the packaging test; python3-venv for the venvs.
+  dpkg-dev file python3-venv
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # Tests: Catch2 (unit), lit + FileCheck come with llvm-22-tools;
   # clang-22, its libFuzzer/sanitizer runtimes and omp.h for `make fuzz`.

@@ -15,11 +15,11 @@
 #include <algorithm>
 #include <set>
 
-#ifndef KILN_RUNTIME_INCLUDE_DIR
-#error "KILN_RUNTIME_INCLUDE_DIR must name runtime/include"
-#endif
-
 namespace kiln::artifact {
+
+// kModelAbiHeader: runtime/include/kiln/kiln_model_abi.h, embedded at build
+// time, so the compiler needs no include folder of its own.
+#include "ModelAbiHeader.inc"
 
 static llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -349,11 +349,18 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
     return e;
   if (llvm::Error e = writeFile(entryFile, entrySource))
     return e;
+  // The entry file's one Kiln header, from the compiler's own copy.
+  llvm::SmallString<128> includeDir(work);
+  llvm::sys::path::append(includeDir, "include", "kiln");
+  if (std::error_code ec = llvm::sys::fs::create_directories(includeDir))
+    return error("cannot create '" + includeDir + "': " + ec.message());
+  if (llvm::Error e = writeFile((includeDir + "/kiln_model_abi.h").str(), kModelAbiHeader))
+    return e;
   // -ffile-prefix-map keeps the temporary path out of the output, so the
   // same model compiles to the same bytes.
   if (llvm::Error e = runTool("cc", {"-c", "-O2", "-fPIC", "-std=c11",
                                      "-ffile-prefix-map=" + work.str().str() + "=.",
-                                     "-I", KILN_RUNTIME_INCLUDE_DIR, entryFile, "-o",
+                                     "-I", (work + "/include").str(), entryFile, "-o",
                                      entryObject}))
     return e;
   std::vector<std::string> objects = {modelObject, entryObject};
@@ -385,8 +392,11 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
   if (ext == ".so") {
     // Libraries after the objects that need them (the linker drops an
     // -lm it meets first).
+    // The file's name as its soname: a program linked against the
+    // artifact (kiln_add_model) finds it by name on its run path.
+    std::string soname = "-Wl,-soname," + llvm::sys::path::filename(outputPath).str();
     if (llvm::Error e = runTool("cc", withObjects({"-shared", "-o", partial.str().str(),
-                                                   "-Wl,--build-id=sha1"},
+                                                   "-Wl,--build-id=sha1", soname},
                                                   {"-lm"})))
       return e;
   } else if (ext == ".o") {

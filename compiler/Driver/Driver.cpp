@@ -162,7 +162,12 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   auto target = (*backend)->targetDescription(options.targetOptions);
   if (!target)
     return target.takeError();
+  auto step = [&](size_t i) {
+    if (options.onStep)
+      options.onStep(i);
+  };
   CompileContext compileContext(source, *backend);
+  step(0);
   auto loaded = loadModel(source, *compileContext.context);
   if (!loaded)
     return loaded.takeError();
@@ -207,14 +212,17 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   // graph, fuse; then the backend claims library calls on whole kernels
   // with exact shapes.
   Phase fused = options.fuse ? Phase::Fuse : Phase::Graph;
+  step(1);
   if (llvm::Error e = runPhases(module, Phase::Import, std::min(fused, last), options, path))
     return std::move(e);
   if (auto done = stopHere(Phase::Graph))
     return *done;
   if (auto done = stopHere(Phase::Fuse))
     return *done;
+  step(2);
   if (options.targetOptions.libraries)
     contents.libraryCalls = (*backend)->claimLibraryCalls(module, options.targetOptions);
+  step(3);
 
   // linalg (its kernels are what the report lists), then plan.
   if (llvm::Error e = runPhases(module, Phase::Fuse, std::min(Phase::Linalg, last), options, path))
@@ -223,12 +231,14 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
       listKernels(module, contents.entryFunction, **backend, contents.libraryCalls);
   if (auto done = stopHere(Phase::Linalg))
     return *done;
+  step(4);
   if (llvm::Error e = runPhases(module, Phase::Linalg, std::min(Phase::Plan, last), options, path))
     return std::move(e);
   if (auto done = stopHere(Phase::Plan))
     return *done;
 
   // The backend's code generation and artifact.
+  step(5);
   PassManager codegen(module.getContext());
   (*backend)->buildCodegenPipeline(codegen, options.targetOptions);
   if (failed(codegen.run(module)))
@@ -238,6 +248,7 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   MemoryPlanSummary plan = readMemoryPlan(module, contents.entryFunction);
   contents.arenaBytes = plan.arenaBytes;
   contents.report = buildReport(plan, std::move(kernels));
+  step(6);
   if (llvm::Error e = (*backend)->emitArtifact(module, contents, options.targetOptions))
     return std::move(e);
   CompileSummary summary{*target, contents.contentHash, ""};

@@ -24,6 +24,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,7 +59,14 @@ struct CompileOptions {
   llvm::raw_ostream *irOutput = nullptr;
   /// The artifact (.so, .a or .o); its header goes next to it.
   std::string outputPath;
+  /// Called as each step starts (`compileSteps` names them, in order), for
+  /// progress reports.
+  std::function<void(size_t step)> onStep;
 };
+
+/// The steps `compile` reports through CompileOptions::onStep.
+inline constexpr const char *compileSteps[] = {"import", "graph", "fuse", "linalg",
+                                               "plan",   "codegen", "artifact"};
 
 /// What `kiln compile` reports of a written artifact.
 struct CompileSummary {

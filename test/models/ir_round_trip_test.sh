@@ -12,10 +12,12 @@ round_trip() {
   if ! "$kiln" import "$models/$1.onnx" -o "$work/$1.$2" > "$work/$1.import.txt" 2>&1; then
     fail "$1: kiln import -o $1.$2"; cat "$work/$1.import.txt"; return
   fi
-  if ! "$kiln" compile "$work/$1.$2" -o "$work/$1.$2.so" > "$work/$1.compile.txt" 2>&1; then
+  # The same file name as the ONNX-compiled artifact (it is the soname).
+  mkdir -p "$work/from-$2"
+  if ! "$kiln" compile "$work/$1.$2" -o "$work/from-$2/$1.so" > "$work/$1.compile.txt" 2>&1; then
     fail "$1: kiln compile $1.$2"; cat "$work/$1.compile.txt"; return
   fi
-  if cmp -s "$models/$1.so" "$work/$1.$2.so"; then
+  if cmp -s "$models/$1.so" "$work/from-$2/$1.so"; then
     pass "$1: ONNX -> .$2 -> artifact is byte-identical to ONNX -> artifact ($(wc -c < "$work/$1.$2") bytes of IR)"
   else
     fail "$1: the artifact compiled from .$2 differs from the one compiled from ONNX"

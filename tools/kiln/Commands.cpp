@@ -20,7 +20,9 @@ static void printUsage(llvm::raw_ostream &os) {
         "  inspect <model.so> [--memory]       show its memory plan and kernels\n"
         "  verify-artifact <model.so> [--expect-hash H]\n"
         "                                      check an artifact's SHA-256 without\n"
-        "                                      loading it\n\n"
+        "                                      loading it\n"
+        "  --version                           Kiln's version and commit, MLIR/LLVM,\n"
+        "                                      the vendor libraries, this CPU\n\n"
         "Run `kiln <command> --help` for a command's options.\n";
 }
 
@@ -56,6 +58,8 @@ int runKiln(int argc, char **argv) {
     return runInspect(args);
   if (command == "verify-artifact")
     return runVerifyArtifact(args);
+  if (command == "--version" || command == "version")
+    return runVersion(args);
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(llvm::outs());
     return 0;

@@ -28,6 +28,7 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args);
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
 int runInspect(llvm::ArrayRef<llvm::StringRef> args);
 int runVerifyArtifact(llvm::ArrayRef<llvm::StringRef> args);
+int runVersion(llvm::ArrayRef<llvm::StringRef> args);
 
 /// The SHA-256 of a file's bytes, as 64 lowercase hex digits.
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef path);

@@ -10,6 +10,7 @@
 #include "tools/kiln/Arguments.h"
 #include "tools/kiln/Commands.h"
 #include "tools/kiln/ModelInput.h"
+#include "tools/kiln/Progress.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,6 +31,7 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "  --no-libraries       generate every convolution and matmul instead of\n"
         "                       calling the target's library (oneDNN)\n"
         "  --report             print the memory plan and the kernels' summary\n"
+        "  --quiet, -q          print nothing but errors (no progress, no summary)\n"
      << kModelInputUsage
      << "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
         "                       inputs): buffers that grow with the batch join the\n"
@@ -80,7 +82,7 @@ static std::vector<std::string> verifyArguments(const std::string &artifact,
 int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   driver::CompileOptions options;
   ModelInput model;
-  bool report = false;
+  bool report = false, quiet = false;
   std::string verifyDir, atol, rtol;
   int exitCode = 0;
   for (ArgumentCursor cursor(args); !cursor.done() && exitCode == 0; cursor.next()) {
@@ -145,6 +147,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       }
     } else if (arg == "--report") {
       report = true;
+    } else if (arg == "--quiet" || arg == "-q") {
+      quiet = true;
     } else if (auto v = value("--cpu")) {
       options.targetOptions.settings["cpu"] = *v;
     } else if (auto v = value("-o")) {
@@ -166,12 +170,19 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << "kiln compile: " << llvm::toString(source.takeError()) << "\n";
     return 2;
   }
+  // Progress only when an artifact is written (--compile-to prints IR).
+  Progress progress("compile", std::size(driver::compileSteps),
+                    quiet || options.stopAfter.has_value());
+  options.onStep = [&](size_t i) { progress.step(i, driver::compileSteps[i]); };
   auto summary = driver::compile(**source, options);
+  progress.finish();
   if (!summary) {
     llvm::errs() << "kiln compile: " << llvm::toString(summary.takeError()) << "\n";
     return 1;
   }
   if (options.stopAfter)
+    return 0;
+  if (quiet && !report && verifyDir.empty())
     return 0;
   llvm::outs() << "compiled " << model.path << " -> " << options.outputPath << " (target "
                << summary->target << ", hash " << summary->contentHash.substr(0, 16) << ")\n";
