@@ -28,6 +28,16 @@ function(kiln_add_model)
   if(NOT KILN_EXECUTABLE)
     message(FATAL_ERROR "kiln_add_model: this Kiln package has no compiler (install the kiln package)")
   endif()
+  # Every artifact defines kiln_model_descriptor: two static ones in one
+  # program would collide at link time, so say it here.
+  if(ARG_STATIC)
+    get_target_property(previous ${ARG_TARGET} KILN_STATIC_MODEL)
+    if(previous)
+      message(FATAL_ERROR "kiln_add_model: '${ARG_TARGET}' already links the static model "
+        "'${previous}'; a program links at most one model statically (each defines "
+        "kiln_model_descriptor): make the others shared and load them by path")
+    endif()
+  endif()
   get_filename_component(model "${ARG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   if(NOT EXISTS "${model}")
     message(FATAL_ERROR "kiln_add_model: no model at '${model}'")
@@ -83,6 +93,7 @@ function(kiln_add_model)
   add_dependencies(${lib} kiln_model_${name})
   target_link_libraries(${ARG_TARGET} PRIVATE ${lib} Kiln::runtime)
   if(ARG_STATIC)
+    set_target_properties(${ARG_TARGET} PROPERTIES KILN_STATIC_MODEL "${name}")
     # The generated code calls libm.
     target_link_libraries(${ARG_TARGET} PRIVATE m)
   endif()

@@ -20,6 +20,8 @@ packages=(
   # References for numeric checks and the reference models (Debian's
   # python, not PyPI).
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  # The `kiln` Python module is built against Python's headers.
+  python3-dev python3-setuptools python3-wheel
 )
 
 missing=()

@@ -113,6 +113,9 @@ static std::string entryPointSource(const ArtifactContents &info) {
   os << "__attribute__((visibility(\"hidden\"))) void __kiln_parallel_for(\n"
         "    void (*chunk)(void *, int64_t, int64_t), void *context, int64_t begin, int64_t end) {\n"
         "  services->parallel_for(services_state, chunk, context, begin, end);\n}\n";
+  // Each kernel of the report starts with a call here (kiln-mark-kernels).
+  os << "__attribute__((visibility(\"hidden\"))) void kiln_kernel_begin(int32_t kernel) {\n"
+        "  services->kernel_begin(services_state, (uint32_t)kernel);\n}\n";
   for (size_t i = 0; i < info.libraryCalls.size(); ++i) {
     const LibraryCall &c = info.libraryCalls[i];
     // Operands in the runtime's order (LibraryCall::operands): inputs,

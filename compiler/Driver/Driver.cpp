@@ -118,6 +118,54 @@ static std::vector<ModelTensor> describeTensors(func::FuncOp entry, bool results
   return tensors;
 }
 
+/// The model nodes an op came from (its location's names).
+static bool fromNode(Operation *op, llvm::StringRef node) {
+  bool found = false;
+  op->getLoc()->walk([&](Location loc) {
+    if (auto name = dyn_cast<NameLoc>(loc))
+      found |= name.getName() == node;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+/// Makes the results of each node in `nodes` outputs of `entry` (the last
+/// op imported from the node gives its results).
+static llvm::Error addNodeOutputs(func::FuncOp entry, llvm::ArrayRef<std::string> nodes) {
+  auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
+  llvm::StringRef nameKey = KilnDialect::NameAttrHelper::getNameStr();
+  for (const std::string &node : nodes) {
+    Operation *last = nullptr;
+    for (Operation &op : entry.getBody().front())
+      if (op.getNumResults() > 0 && fromNode(&op, node))
+        last = &op;
+    if (!last)
+      return error("no node named '" + node + "' in the model (`kiln inspect` lists the nodes "
+                   "of each kernel)");
+    for (auto [i, result] : llvm::enumerate(last->getResults())) {
+      if (!isa<RankedTensorType>(result.getType()))
+        return error("node '" + node + "' result " + std::to_string(i) + " has type " +
+                     [&] {
+                       std::string text;
+                       llvm::raw_string_ostream os(text);
+                       os << result.getType();
+                       return text;
+                     }() + ", which an output cannot have");
+      unsigned index = ret->getNumOperands();
+      ret->insertOperands(index, result);
+      entry.insertResult(index, result.getType(),
+                         DictionaryAttr::get(entry.getContext(),
+                                             {NamedAttribute(
+                                                 StringAttr::get(entry.getContext(), nameKey),
+                                                 StringAttr::get(entry.getContext(),
+                                                                 i == 0 ? node
+                                                                        : node + ":" +
+                                                                              std::to_string(i)))}));
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// Of the imported module (its bytecode: the weights included), the
 /// backend's target and every flag that changes the code. The same model
 /// gives the same hash whether it came as ONNX or as kiln IR.
@@ -188,6 +236,8 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   contents.maxBatch = options.maxBatch;
   contents.batchBuckets = options.batchBuckets;
   auto entry = module.lookupSymbol<func::FuncOp>("main");
+  if (llvm::Error e = addNodeOutputs(entry, options.extraOutputs))
+    return std::move(e);
   contents.inputs = describeTensors(entry, false);
   contents.outputs = describeTensors(entry, true);
   if (!options.batchBuckets.empty()) {
@@ -228,7 +278,8 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   if (llvm::Error e = runPhases(module, Phase::Fuse, std::min(Phase::Linalg, last), options, path))
     return std::move(e);
   llvm::json::Array kernels =
-      listKernels(module, contents.entryFunction, **backend, contents.libraryCalls);
+      listKernels(module, contents.entryFunction, **backend, contents.libraryCalls,
+                  /*mark=*/!options.stopAfter.has_value());
   if (auto done = stopHere(Phase::Linalg))
     return *done;
   step(4);

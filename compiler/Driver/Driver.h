@@ -59,6 +59,10 @@ struct CompileOptions {
   llvm::raw_ostream *irOutput = nullptr;
   /// The artifact (.so, .a or .o); its header goes next to it.
   std::string outputPath;
+  /// Model nodes whose results become extra outputs, named
+  /// "<node>" (result 0) or "<node>:<i>" (`kiln run --dump`): values that
+  /// fusion would keep out of memory are materialised.
+  std::vector<std::string> extraOutputs;
   /// Called as each step starts (`compileSteps` names them, in order), for
   /// progress reports.
   std::function<void(size_t step)> onStep;

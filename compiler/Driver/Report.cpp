@@ -4,9 +4,12 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -25,13 +28,37 @@ static void namesOf(Location loc, std::vector<std::string> &names) {
   }
 }
 
+/// Bytes of a tensor value (dynamic dims as 1); sets `dynamic` if any.
+static int64_t bytesOf(Value v, bool &dynamic) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.getElementType().isIntOrFloat())
+    return 0;
+  int64_t n = (type.getElementTypeBitWidth() + 7) / 8;
+  for (int64_t d : type.getShape()) {
+    if (ShapedType::isDynamic(d))
+      dynamic = true;
+    else
+      n *= d;
+  }
+  return n;
+}
+
 llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
-                              const Backend &backend, const std::vector<LibraryCall> &calls) {
+                              const Backend &backend, const std::vector<LibraryCall> &calls,
+                              bool mark) {
   llvm::json::Array kernels;
   auto entry = module.lookupSymbol<func::FuncOp>(entryName);
   if (!entry)
     return kernels;
-  for (Operation &op : entry.getBody().front()) {
+  func::FuncOp marker;
+  if (mark) {
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    marker = b.create<func::FuncOp>(module.getLoc(), "kiln_kernel_begin",
+                                    b.getFunctionType({b.getI32Type()}, {}));
+    marker.setPrivate();
+  }
+  for (Operation &op : llvm::make_early_inc_range(entry.getBody().front())) {
     std::string kind;
     if (auto call = dyn_cast<LibraryCallOp>(op))
       kind = backend.libraryCallLabel(calls.at(call.getId()));
@@ -46,7 +73,26 @@ llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
     llvm::json::Array ops;
     for (const std::string &n : names)
       ops.push_back(n);
-    kernels.push_back(llvm::json::Object{{"kind", kind}, {"ops", std::move(ops)}});
+    // What it reads and writes: its operands (not the destinations a
+    // destination-style op writes into: those are its results) and results.
+    bool dynamic = false;
+    int64_t bytes = 0;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    for (OpOperand &operand : op.getOpOperands())
+      if (!dps || !dps.isDpsInit(&operand))
+        bytes += bytesOf(operand.get(), dynamic);
+    for (Value result : op.getResults())
+      bytes += bytesOf(result, dynamic);
+    if (mark) {
+      OpBuilder b(&op);
+      Value index = b.create<arith::ConstantIntOp>(op.getLoc(), b.getI32Type(),
+                                                   static_cast<int64_t>(kernels.size()));
+      b.create<func::CallOp>(op.getLoc(), marker, ValueRange{index});
+    }
+    llvm::json::Object kernel{{"kind", kind}, {"ops", std::move(ops)}, {"bytes", bytes}};
+    if (dynamic)
+      kernel["dynamic"] = true;
+    kernels.push_back(std::move(kernel));
   }
   return kernels;
 }

@@ -30,10 +30,13 @@ MemoryPlanSummary readMemoryPlan(mlir::ModuleOp module, llvm::StringRef entry);
 
 /// The kernels of function `entry` after the linalg phase: each library
 /// call (named by the backend) and each loop nest, with the model's nodes
-/// in it.
+/// in it and the bytes its operands and results take (dynamic dims
+/// counted as 1, with "dynamic": true). With `mark`, a call
+/// `kiln_kernel_begin(k)` goes before kernel k (the artifact's profiling
+/// hook, kiln_session_set_kernel_hook): the backend defines the symbol.
 llvm::json::Array listKernels(mlir::ModuleOp module, llvm::StringRef entry,
                               const Backend &backend,
-                              const std::vector<LibraryCall> &calls);
+                              const std::vector<LibraryCall> &calls, bool mark);
 
 /// The compile report as JSON (docs/UserGuide.md, kiln inspect).
 std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels);

@@ -54,14 +54,14 @@ accuracy = (forward(test_x)[1].argmax(1) == test_y).mean()
 print(f"held-out accuracy: {accuracy:.3f} on {len(test_y)} images")
 
 nodes = [
-    helper.make_node("Flatten", ["image"], ["flat"], axis=1),
-    helper.make_node("Div", ["flat", "sixteen"], ["scaled"]),
-    helper.make_node("MatMul", ["scaled", "w1"], ["mm1"]),
-    helper.make_node("Add", ["mm1", "b1"], ["pre1"]),
-    helper.make_node("Relu", ["pre1"], ["hidden"]),
-    helper.make_node("MatMul", ["hidden", "w2"], ["mm2"]),
-    helper.make_node("Add", ["mm2", "b2"], ["logits"]),
-    helper.make_node("Softmax", ["logits"], ["probs"], axis=-1),
+    helper.make_node("Flatten", ["image"], ["flat"], axis=1, name="flatten"),
+    helper.make_node("Div", ["flat", "sixteen"], ["scaled"], name="scale"),
+    helper.make_node("MatMul", ["scaled", "w1"], ["mm1"], name="fc1"),
+    helper.make_node("Add", ["mm1", "b1"], ["pre1"], name="fc1_bias"),
+    helper.make_node("Relu", ["pre1"], ["hidden"], name="relu1"),
+    helper.make_node("MatMul", ["hidden", "w2"], ["mm2"], name="fc2"),
+    helper.make_node("Add", ["mm2", "b2"], ["logits"], name="fc2_bias"),
+    helper.make_node("Softmax", ["logits"], ["probs"], axis=-1, name="softmax"),
 ]
 inits = [numpy_helper.from_array(np.array(16.0, np.float32), "sixteen"),
          numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),

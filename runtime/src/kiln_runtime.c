@@ -463,6 +463,9 @@ struct kiln_session {
   /* Per output: a caller-owned buffer the result is copied to, if bound. */
   kiln_tensor *bound;
   uint8_t *is_bound;
+  /* Profiling (kiln_session_set_kernel_hook). */
+  kiln_kernel_hook kernel_hook;
+  void *kernel_hook_user;
 };
 
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
@@ -559,8 +562,24 @@ static void service_parallel_for(void *state, void (*chunk)(void *, int64_t, int
   session->device->parallel_for(session->num_threads, chunk, context, begin, end);
 }
 
+static void service_kernel_begin(void *state, uint32_t kernel) {
+  kiln_session *session = state;
+  if (session->kernel_hook)
+    session->kernel_hook(session->kernel_hook_user, kernel);
+}
+
 static const kiln_runtime_services services = {service_library_call, service_allocate,
-                                               service_release, service_parallel_for};
+                                               service_release, service_parallel_for,
+                                               service_kernel_begin};
+
+kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
+                                         void *user) {
+  if (!session)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_set_kernel_hook: null session");
+  session->kernel_hook = hook;
+  session->kernel_hook_user = user;
+  return kiln_ok();
+}
 
 void kiln_session_free(kiln_session *session) {
   if (!session)
@@ -689,6 +708,8 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                     session->out_data, session->out_dims_ptrs);
   if (rc == 0)
     rc = device->synchronize(session->library);
+  if (session->kernel_hook)
+    session->kernel_hook(session->kernel_hook_user, KILN_KERNEL_END);
   device->leave(session->num_threads, saved_threads);
   if (rc != 0) {
     /* What the run allocated and did not free (it may have stopped half

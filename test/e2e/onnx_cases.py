@@ -4,6 +4,9 @@ import concurrent.futures
 import os
 import re
 import subprocess
+import sys
+import threading
+import time
 
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 FREEZE = re.compile(r"--freeze-input (\S+)=<file>")
@@ -101,10 +104,47 @@ def first_reason(out):
     return lines[0][:200] if lines else (out.strip().splitlines() or [""])[-1][:200]
 
 
+class Progress:
+    """Progress over `total` cases on standard error: a bar redrawn on a
+    terminal, else a line at every tenth of the way (so logs show it too)."""
+
+    def __init__(self, total, what="cases"):
+        self.total, self.what, self.done = total, what, 0
+        self.start = time.time()
+        self.terminal = sys.stderr.isatty()
+        self.lock = threading.Lock()
+        self.next_line = 1
+
+    def step(self):
+        with self.lock:
+            self.done += 1
+            elapsed = time.time() - self.start
+            if self.terminal:
+                filled = 30 * self.done // max(self.total, 1)
+                sys.stderr.write(f"\r[{'=' * filled}{' ' * (30 - filled)}] {self.done}/{self.total} "
+                                 f"{self.what}  {elapsed:.0f} s")
+                if self.done == self.total:
+                    sys.stderr.write("\r\033[K")
+                sys.stderr.flush()
+            elif self.done * 10 >= self.next_line * self.total:
+                self.next_line = self.done * 10 // max(self.total, 1) + 1
+                print(f"progress: {self.done}/{self.total} {self.what} "
+                      f"({100 * self.done // max(self.total, 1)}%), {elapsed:.0f} s",
+                      file=sys.stderr, flush=True)
+
+
 def run_cases(cases, check, jobs):
-    """{name: check(name, folder)} over every case, `jobs` at a time."""
+    """{name: check(name, folder)} over every case, `jobs` at a time, with
+    progress on standard error."""
+    progress = Progress(len(cases))
+
+    def one(case):
+        result = check(*case)
+        progress.step()
+        return result
+
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        return dict(zip([c[0] for c in cases], pool.map(lambda c: check(*c), cases)))
+        return dict(zip([c[0] for c in cases], pool.map(one, cases)))
 
 
 def read_expected(path):

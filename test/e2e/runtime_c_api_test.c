@@ -107,6 +107,24 @@ static kiln_tensor pattern_input(const kiln_model *m) {
   return x;
 }
 
+/* What the kernel hook saw. */
+struct kernel_log {
+  uint32_t ids[4096];
+  uint32_t count;
+};
+static void record_kernel(void *user, uint32_t kernel) {
+  struct kernel_log *log = user;
+  if (log->count < 4096)
+    log->ids[log->count++] = kernel;
+}
+/* Kernels in the report's JSON: each has a "kind". */
+static uint32_t count_report_kernels(const char *report) {
+  uint32_t n = 0;
+  for (const char *p = report; p && (p = strstr(p, "\"kind\":")); ++p)
+    ++n;
+  return n;
+}
+
 int main(int argc, char **argv) {
   if (argc != 5) {
     fprintf(stderr, "usage: %s IMAGE_MODEL.so MLP_MODEL.so SCRATCH_DIR GENERATED_IMAGE_MODEL.so\n",
@@ -175,6 +193,28 @@ int main(int argc, char **argv) {
             kiln_session_output(session, 0, &out) == KILN_OK &&
             memcmp(out.data, reference, output_count * sizeof(float)) == 0,
         "a second run gives the same bits");
+  /* The kernel hook: each kernel of the report, once, in order, then the
+   * end marker; removed, it is not called. */
+  {
+    struct kernel_log log = {0};
+    CHECK(kiln_session_set_kernel_hook(NULL, record_kernel, &log) == KILN_ERROR_INVALID_ARGUMENT,
+          "a hook needs a session");
+    CHECK(kiln_session_set_kernel_hook(session, record_kernel, &log) == KILN_OK, "setting a hook");
+    CHECK(kiln_session_run(session, &input, 1) == KILN_OK, "running with the hook");
+    uint32_t kernels = count_report_kernels(kiln_model_report(model));
+    int in_order = log.count == kernels + 1 && log.ids[log.count - 1] == KILN_KERNEL_END;
+    for (uint32_t i = 0; in_order && i < kernels; ++i)
+      in_order = log.ids[i] == i;
+    CHECK(kernels > 0 && in_order, "the hook sees kernels 0..%u in order, then the end (%u calls)",
+          kernels - 1, log.count);
+    CHECK(kiln_session_output(session, 0, &out) == KILN_OK &&
+              memcmp(out.data, reference, output_count * sizeof(float)) == 0,
+          "the hook changes no result");
+    CHECK(kiln_session_set_kernel_hook(session, NULL, NULL) == KILN_OK, "removing the hook");
+    log.count = 0;
+    CHECK(kiln_session_run(session, &input, 1) == KILN_OK && log.count == 0,
+          "a removed hook is not called");
+  }
   /* After the first run, runs take every buffer from the session's pool:
    * 100 runs, no heap allocation at all. */
   kiln_memory_stats before, after;

@@ -84,4 +84,11 @@ configure -DKILN_CONSUMER_OPTIONS=--no-fuse
 build_consumer
 grep -q "kiln: compiling digits" "$scratch/build.log" || fail "changed options did not compile the model again"
 check_predictions
+# The model as a static library, in a fresh build folder.
+rm -rf "$consumer/build"
+configure -DKILN_CONSUMER_STATIC=ON
+build_consumer
+[ -f "$consumer/build/kiln_models/digits/digits.a" ] || fail "STATIC did not make digits.a"
+if readelf -d "$consumer/build/classify" | grep -q "digits.so"; then fail "STATIC still links digits.so"; fi
+check_predictions
 echo "install: 1 passed, 0 failed"

@@ -81,17 +81,20 @@ TEST_CASE_METHOD(DriverFixture, "driver: kiln IR as text or bytecode gives the s
   std::string bytecode = (dir + "/model.mlirbc").str();
   REQUIRE(errorText(driver::importModel(*fromText, Phase::Import, bytecode)).empty());
 
+  // The same file name in two folders: an artifact's name is its soname.
+  REQUIRE(!llvm::sys::fs::create_directories(dir + "/a"));
+  REQUIRE(!llvm::sys::fs::create_directories(dir + "/b"));
   driver::CompileOptions options;
-  options.outputPath = (dir + "/a.so").str();
+  options.outputPath = (dir + "/a/model.so").str();
   auto first = driver::compile(*fromText, options);
   REQUIRE(bool(first));
   auto fromBytecode = driver::createIrFileSource(bytecode);
-  options.outputPath = (dir + "/b.so").str();
+  options.outputPath = (dir + "/b/model.so").str();
   auto second = driver::compile(*fromBytecode, options);
   REQUIRE(bool(second));
   CHECK(first->contentHash.size() == 64);
   CHECK(first->contentHash == second->contentHash);
-  CHECK(read((dir + "/a.so").str()) == read((dir + "/b.so").str()));
+  CHECK(read((dir + "/a/model.so").str()) == read((dir + "/b/model.so").str()));
   CHECK(llvm::StringRef(first->target).starts_with("x86_64"));
   CHECK(llvm::StringRef(first->report).contains("memory: arena"));
 

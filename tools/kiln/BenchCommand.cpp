@@ -12,29 +12,111 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace kiln::cli {
 
 static const char *kBenchUsage =
-    "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n\n"
+    "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n"
+    "                  [--trace FILE.json] [--per-kernel[=N]]\n\n"
     "Times the model on synthetic inputs. Dynamic dims take --batch (dim 0,\n"
     "default 1) or 1. --threads sets the session's threads (generated loops and\n"
     "library calls share them; "
-    "default: all cores).\n";
+    "default: all cores).\n"
+    "  --trace FILE       write the timed runs as a Chrome/Perfetto trace: one\n"
+    "                     slice per run and per kernel, with its model nodes\n"
+    "                     and the bytes it reads and writes\n"
+    "  --per-kernel[=N]   print the N kernels (default 15) that take the most time\n";
+
+namespace {
+/// Kernel start times of the timed runs (kiln_session_set_kernel_hook).
+struct KernelClock {
+  std::vector<uint32_t> ids;
+  std::vector<uint64_t> stamps;
+  static uint64_t now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  static void hook(void *user, uint32_t kernel) {
+    auto *clock = static_cast<KernelClock *>(user);
+    clock->ids.push_back(kernel);
+    clock->stamps.push_back(now());
+  }
+};
+
+/// A kernel as the model's report describes it.
+struct KernelInfo {
+  std::string kind;
+  std::vector<std::string> ops;
+  int64_t bytes = 0;
+  bool dynamic = false;
+};
+
+std::vector<KernelInfo> readKernels(kiln_model *model) {
+  std::vector<KernelInfo> kernels;
+  const char *report = kiln_model_report(model);
+  auto parsed = llvm::json::parse(report ? report : "");
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return kernels;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *list = root ? root->getArray("kernels") : nullptr;
+  if (!list)
+    return kernels;
+  for (const llvm::json::Value &v : *list) {
+    const llvm::json::Object *k = v.getAsObject();
+    if (!k)
+      continue;
+    KernelInfo info;
+    info.kind = k->getString("kind").value_or("kernel").str();
+    if (const llvm::json::Array *ops = k->getArray("ops"))
+      for (const llvm::json::Value &op : *ops)
+        if (auto name = op.getAsString())
+          info.ops.push_back(name->str());
+    info.bytes = k->getInteger("bytes").value_or(0);
+    info.dynamic = k->getBoolean("dynamic").value_or(false);
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}
+
+/// Bytes kernel `k` touches at `batch` (dynamic dims are the batch's).
+int64_t kernelBytes(const std::vector<KernelInfo> &kernels, uint32_t k, int64_t batch) {
+  if (k >= kernels.size())
+    return 0;
+  return kernels[k].bytes * (kernels[k].dynamic ? batch : 1);
+}
+
+std::string kernelName(const std::vector<KernelInfo> &kernels, uint32_t k) {
+  return "#" + std::to_string(k) + " " + (k < kernels.size() ? kernels[k].kind : "kernel");
+}
+
+std::string opsSummary(const std::vector<std::string> &ops, size_t shown) {
+  std::string text;
+  for (size_t i = 0; i < ops.size() && i < shown; ++i)
+    text += (i ? ", " : "") + ops[i];
+  if (ops.size() > shown)
+    text += ", +" + std::to_string(ops.size() - shown) + " more";
+  return text;
+}
+} // namespace
 
 int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
-  int64_t batch = 1, runs = 20, warmup = 3, threads = 0;
+  int64_t batch = 1, runs = 20, warmup = 3, threads = 0, perKernel = 0;
+  std::string tracePath;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
     llvm::StringRef arg = cursor.current();
     std::string badFlag;
@@ -54,6 +136,21 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
         number("--threads", threads)) {
       if (!badFlag.empty()) {
         llvm::errs() << "kiln bench: " << badFlag << " takes a positive number\n";
+        return 2;
+      }
+      continue;
+    }
+    if (auto v = cursor.value("--trace")) {
+      tracePath = *v;
+      continue;
+    }
+    if (arg == "--per-kernel") {
+      perKernel = 15;
+      continue;
+    }
+    if (number("--per-kernel", perKernel)) {
+      if (!badFlag.empty()) {
+        llvm::errs() << "kiln bench: --per-kernel takes a positive number\n";
         return 2;
       }
       continue;
@@ -98,17 +195,48 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     return 1;
   }
   llvm::scope_exit freeSession([&] { kiln_session_free(session); });
+  // Kernel times only when asked for: the hook reads the clock per kernel.
+  bool profile = !tracePath.empty() || perKernel > 0;
+  std::vector<KernelInfo> kernels = profile ? readKernels(model) : std::vector<KernelInfo>{};
+  KernelClock clock;
+  std::vector<std::pair<uint64_t, uint64_t>> runSpans; // start, end (ns)
+  std::vector<size_t> runFirstStamp;                    // index into clock's
   std::vector<double> times;
   for (int64_t r = 0; r < warmup + runs; ++r) {
+    bool timed = r >= warmup;
+    if (profile && r == warmup) {
+      clock.ids.reserve((kernels.size() + 1) * runs);
+      clock.stamps.reserve((kernels.size() + 1) * runs);
+      kiln_session_set_kernel_hook(session, KernelClock::hook, &clock);
+    }
+    if (profile && timed)
+      runFirstStamp.push_back(clock.ids.size());
+    uint64_t startNs = KernelClock::now();
     auto start = std::chrono::steady_clock::now();
     if (kiln_session_run(session, inputs.data(), numInputs) != KILN_OK) {
       llvm::errs() << "kiln bench: " << kiln_last_error() << "\n";
       return 1;
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (r >= warmup)
+    if (timed) {
       times.push_back(ms);
+      if (profile)
+        runSpans.push_back({startNs, KernelClock::now()});
+    }
   }
+  kiln_session_set_kernel_hook(session, nullptr, nullptr);
+  runFirstStamp.push_back(clock.ids.size());
+  // Kernel k of a run lasts from its stamp to the next one (the last to
+  // the run's end marker).
+  struct Slice {
+    uint32_t kernel;
+    uint64_t begin, end;
+  };
+  std::vector<std::vector<Slice>> slices(runSpans.size());
+  for (size_t r = 0; r < runSpans.size(); ++r)
+    for (size_t i = runFirstStamp[r]; i + 1 < runFirstStamp[r + 1]; ++i)
+      if (clock.ids[i] != KILN_KERNEL_END)
+        slices[r].push_back({clock.ids[i], clock.stamps[i], clock.stamps[i + 1]});
   std::sort(times.begin(), times.end());
   double median = times[times.size() / 2];
   double p90 = times[std::min(times.size() - 1, static_cast<size_t>(std::ceil(times.size() * 0.9)) - 1)];
@@ -126,6 +254,80 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                << " KiB in use, " << memory.reserved_bytes / 1024 << " KiB reserved in "
                << memory.heap_allocations << " blocks\n"
                << "  peak RSS " << usage.ru_maxrss / 1024 << " MiB\n";
+  if (profile && kernels.empty())
+    llvm::outs() << "  (the model's report lists no kernels: no per-kernel times)\n";
+  if (perKernel > 0 && !runSpans.empty()) {
+    std::vector<double> totalNs(kernels.size() + 1, 0.0);
+    double runNs = 0, kernelNs = 0;
+    for (size_t r = 0; r < runSpans.size(); ++r) {
+      runNs += runSpans[r].second - runSpans[r].first;
+      for (const Slice &s : slices[r]) {
+        totalNs[std::min<size_t>(s.kernel, kernels.size())] += s.end - s.begin;
+        kernelNs += s.end - s.begin;
+      }
+    }
+    double n = static_cast<double>(runSpans.size());
+    std::vector<uint32_t> order;
+    for (uint32_t k = 0; k < kernels.size(); ++k)
+      order.push_back(k);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return totalNs[a] > totalNs[b]; });
+    llvm::outs() << "kernels by time (mean of " << runSpans.size() << " runs; "
+                 << kernels.size() << " kernels take " << llvm::format("%.3f", kernelNs / n / 1e6)
+                 << " ms of each " << llvm::format("%.3f", runNs / n / 1e6)
+                 << " ms run, the rest is the runtime's and the code between kernels):\n"
+                 << "   mean us  share    GB/s  kernel <- model nodes\n";
+    for (size_t i = 0; i < order.size() && i < static_cast<size_t>(perKernel); ++i) {
+      uint32_t k = order[i];
+      double us = totalNs[k] / n / 1e3;
+      double gbs = us > 0 ? kernelBytes(kernels, k, batch) / (us * 1e3) : 0;
+      llvm::outs() << llvm::format("%10.1f %5.1f%% %7.1f  ", us, 100.0 * totalNs[k] / runNs, gbs)
+                   << kernelName(kernels, k) << " <- " << opsSummary(kernels[k].ops, 2) << "\n";
+    }
+  }
+  if (!tracePath.empty()) {
+    // Chrome's trace event format (chrome://tracing, ui.perfetto.dev):
+    // complete events ("X") in microseconds; kernels nest in their run.
+    llvm::json::Array events;
+    events.push_back(llvm::json::Object{
+        {"name", "process_name"}, {"ph", "M"}, {"pid", 1},
+        {"args", llvm::json::Object{{"name", "kiln bench " + modelPath}}}});
+    events.push_back(llvm::json::Object{
+        {"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1},
+        {"args", llvm::json::Object{{"name", "session (batch " + std::to_string(batch) + ")"}}}});
+    uint64_t origin = runSpans.empty() ? 0 : runSpans.front().first;
+    auto us = [&](uint64_t ns) { return (ns - origin) / 1e3; };
+    for (size_t r = 0; r < runSpans.size(); ++r) {
+      events.push_back(llvm::json::Object{
+          {"name", "run " + std::to_string(r)}, {"cat", "run"}, {"ph", "X"}, {"pid", 1},
+          {"tid", 1}, {"ts", us(runSpans[r].first)},
+          {"dur", (runSpans[r].second - runSpans[r].first) / 1e3},
+          {"args", llvm::json::Object{{"batch", batch}}}});
+      for (const Slice &s : slices[r]) {
+        llvm::json::Array ops;
+        if (s.kernel < kernels.size())
+          for (const std::string &op : kernels[s.kernel].ops)
+            ops.push_back(op);
+        events.push_back(llvm::json::Object{
+            {"name", kernelName(kernels, s.kernel)}, {"cat", "kernel"}, {"ph", "X"},
+            {"pid", 1}, {"tid", 1}, {"ts", us(s.begin)}, {"dur", (s.end - s.begin) / 1e3},
+            {"args", llvm::json::Object{{"kernel", s.kernel},
+                                        {"model nodes", std::move(ops)},
+                                        {"bytes", kernelBytes(kernels, s.kernel, batch)}}}});
+      }
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream out(tracePath, ec);
+    if (ec) {
+      llvm::errs() << "kiln bench: cannot write '" << tracePath << "': " << ec.message() << "\n";
+      return 1;
+    }
+    out << llvm::json::Value(llvm::json::Object{{"traceEvents", std::move(events)},
+                                                {"displayTimeUnit", "ms"}});
+    out << "\n";
+    llvm::outs() << "trace: " << tracePath << " (" << runSpans.size() << " runs, "
+                 << kernels.size() << " kernels each; open in ui.perfetto.dev)\n";
+  }
   return 0;
 }
 

@@ -9,13 +9,16 @@
 
 #include "kiln/kiln.h"
 #include "tools/kiln/Arguments.h"
+#include "compiler/Driver/Driver.h"
 #include "tools/kiln/Commands.h"
+#include "tools/kiln/ModelInput.h"
 #include "tools/kiln/TensorFiles.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,8 +28,10 @@
 namespace kiln::cli {
 
 static const char *kRunUsage =
-    "usage: kiln run <model.so> --input NAME=FILE... [options]\n\n"
-    "Runs a compiled model on tensors from .npy or ONNX .pb files.\n"
+    "usage: kiln run <model.so|model.onnx|model.mlir|model.mlirbc> --input NAME=FILE...\n"
+    "                [options]\n\n"
+    "Runs a compiled model on tensors from .npy or ONNX .pb files (a model file\n"
+    "is compiled first, for this CPU, into a temporary folder).\n"
     "  --input NAME=FILE      an input (NAME may be left out for a single input,\n"
     "                         or be @I for the I-th input)\n"
     "  --expected NAME=FILE   compare output NAME with FILE\n"
@@ -34,10 +39,64 @@ static const char *kRunUsage =
     "                         (defaults 1e-7 and 1e-3, ONNX's rule)\n"
     "  --max-relative-error E fail when max abs error / max |want| exceeds E\n"
     "                         (the measure for models whose outputs are tiny)\n"
-    "  --output-dir DIR       write every output as DIR/NAME.npy\n";
+    "  --output-dir DIR       write every output as DIR/NAME.npy\n"
+    "  --dump NODE,...        (a model file) also write these model nodes' results\n"
+    "                         as DIR/NODE.npy (DIR: --output-dir, default kiln-dump),\n"
+    "                         saying which kernel computes each\n";
+
+/// Compiles the model file `path` into `dir`/model.so with `nodes` as
+/// extra outputs; prints why not and returns "" on failure.
+static std::string compileForRun(const std::string &path, const std::vector<std::string> &nodes,
+                                 llvm::StringRef dir) {
+  ModelInput model;
+  model.path = path;
+  auto source = model.source();
+  if (!source) {
+    llvm::errs() << "kiln run: " << llvm::toString(source.takeError()) << "\n";
+    return "";
+  }
+  driver::CompileOptions options;
+  options.outputPath = (dir + "/model.so").str();
+  options.extraOutputs = nodes;
+  auto summary = driver::compile(**source, options);
+  if (!summary) {
+    llvm::errs() << "kiln run: " << llvm::toString(summary.takeError()) << "\n";
+    return "";
+  }
+  return options.outputPath;
+}
+
+/// "kernel #k (kind, with its other nodes)" of the report that computes
+/// model node `node`.
+static std::string kernelOf(kiln_model *model, llvm::StringRef node) {
+  auto parsed = llvm::json::parse(kiln_model_report(model) ? kiln_model_report(model) : "");
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return "no kernel report";
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *kernels = root ? root->getArray("kernels") : nullptr;
+  for (size_t k = 0; kernels && k < kernels->size(); ++k) {
+    const llvm::json::Object *kernel = (*kernels)[k].getAsObject();
+    const llvm::json::Array *ops = kernel ? kernel->getArray("ops") : nullptr;
+    if (!ops || llvm::none_of(*ops, [&](const llvm::json::Value &v) {
+          return v.getAsString() == node;
+        }))
+      continue;
+    std::string text = "kernel #" + std::to_string(k) + " (" +
+                       kernel->getString("kind").value_or("kernel").str();
+    std::string others;
+    for (const llvm::json::Value &v : *ops)
+      if (auto name = v.getAsString(); name && *name != node)
+        others += (others.empty() ? "" : ", ") + name->str();
+    return text + (others.empty() ? "" : ", with " + others) + ")";
+  }
+  return "no kernel (folded at compile time)";
+}
 
 int runRun(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, outputDir;
+  std::vector<std::string> dumpNodes;
   std::vector<std::pair<std::string, std::string>> inputs, expected;
   double atol = 1e-7, rtol = 1e-3, maxRelative = -1;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
@@ -53,6 +112,12 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
       expected.push_back(splitNameFile(*v));
     else if (auto v = value("--output-dir"))
       outputDir = *v;
+    else if (auto v = value("--dump")) {
+      llvm::SmallVector<llvm::StringRef> names;
+      llvm::StringRef(*v).split(names, ',', -1, false);
+      for (llvm::StringRef n : names)
+        dumpNodes.push_back(n.str());
+    }
     else if (auto v = value("--atol"))
       atol = std::atof(v->c_str());
     else if (auto v = value("--rtol"))
@@ -70,7 +135,33 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::errs() << kRunUsage;
     return 2;
   }
-  ModelHandle loaded = loadArtifact("run", modelPath);
+  // A model file is compiled first (with the dumped nodes as outputs).
+  llvm::StringRef ext = llvm::sys::path::extension(modelPath);
+  bool modelFile = ext == ".onnx" || ext == ".mlir" || ext == ".mlirbc";
+  if (!dumpNodes.empty() && !modelFile) {
+    llvm::errs() << "kiln run: --dump needs the model (.onnx, .mlir or .mlirbc), not an artifact: "
+                    "a compiled model keeps no intermediate tensors (fusion keeps most out of "
+                    "memory), so Kiln compiles the model again with those nodes as outputs\n";
+    return 2;
+  }
+  if (!dumpNodes.empty() && outputDir.empty())
+    outputDir = "kiln-dump";
+  llvm::SmallString<128> work;
+  llvm::scope_exit removeWork([&] {
+    if (!work.empty())
+      llvm::sys::fs::remove_directories(work);
+  });
+  std::string artifactPath = modelPath;
+  if (modelFile) {
+    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-run", work)) {
+      llvm::errs() << "kiln run: cannot create a temporary folder: " << ec.message() << "\n";
+      return 1;
+    }
+    artifactPath = compileForRun(modelPath, dumpNodes, work);
+    if (artifactPath.empty())
+      return 1;
+  }
+  ModelHandle loaded = loadArtifact("run", artifactPath);
   if (!loaded)
     return 1;
   kiln_model *model = loaded.get();
@@ -218,6 +309,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
     }
     llvm::outs() << "\n";
   }
+  for (const std::string &node : dumpNodes)
+    llvm::outs() << "dumped " << node << " (" << kernelOf(model, node) << ")\n";
   return allMatch ? 0 : 1;
 }
 

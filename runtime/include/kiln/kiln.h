@@ -152,6 +152,18 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
 kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
                                      const kiln_tensor *buffer);
 
+/* Profiling: with a hook set, each run calls hook(user, k) on the running
+ * thread as kernel k starts (k: the kernel's index in the model's report,
+ * as `kiln inspect` numbers them; kernels run in order, once per run), and
+ * hook(user, KILN_KERNEL_END) when the run's code returns, so kernel k
+ * takes from its call to the next. Time the calls in the hook (`kiln bench
+ * --trace` does). NULL removes it; without a hook a kernel costs one
+ * predicted branch. */
+#define KILN_KERNEL_END UINT32_MAX
+typedef void (*kiln_kernel_hook)(void *user, uint32_t kernel);
+kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
+                                         void *user);
+
 /* The session's pooled allocator: it serves every buffer of a run (the
  * compiled code's intermediates and the outputs) and keeps freed blocks,
  * so that after the first run of a shape a run allocates nothing. */

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 7u
+#define KILN_MODEL_ABI_VERSION 8u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -170,6 +170,10 @@ typedef struct kiln_runtime_services {
    * count. Chunks neither allocate nor call back. */
   void (*parallel_for)(void *state, void (*chunk)(void *context, int64_t lo, int64_t hi),
                        void *context, int64_t begin, int64_t end);
+  /* Called on the running thread as kernel `kernel` starts (its index in
+   * the report's kernel list, `kiln inspect`'s numbering), once per kernel
+   * per run, in order; for profiling. */
+  void (*kernel_begin)(void *state, uint32_t kernel);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.

@@ -1,0 +1,606 @@
+/*===- _kiln.c - the `kiln` Python module over Kiln's C runtime -----------===*
+ *
+ * Model (a loaded artifact), Session (runs it) and Tensor (an output: a
+ * block of memory it owns, handed to NumPy/PyTorch over DLPack without a
+ * copy). Inputs are read in place through the buffer protocol (any
+ * C-contiguous NumPy array); errors are kiln.Error with the runtime's
+ * message and status. Plain CPython API, no NumPy C API.
+ *
+ *===----------------------------------------------------------------------===*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "kiln/kiln.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* DLPack (https://dmlc.github.io/dlpack): the structs of its v0.8 ABI. */
+typedef struct { int32_t device_type, device_id; } DLDevice;
+typedef struct { uint8_t code, bits; uint16_t lanes; } DLDataType;
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape, *strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+enum { kDLCPU = 1, kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+
+static PyObject *KilnError;
+static PyObject *numpy_from_dlpack; /* numpy.from_dlpack, looked up once */
+
+/* Raises kiln.Error(the runtime's message) with .status its name. */
+static PyObject *raise_status(kiln_status status) {
+  PyObject *error = PyObject_CallFunction(KilnError, "s", kiln_last_error());
+  if (!error)
+    return NULL;
+  PyObject *name = PyUnicode_FromString(kiln_status_name(status));
+  if (name) {
+    PyObject_SetAttrString(error, "status", name);
+    Py_DECREF(name);
+  }
+  PyErr_SetObject(KilnError, error);
+  Py_DECREF(error);
+  return NULL;
+}
+
+static const char *dtype_name(int32_t dtype) { return kiln_dtype_name(dtype); }
+
+static int dlpack_dtype(int32_t dtype, DLDataType *out) {
+  out->lanes = 1;
+  out->bits = (uint8_t)(8 * kiln_dtype_size(dtype));
+  switch (dtype) {
+  case KILN_DTYPE_F32: case KILN_DTYPE_F64: case KILN_DTYPE_F16: out->code = kDLFloat; return 0;
+  case KILN_DTYPE_BF16: out->code = kDLBfloat; return 0;
+  case KILN_DTYPE_I64: case KILN_DTYPE_I32: case KILN_DTYPE_I16: case KILN_DTYPE_I8:
+    out->code = kDLInt; return 0;
+  case KILN_DTYPE_U8: case KILN_DTYPE_U16: case KILN_DTYPE_U32: case KILN_DTYPE_U64:
+    out->code = kDLUInt; return 0;
+  case KILN_DTYPE_BOOL: out->code = kDLBool; return 0;
+  }
+  return -1;
+}
+
+/* The kiln dtype of a buffer-protocol format ("f", "<f", "q", ...). */
+static int32_t dtype_of_format(const char *format, Py_ssize_t itemsize) {
+  if (!format)
+    return itemsize == 1 ? KILN_DTYPE_U8 : 0;
+  if (*format == '<' || *format == '=' || *format == '@')
+    ++format;
+  if (format[0] == '\0' || format[1] != '\0')
+    return 0;
+  switch (*format) {
+  case 'f': return KILN_DTYPE_F32;
+  case 'd': return KILN_DTYPE_F64;
+  case 'e': return KILN_DTYPE_F16;
+  case 'b': return KILN_DTYPE_I8;
+  case 'B': return KILN_DTYPE_U8;
+  case 'h': return KILN_DTYPE_I16;
+  case 'H': return KILN_DTYPE_U16;
+  case 'i': return itemsize == 4 ? KILN_DTYPE_I32 : 0;
+  case 'I': return itemsize == 4 ? KILN_DTYPE_U32 : 0;
+  case 'l': case 'q': return itemsize == 8 ? KILN_DTYPE_I64 : 0;
+  case 'L': case 'Q': return itemsize == 8 ? KILN_DTYPE_U64 : 0;
+  case '?': return KILN_DTYPE_BOOL;
+  }
+  return 0;
+}
+
+/*===--- Tensor: an output's memory, owned, exported over DLPack ---------===*/
+
+typedef struct {
+  PyObject_HEAD
+  void *data;
+  int32_t dtype, rank;
+  int64_t dims[KILN_MAX_RANK];
+} TensorObject;
+
+static PyTypeObject TensorType;
+
+static void tensor_dealloc(TensorObject *self) {
+  free(self->data);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static void managed_deleter(DLManagedTensor *managed) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_XDECREF((PyObject *)managed->manager_ctx);
+  PyGILState_Release(gil);
+  free(managed);
+}
+
+static void capsule_destructor(PyObject *capsule) {
+  /* Renamed "used_dltensor" by a consumer that took it over. */
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    DLManagedTensor *managed = PyCapsule_GetPointer(capsule, "dltensor");
+    if (managed && managed->deleter)
+      managed->deleter(managed);
+  }
+}
+
+static PyObject *tensor_dlpack(TensorObject *self, PyObject *args, PyObject *kwargs) {
+  (void)args, (void)kwargs; /* stream: a CPU tensor has none */
+  DLManagedTensor *managed = calloc(1, sizeof(DLManagedTensor));
+  if (!managed)
+    return PyErr_NoMemory();
+  DLTensor *t = &managed->dl_tensor;
+  t->data = self->data;
+  t->device.device_type = kDLCPU;
+  t->ndim = self->rank;
+  if (dlpack_dtype(self->dtype, &t->dtype) != 0) {
+    free(managed);
+    PyErr_Format(KilnError, "no DLPack type for %s", dtype_name(self->dtype));
+    return NULL;
+  }
+  t->shape = self->dims;
+  t->strides = NULL; /* row-major */
+  Py_INCREF(self);
+  managed->manager_ctx = self;
+  managed->deleter = managed_deleter;
+  PyObject *capsule = PyCapsule_New(managed, "dltensor", capsule_destructor);
+  if (!capsule)
+    managed_deleter(managed);
+  return capsule;
+}
+
+static PyObject *tensor_dlpack_device(PyObject *self, PyObject *unused) {
+  return Py_BuildValue("(ii)", kDLCPU, 0);
+}
+
+static PyObject *tensor_shape(TensorObject *self, void *closure) {
+  PyObject *shape = PyTuple_New(self->rank);
+  for (int32_t d = 0; shape && d < self->rank; ++d)
+    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(self->dims[d]));
+  return shape;
+}
+
+static PyObject *tensor_dtype(TensorObject *self, void *closure) {
+  return PyUnicode_FromString(dtype_name(self->dtype));
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))tensor_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "A DLPack capsule over this tensor's memory (no copy)."},
+    {"__dlpack_device__", tensor_dlpack_device, METH_NOARGS, "(kDLCPU, 0)"},
+    {NULL}};
+static PyGetSetDef tensor_getset[] = {
+    {"shape", (getter)tensor_shape, NULL, "dims", NULL},
+    {"dtype", (getter)tensor_dtype, NULL, "element type name", NULL},
+    {NULL}};
+
+static PyTypeObject TensorType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kiln.Tensor",
+    .tp_basicsize = sizeof(TensorObject),
+    .tp_dealloc = (destructor)tensor_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A model output: memory of its own, exported over DLPack (numpy.from_dlpack, "
+              "torch.from_dlpack) without a copy.",
+    .tp_methods = tensor_methods,
+    .tp_getset = tensor_getset,
+};
+
+/* A Tensor holding a copy of the session's output `out`. */
+static PyObject *tensor_from_output(const kiln_tensor *out) {
+  TensorObject *t = PyObject_New(TensorObject, &TensorType);
+  if (!t)
+    return NULL;
+  size_t count = 1;
+  for (int32_t d = 0; d < out->rank; ++d)
+    count *= (size_t)out->dims[d];
+  size_t bytes = count * kiln_dtype_size(out->dtype);
+  t->data = malloc(bytes ? bytes : 1);
+  if (!t->data) {
+    Py_TYPE(t)->tp_free((PyObject *)t);
+    return PyErr_NoMemory();
+  }
+  if (bytes)
+    memcpy(t->data, out->data, bytes);
+  t->dtype = out->dtype;
+  t->rank = out->rank;
+  memcpy(t->dims, out->dims, sizeof(t->dims));
+  return (PyObject *)t;
+}
+
+/*===--- Model -----------------------------------------------------------===*/
+
+typedef struct {
+  PyObject_HEAD
+  kiln_model *model;
+  PyObject *input_names; /* tuple of str */
+  PyObject *output_names;
+} ModelObject;
+
+static PyTypeObject ModelType, SessionType;
+
+static void model_dealloc(ModelObject *self) {
+  Py_XDECREF(self->input_names);
+  Py_XDECREF(self->output_names);
+  if (self->model)
+    kiln_model_free(self->model);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *names_of(kiln_model *model, int outputs) {
+  uint32_t n = outputs ? kiln_model_num_outputs(model) : kiln_model_num_inputs(model);
+  PyObject *names = PyTuple_New(n);
+  for (uint32_t i = 0; names && i < n; ++i) {
+    const kiln_model_tensor *t = outputs ? kiln_model_output(model, i) : kiln_model_input(model, i);
+    PyObject *name = PyUnicode_FromString(t->name);
+    if (!name) {
+      Py_DECREF(names);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(names, i, name);
+  }
+  return names;
+}
+
+/* kiln.load(path, sha256=None) */
+static PyObject *kiln_load(PyObject *module, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {"path", "sha256", NULL};
+  PyObject *path_obj = NULL;
+  const char *sha256 = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|z", keywords, PyUnicode_FSConverter,
+                                   &path_obj, &sha256))
+    return NULL;
+  kiln_model *model = NULL;
+  kiln_status status;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  status = sha256 ? kiln_model_load_verified(path, sha256, &model) : kiln_model_load(path, &model);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (status != KILN_OK)
+    return raise_status(status);
+  ModelObject *self = PyObject_New(ModelObject, &ModelType);
+  if (!self) {
+    kiln_model_free(model);
+    return NULL;
+  }
+  self->model = model;
+  self->input_names = names_of(model, 0);
+  self->output_names = names_of(model, 1);
+  if (!self->input_names || !self->output_names) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return (PyObject *)self;
+}
+
+static PyObject *describe(const kiln_model_tensor *t) {
+  PyObject *dims = PyTuple_New(t->rank);
+  for (int32_t d = 0; dims && d < t->rank; ++d) {
+    PyObject *v = t->dims[d] < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLongLong(t->dims[d]);
+    PyTuple_SET_ITEM(dims, d, v);
+  }
+  if (!dims)
+    return NULL;
+  PyObject *r = Py_BuildValue("(ssN)", t->name, dtype_name(t->dtype), dims);
+  return r;
+}
+
+/* model.inputs / model.outputs: [(name, dtype, dims with None for dynamic)] */
+static PyObject *model_tensors(ModelObject *self, void *closure) {
+  int outputs = closure != NULL;
+  uint32_t n = outputs ? kiln_model_num_outputs(self->model) : kiln_model_num_inputs(self->model);
+  PyObject *list = PyList_New(n);
+  for (uint32_t i = 0; list && i < n; ++i) {
+    PyObject *d = describe(outputs ? kiln_model_output(self->model, i)
+                                   : kiln_model_input(self->model, i));
+    if (!d) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, d);
+  }
+  return list;
+}
+
+static PyObject *model_string(ModelObject *self, void *closure) {
+  const char *which = closure;
+  const char *v = strcmp(which, "hash") == 0     ? kiln_model_content_hash(self->model)
+                  : strcmp(which, "target") == 0 ? kiln_model_target(self->model)
+                                                 : kiln_model_device(self->model);
+  return PyUnicode_FromString(v ? v : "");
+}
+
+static PyObject *model_max_batch(ModelObject *self, void *closure) {
+  return PyLong_FromUnsignedLongLong(kiln_model_max_batch(self->model));
+}
+
+/*===--- Session ---------------------------------------------------------===*/
+
+typedef struct {
+  PyObject_HEAD
+  ModelObject *model;
+  kiln_session *session;
+  int running;
+  uint32_t num_inputs, num_outputs;
+} SessionObject;
+
+/* model.session(threads=0) */
+static PyObject *model_session(ModelObject *self, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {"threads", NULL};
+  int threads = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|i", keywords, &threads))
+    return NULL;
+  if (threads < 0) {
+    PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: the OpenMP default)");
+    return NULL;
+  }
+  kiln_session_options options = {0};
+  options.num_threads = threads;
+  kiln_session *session = NULL;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = kiln_session_create_with_options(self->model, &options, &session);
+  Py_END_ALLOW_THREADS
+  if (status != KILN_OK)
+    return raise_status(status);
+  SessionObject *s = PyObject_New(SessionObject, &SessionType);
+  if (!s) {
+    kiln_session_free(session);
+    return NULL;
+  }
+  Py_INCREF(self);
+  s->model = self;
+  s->session = session;
+  s->running = 0;
+  s->num_inputs = kiln_model_num_inputs(self->model);
+  s->num_outputs = kiln_model_num_outputs(self->model);
+  return (PyObject *)s;
+}
+
+static void session_dealloc(SessionObject *self) {
+  if (self->session)
+    kiln_session_free(self->session);
+  Py_XDECREF(self->model);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Reads input i from `obj` (buffer protocol, C-contiguous). */
+static int read_input(SessionObject *self, uint32_t i, PyObject *obj, Py_buffer *view,
+                      kiln_tensor *t) {
+  const char *name = kiln_model_input(self->model->model, i)->name;
+  if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "input '%s': expected a C-contiguous array (numpy.ascontiguousarray), got %s",
+                 name, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  if (view->ndim > KILN_MAX_RANK) {
+    PyErr_Format(KilnError, "input '%s' has %d dims; Kiln takes at most %d", name, view->ndim,
+                 KILN_MAX_RANK);
+    PyBuffer_Release(view);
+    return -1;
+  }
+  int32_t dtype = dtype_of_format(view->format, view->itemsize);
+  if (!dtype) {
+    PyErr_Format(KilnError, "input '%s': unsupported element format '%s'", name,
+                 view->format ? view->format : "B");
+    PyBuffer_Release(view);
+    return -1;
+  }
+  memset(t, 0, sizeof(*t));
+  t->data = view->buf;
+  t->dtype = dtype;
+  t->rank = view->ndim;
+  for (int d = 0; d < view->ndim; ++d)
+    t->dims[d] = view->shape[d];
+  return 0;
+}
+
+/* session.run(inputs, dlpack=False): inputs a dict by name or a sequence in
+ * the model's order; returns {name: numpy array} (or {name: kiln.Tensor}
+ * with dlpack=True). */
+static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {"inputs", "dlpack", NULL};
+  PyObject *inputs;
+  int as_tensors = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p", keywords, &inputs, &as_tensors))
+    return NULL;
+  uint32_t n = self->num_inputs;
+  kiln_tensor tensors[16];
+  Py_buffer views[16];
+  kiln_tensor *t = tensors;
+  Py_buffer *v = views;
+  if (n > 16) {
+    t = calloc(n, sizeof(kiln_tensor));
+    v = calloc(n, sizeof(Py_buffer));
+    if (!t || !v) {
+      free(t == tensors ? NULL : t);
+      free(v == views ? NULL : v);
+      return PyErr_NoMemory();
+    }
+  }
+  uint32_t read = 0;
+  PyObject *result = NULL;
+  int is_dict = PyDict_Check(inputs);
+  if (is_dict) {
+    /* Every key names an input (a typo is named, not reported as missing). */
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(inputs, &pos, &key, &value)) {
+      int known = PySequence_Contains(self->model->input_names, key);
+      if (known < 0)
+        goto done;
+      if (!known) {
+        PyErr_Format(KilnError, "the model has no input %R (its inputs: %R)", key,
+                     self->model->input_names);
+        goto done;
+      }
+    }
+  } else if (!PySequence_Check(inputs) || PySequence_Size(inputs) != (Py_ssize_t)n) {
+    PyErr_Format(KilnError, "expected a dict of the model's %u inputs by name, or a sequence of %u",
+                 n, n);
+    goto done;
+  }
+  for (; read < n; ++read) {
+    PyObject *obj;
+    if (is_dict) {
+      obj = PyDict_GetItemWithError(inputs, PyTuple_GET_ITEM(self->model->input_names, read));
+      if (!obj) {
+        if (!PyErr_Occurred())
+          PyErr_Format(KilnError, "input '%s' is missing",
+                       kiln_model_input(self->model->model, read)->name);
+        goto done;
+      }
+      Py_INCREF(obj);
+    } else {
+      obj = PySequence_GetItem(inputs, read);
+      if (!obj)
+        goto done;
+    }
+    int rc = read_input(self, read, obj, &v[read], &t[read]);
+    Py_DECREF(obj);
+    if (rc != 0)
+      goto done;
+  }
+  if (self->running) {
+    PyErr_SetString(KilnError, "this session is running in another thread (one session per "
+                               "thread: make one with model.session())");
+    goto done;
+  }
+  self->running = 1;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = kiln_session_run(self->session, t, n);
+  Py_END_ALLOW_THREADS
+  self->running = 0;
+  if (status != KILN_OK) {
+    raise_status(status);
+    goto done;
+  }
+  result = PyDict_New();
+  for (uint32_t i = 0; result && i < self->num_outputs; ++i) {
+    kiln_tensor out;
+    if (kiln_session_output(self->session, i, &out) != KILN_OK) {
+      raise_status(KILN_ERROR_RUN);
+      Py_CLEAR(result);
+      break;
+    }
+    PyObject *tensor = tensor_from_output(&out);
+    PyObject *value = tensor;
+    if (tensor && !as_tensors) {
+      value = PyObject_CallOneArg(numpy_from_dlpack, tensor);
+      Py_DECREF(tensor);
+    }
+    if (!value || PyDict_SetItem(result, PyTuple_GET_ITEM(self->model->output_names, i), value)) {
+      Py_XDECREF(value);
+      Py_CLEAR(result);
+      break;
+    }
+    Py_DECREF(value);
+  }
+done:
+  for (uint32_t i = 0; i < read; ++i)
+    PyBuffer_Release(&v[i]);
+  if (t != tensors) {
+    free(t);
+    free(v);
+  }
+  return result;
+}
+
+static PyObject *session_memory(SessionObject *self, PyObject *unused) {
+  kiln_memory_stats s;
+  if (kiln_session_memory_stats(self->session, &s) != KILN_OK)
+    return raise_status(KILN_ERROR_INVALID_ARGUMENT);
+  return Py_BuildValue("{sKsKsKsKsK}", "reserved_bytes", s.reserved_bytes, "in_use_bytes",
+                       s.in_use_bytes, "peak_bytes", s.peak_bytes, "heap_allocations",
+                       s.heap_allocations, "requests", s.requests);
+}
+
+static PyMethodDef session_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))session_run, METH_VARARGS | METH_KEYWORDS,
+     "run(inputs, dlpack=False) -> {output name: numpy array (kiln.Tensor with dlpack=True)}\n"
+     "inputs: {name: array} or [array, ...] in the model's order; arrays are read in place."},
+    {"memory_stats", (PyCFunction)session_memory, METH_NOARGS, "the pooled allocator's counters"},
+    {NULL}};
+
+static PyObject *session_model(SessionObject *self, void *closure) {
+  Py_INCREF(self->model);
+  return (PyObject *)self->model;
+}
+static PyGetSetDef session_getset[] = {{"model", (getter)session_model, NULL, "the model", NULL},
+                                       {NULL}};
+
+static PyTypeObject SessionType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kiln.Session",
+    .tp_basicsize = sizeof(SessionObject),
+    .tp_dealloc = (destructor)session_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A session of a model: its arena, threads and prepared library calls. One "
+              "thread at a time; make one per thread.",
+    .tp_methods = session_methods,
+    .tp_getset = session_getset,
+};
+
+static PyMethodDef model_methods[] = {
+    {"session", (PyCFunction)(void (*)(void))model_session, METH_VARARGS | METH_KEYWORDS,
+     "session(threads=0) -> Session (threads: the library calls' threads; 0: all cores)"},
+    {NULL}};
+static PyGetSetDef model_getset[] = {
+    {"inputs", (getter)model_tensors, NULL, "[(name, dtype, dims)]; None for a dynamic dim", NULL},
+    {"outputs", (getter)model_tensors, NULL, "[(name, dtype, dims)]", (void *)1},
+    {"content_hash", (getter)model_string, NULL, "the model's and flags' SHA-256", "hash"},
+    {"target", (getter)model_string, NULL, "the target it was compiled for", "target"},
+    {"device", (getter)model_string, NULL, "the device its code runs on", "device"},
+    {"max_batch", (getter)model_max_batch, NULL, "the largest batch (0: any)", NULL},
+    {NULL}};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kiln.Model",
+    .tp_basicsize = sizeof(ModelObject),
+    .tp_dealloc = (destructor)model_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A compiled model (kiln.load).",
+    .tp_methods = model_methods,
+    .tp_getset = model_getset,
+};
+
+static PyMethodDef module_methods[] = {
+    {"load", (PyCFunction)(void (*)(void))kiln_load, METH_VARARGS | METH_KEYWORDS,
+     "load(path, sha256=None) -> Model: opens a compiled model (shared library); with sha256, "
+     "only if the file's SHA-256 is that (kiln_model_load_verified)."},
+    {NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "kiln._kiln",
+                                        "Kiln's runtime: load and run compiled models.", -1,
+                                        module_methods};
+
+PyMODINIT_FUNC PyInit__kiln(void) {
+  if (PyType_Ready(&TensorType) < 0 || PyType_Ready(&ModelType) < 0 ||
+      PyType_Ready(&SessionType) < 0)
+    return NULL;
+  PyObject *numpy = PyImport_ImportModule("numpy");
+  if (!numpy)
+    return NULL;
+  numpy_from_dlpack = PyObject_GetAttrString(numpy, "from_dlpack");
+  Py_DECREF(numpy);
+  if (!numpy_from_dlpack)
+    return NULL;
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m)
+    return NULL;
+  KilnError = PyErr_NewExceptionWithDoc("kiln.Error",
+                                        "A Kiln runtime error: the runtime's message; .status is its status name (KILN_ERROR_SHAPE, ...)",
+                                        PyExc_RuntimeError, NULL);
+  Py_INCREF(KilnError);
+  PyModule_AddObject(m, "Error", KilnError);
+  Py_INCREF(&ModelType);
+  PyModule_AddObject(m, "Model", (PyObject *)&ModelType);
+  Py_INCREF(&SessionType);
+  PyModule_AddObject(m, "Session", (PyObject *)&SessionType);
+  Py_INCREF(&TensorType);
+  PyModule_AddObject(m, "Tensor", (PyObject *)&TensorType);
+  return m;
+}

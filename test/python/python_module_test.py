@@ -1,0 +1,136 @@
+"""The `kiln` Python module (python/), installed with pip into a venv.
+
+python_module_test.py KILN MODELS_DIR WORK_DIR
+Runs the reference models' artifacts (mlp, squeezenet1_1, bert_encoder) on
+their inputs and compares with torch's outputs saved beside them; checks
+the errors (unknown/missing input, dtype, shape, non-contiguous, missing
+file, wrong SHA-256), DLPack out (numpy and torch), sessions on two threads,
+and prints the per-call time of a one-element model. Prints
+"N passed, N failed".
+"""
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+import kiln
+
+kiln_bin, models, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok: {what}")
+    else:
+        failed += 1
+        print(f"FAIL: {what}")
+
+
+def raises(fn, fragment, status=None):
+    try:
+        fn()
+    except kiln.Error as e:
+        return fragment in str(e) and (status is None or e.status == status), str(e)
+    except TypeError as e:
+        return fragment in str(e), str(e)
+    return False, "no error"
+
+
+# Reference models against torch's outputs (the same files models-compile-run uses).
+for name in ["mlp", "squeezenet1_1", "bert_encoder"]:
+    model = kiln.load(os.path.join(models, f"{name}.so"))
+    session = model.session(threads=2)
+    for suffix in ["", "8"]:
+        x = np.load(os.path.join(models, f"{name}.input{suffix}.npy"))
+        expected = np.load(os.path.join(models, f"{name}.output{suffix}.npy"))
+        out = session.run({model.inputs[0][0]: x})[model.outputs[0][0]]
+        err = float(np.abs(out - expected).max() / max(np.abs(expected).max(), 1e-30))
+        check(out.shape == expected.shape and err <= 2e-6,
+              f"{name} batch {x.shape[0]}: {out.shape}, max relative error {err:.1e} (<= 2e-6)")
+
+mlp_path = os.path.join(models, "mlp.so")
+mlp = kiln.load(mlp_path)
+check(mlp.inputs == [("input", "float32", (None, 784))] and
+      mlp.outputs == [("output", "float32", (None, 10))], f"mlp's signature {mlp.inputs} -> {mlp.outputs}")
+s = mlp.session()
+x = np.random.default_rng(0).random((3, 784), dtype=np.float32)
+by_name = s.run({"input": x})["output"]
+by_order = s.run([x])["output"]
+check(np.array_equal(by_name, by_order), "inputs by name and in order give the same result")
+check(by_name.flags["OWNDATA"] is False and by_name.base is not None,
+      "outputs reach numpy over DLPack (a view of kiln's memory, no second copy)")
+again = s.run([x * 2])["output"]
+check(not np.array_equal(by_name, again) and np.array_equal(by_name, by_order),
+      "an output survives the next run (it owns its memory)")
+
+# Errors, each with the runtime's message.
+for fn, fragment, status, what in [
+    (lambda: s.run({"inputs": x}), "has no input 'inputs'", None, "unknown input name"),
+    (lambda: s.run({}), "input 'input' is missing", None, "missing input"),
+    (lambda: s.run([x, x]), "sequence of 1", None, "too many inputs"),
+    (lambda: s.run([x.astype(np.float64)]), "", "KILN_ERROR_DTYPE", "wrong dtype"),
+    (lambda: s.run([np.zeros((3, 5), np.float32)]), "784", "KILN_ERROR_SHAPE", "wrong dims"),
+    (lambda: s.run([np.zeros((784, 3), np.float32).T]), "C-contiguous", None, "non-contiguous"),
+    (lambda: kiln.load(os.path.join(work, "missing.so")), "missing.so", "KILN_ERROR_LOAD", "missing file"),
+    (lambda: kiln.load(mlp_path, sha256="0" * 64), "", "KILN_ERROR_VERIFY", "wrong SHA-256"),
+]:
+    ok, message = raises(fn, fragment, status)
+    check(ok, f"{what}: {message}")
+digest = hashlib.sha256(open(mlp_path, "rb").read()).hexdigest()
+verified = kiln.load(mlp_path, sha256=digest)
+check(np.array_equal(verified.session().run([x])["output"], by_name), "load with the right SHA-256")
+
+# DLPack: kiln.Tensor into numpy and torch.
+t = s.run([x], dlpack=True)["output"]
+check(isinstance(t, kiln.Tensor) and t.shape == (3, 10) and t.dtype == "float32", "dlpack=True gives kiln.Tensor")
+check(np.array_equal(np.from_dlpack(t), by_name), "numpy.from_dlpack(kiln.Tensor)")
+try:
+    import torch
+    tt = torch.from_dlpack(s.run([x], dlpack=True)["output"])
+    check(torch.equal(tt, torch.from_numpy(by_name)), f"torch.from_dlpack (torch {torch.__version__})")
+except ImportError:
+    print("skip: torch.from_dlpack (no torch in this python)")
+
+# Two sessions on two threads at once (the GIL is released while a session runs).
+results = {}
+def worker(i):
+    sess = mlp.session(threads=1)
+    for _ in range(50):
+        results[i] = sess.run([x * (i + 1)])["output"]
+threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+for th in threads:
+    th.start()
+for th in threads:
+    th.join()
+check(all(np.allclose(results[i], s.run([x * (i + 1)])["output"]) for i in range(2)),
+      "two sessions on two threads give each its own results")
+
+# Per-call time of a one-element model (Kiln's own run is ~0.05 us of it).
+tiny_src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "tiny.mlir")
+tiny_so = os.path.join(work, "tiny.so")
+subprocess.run([kiln_bin, "compile", tiny_src, "-o", tiny_so, "--quiet"], check=True)
+tiny = kiln.load(tiny_so).session(threads=1)
+one = np.ones(1, np.float32)
+feed = {"x": one}
+for _ in range(1000):
+    tiny.run(feed)
+best = float("inf")
+for _ in range(5):
+    n = 20000
+    start = time.perf_counter()
+    for _ in range(n):
+        tiny.run(feed)
+    best = min(best, (time.perf_counter() - start) / n * 1e6)
+check(tiny.run(feed)["y"][0] == 1.0, "the one-element model runs")
+print(f"per call: session.run({{'x': array}}) on a one-element model: {best:.2f} us (best of 5 x 20,000)")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
