@@ -145,6 +145,49 @@ def Decompose : Pass<"kiln-decompose", "mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Autodiff
+//===----------------------------------------------------------------------===//
+
+def Differentiate : Pass<"kiln-differentiate", "mlir::ModuleOp"> {
+  let summary = "Rewrite a function into its reverse-mode derivative (VJP)";
+  let description = [{
+    Rewrites function `function` (kiln IR with ranked static shapes, after
+    `kiln-infer-shapes`) in place: after its arguments come one gradient
+    (cotangent) argument per float result, named `grad_<result>`; after its
+    results come the gradients of the float arguments listed in `wrt`
+    (default: all of them), named `grad_<argument>`. Each op's rule comes
+    from its `DifferentiableOpInterface` (compiler/Autodiff/*Rules.cpp);
+    gradients of a value used several times are summed; integer and
+    boolean values carry none; `kiln.stop_gradient` passes none. An op the
+    gradient must cross that has no rule is an error naming it.
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<4xf32> {kiln.name = "x"}) -> (tensor<4xf32> {kiln.name = "y"}) {
+      %y = kiln.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: tensor<4xf32> {kiln.name = "x"},
+                    %dy: tensor<4xf32> {kiln.name = "grad_y"})
+        -> (tensor<4xf32> {kiln.name = "y"}, tensor<4xf32> {kiln.name = "grad_x"}) {
+      %y = kiln.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+      %dx = kiln.mul %dy, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      return %y, %dx : tensor<4xf32>, tensor<4xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"main\"",
+           "the function to differentiate">,
+    ListOption<"wrt", "wrt", "int64_t",
+               "the arguments to differentiate with respect to (default: every float one)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Lowering
 //===----------------------------------------------------------------------===//
 

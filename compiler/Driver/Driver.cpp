@@ -1,6 +1,8 @@
 //===- Driver.cpp - the phases of a compile, in order ---------------------===//
 
 #include "compiler/Driver/Driver.h"
+
+#include "compiler/Autodiff/GradientBuilder.h"
 #include "compiler/Driver/Report.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -54,6 +56,7 @@ struct CompileContext {
   explicit CompileContext(const ModelSource &source, const Backend *backend) {
     DialectRegistry registry;
     registry.insert<KilnDialect>();
+    autodiff::registerGradientRules(registry);
     registerAllDialects(registry);
     registerAllExtensions(registry);
     source.registerDialects(registry);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Graph/Decompose.h"
 #include "compiler/Passes.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -107,11 +108,29 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
   }
 };
 
+/// stop_gradient has done its work once gradients are built (or was never
+/// needed): the value is its operand.
+struct RemoveStopGradient : OpRewritePattern<StopGradientOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StopGradientOp op, PatternRewriter &b) const override {
+    b.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateNormalizationDecompositions(RewritePatternSet &patterns) {
+  patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(patterns.getContext());
+}
+
+namespace {
+
 struct DecomposePass : kiln::impl::DecomposeBase<DecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeSoftmax, DecomposeLogSoftmax, DecomposeLayerNorm,
-                 DecomposeBatchNorm>(&getContext());
+                 DecomposeBatchNorm, RemoveStopGradient>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

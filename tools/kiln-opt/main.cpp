@@ -1,6 +1,7 @@
 //===- main.cpp - kiln-opt: run Kiln passes on MLIR files ------------------===//
 
 #include "backends/Registration.h"
+#include "compiler/Autodiff/GradientBuilder.h"
 #include "compiler/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   // the lowering pipelines and their tests can be run step by step.
   mlir::DialectRegistry registry;
   registry.insert<kiln::KilnDialect>();
+  kiln::autodiff::registerGradientRules(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();

@@ -22,6 +22,7 @@ static_assert(shape::kDynamic == ShapedType::kDynamic,
 
 #include "dialects/kiln/IR/KilnDialect.cpp.inc"
 #include "dialects/kiln/IR/KilnEnums.cpp.inc"
+#include "dialects/kiln/IR/KilnInterfaces.cpp.inc"
 
 void KilnDialect::initialize() {
   addOperations<

@@ -19,6 +19,7 @@
 
 #include "dialects/kiln/IR/KilnDialect.h.inc"
 #include "dialects/kiln/IR/KilnEnums.h.inc"
+#include "dialects/kiln/IR/KilnInterfaces.h.inc"
 
 namespace kiln {
 

@@ -81,6 +81,18 @@ def Kiln_FloorOp : Kiln_UnaryOp<"floor", "rounding toward -inf", Kiln_FloatTenso
 def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "rounding toward +inf", Kiln_FloatTensor>;
 def Kiln_RoundOp : Kiln_UnaryOp<"round", "rounding half to even", Kiln_FloatTensor>;
 def Kiln_NotOp : Kiln_UnaryOp<"not", "logical not", Kiln_BoolTensor>;
+def Kiln_StopGradientOp : Kiln_UnaryOp<"stop_gradient",
+    "the element itself, through which no gradient flows", Kiln_Tensor> {
+  let description = [{
+    The identity for computing values; `kiln-differentiate` sends no
+    gradient through it (its operand gets none from this use). The graph
+    phase replaces it by its operand.
+
+    ```mlir
+    %r = kiln.stop_gradient %x : (tensor<8xf32>) -> tensor<8xf32>
+    ```
+  }];
+}
 
 def Kiln_GeluOp : Kiln_UnaryOp<"gelu", "the Gaussian error linear unit",
                                Kiln_FloatTensor> {

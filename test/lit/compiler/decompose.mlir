@@ -56,3 +56,17 @@ func.func @batch_norm(%x: tensor<1x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf
   %0 = kiln.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
   return %0 : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// stop_gradient is the identity once gradients are built: its value is its
+// operand.
+// CHECK-LABEL: func @stop_gradient
+// CHECK-NOT: kiln.stop_gradient
+// CHECK: %[[R:.*]] = kiln.relu %arg0
+// CHECK: return %[[R]]
+func.func @stop_gradient(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.stop_gradient %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = kiln.relu %0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}

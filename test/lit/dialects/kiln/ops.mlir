@@ -242,3 +242,13 @@ func.func @kernels(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> (tensor<8x4xf3
   %c = kiln.library_call 2(%x, %w) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %k, %c : tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Checks that stop_gradient round-trips.
+// CHECK-LABEL: func @stop_gradient
+// CHECK: kiln.stop_gradient %{{.*}} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+func.func @stop_gradient(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = kiln.stop_gradient %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}

@@ -1,0 +1,177 @@
+//===- Differentiate.cpp - kiln-differentiate: reverse mode ---------------===//
+//
+// Rewrites a function into its vector-Jacobian product: cotangent
+// arguments for its float results, gradient results for the arguments
+// asked for. One walk backwards over the body: each op whose results carry
+// a gradient asks its rule (DifferentiableOpInterface) for its operands';
+// a value used several times sums them. The forward values the rules read
+// stay where they are, so the memory plan holds what the backward pass
+// keeps alive, in the same arena.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Autodiff/GradientBuilder.h"
+#include "compiler/Graph/Decompose.h"
+#include "compiler/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_DIFFERENTIATE
+#include "compiler/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::autodiff;
+
+namespace {
+
+std::string nameOf(func::FuncOp f, unsigned index, bool result) {
+  llvm::StringRef key = KilnDialect::NameAttrHelper::getNameStr();
+  auto name = result ? f.getResultAttrOfType<StringAttr>(index, key)
+                     : f.getArgAttrOfType<StringAttr>(index, key);
+  return name ? name.str() : (result ? "output" : "input") + std::to_string(index);
+}
+
+DictionaryAttr named(MLIRContext *context, const std::string &name) {
+  return DictionaryAttr::get(
+      context, {NamedAttribute(StringAttr::get(context, KilnDialect::NameAttrHelper::getNameStr()),
+                               StringAttr::get(context, name))});
+}
+
+LogicalResult differentiate(func::FuncOp f, llvm::ArrayRef<int64_t> wrtList) {
+  if (!f.getBody().hasOneBlock())
+    return f.emitOpError("kiln-differentiate takes a function of one block");
+  Block &body = f.getBody().front();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret)
+    return f.emitOpError("kiln-differentiate: the body does not end in func.return");
+  MLIRContext *context = f.getContext();
+  // Normalisations are differentiated through their primitives.
+  {
+    RewritePatternSet patterns(context);
+    populateNormalizationDecompositions(patterns);
+    if (failed(applyPatternsGreedily(f, std::move(patterns))))
+      return f.emitOpError("kiln-differentiate: decomposing normalisations failed");
+  }
+
+  // The arguments to differentiate with respect to.
+  llvm::SmallVector<unsigned> wrt;
+  if (wrtList.empty()) {
+    for (BlockArgument arg : body.getArguments())
+      if (isDifferentiable(arg))
+        wrt.push_back(arg.getArgNumber());
+  } else {
+    for (int64_t i : wrtList) {
+      if (i < 0 || i >= static_cast<int64_t>(body.getNumArguments()))
+        return f.emitOpError("kiln-differentiate: wrt=") << i << " is not an argument";
+      if (!isDifferentiable(body.getArgument(i)))
+        return f.emitOpError("kiln-differentiate: argument '")
+               << nameOf(f, i, false) << "' is not a float tensor; it has no gradient";
+      wrt.push_back(static_cast<unsigned>(i));
+    }
+  }
+
+  llvm::DenseMap<Value, Value> grads;
+  OpBuilder b(ret);
+  auto accumulate = [&](Value v, Value g, Operation *from) -> LogicalResult {
+    if (!g || !isDifferentiable(v))
+      return success();
+    if (typeOf(g).getShape() != typeOf(v).getShape() ||
+        typeOf(g).getElementType() != typeOf(v).getElementType())
+      return from->emitOpError("gradient rule gave ")
+             << g.getType() << " for an operand of type " << v.getType();
+    auto [it, inserted] = grads.try_emplace(v, g);
+    if (!inserted)
+      it->second = AddOp::create(b, from->getLoc(), it->second, g);
+    return success();
+  };
+
+  // One cotangent argument per float result.
+  unsigned numResults = ret->getNumOperands();
+  for (unsigned i = 0; i < numResults; ++i) {
+    Value result = ret->getOperand(i);
+    if (!isDifferentiable(result))
+      continue;
+    unsigned index = f.getNumArguments();
+    (void)f.insertArgument(index, result.getType(), named(context, "grad_" + nameOf(f, i, true)),
+                           result.getLoc());
+    if (failed(accumulate(result, body.getArgument(index), ret)))
+      return failure();
+  }
+
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    llvm::SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value r : op->getResults()) {
+      resultGrads.push_back(grads.lookup(r));
+      any |= bool(resultGrads.back());
+    }
+    if (!any)
+      continue;
+    auto rule = dyn_cast<DifferentiableOpInterface>(op);
+    if (!rule) {
+      if (llvm::none_of(op->getOperands(), isDifferentiable))
+        continue; // a constant, or a value computed from integers
+      return op->emitOpError("has no gradient rule (kiln-differentiate); rules are in "
+                             "compiler/Autodiff/*Rules.cpp");
+    }
+    // A result without a gradient of its own gets zeros.
+    for (auto [r, g] : llvm::zip(op->getResults(), resultGrads))
+      if (!g && isDifferentiable(r))
+        g = filled(b, op->getLoc(), typeOf(r), 0.0);
+    llvm::SmallVector<Value> operandGrads;
+    if (failed(rule.buildGradients(b, resultGrads, operandGrads)))
+      return failure();
+    if (operandGrads.size() != op->getNumOperands())
+      return op->emitOpError("gradient rule gave ")
+             << operandGrads.size() << " gradients for " << op->getNumOperands() << " operands";
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
+      if (failed(accumulate(operand, g, op)))
+        return failure();
+  }
+
+  // The gradients of the arguments asked for (zeros where none flows).
+  llvm::SmallVector<Value> results(ret->getOperands());
+  for (unsigned i : wrt) {
+    BlockArgument arg = body.getArgument(i);
+    Value g = grads.lookup(arg);
+    if (!g)
+      g = filled(b, arg.getLoc(), typeOf(arg), 0.0);
+    unsigned index = f.getNumResults();
+    (void)f.insertResult(index, g.getType(), named(context, "grad_" + nameOf(f, i, false)));
+    results.push_back(g);
+  }
+  ret->setOperands(results);
+
+  // stop_gradient has done its work: its value is its operand.
+  for (Operation *op : ops)
+    if (auto stop = dyn_cast<StopGradientOp>(op)) {
+      stop.getResult().replaceAllUsesWith(stop.getInput());
+      stop->erase();
+    }
+  return success();
+}
+
+struct DifferentiatePass : kiln::impl::DifferentiateBase<DifferentiatePass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto f = module.lookupSymbol<func::FuncOp>(function);
+    if (!f) {
+      module.emitError() << "kiln-differentiate: no function '" << function << "'";
+      return signalPassFailure();
+    }
+    if (failed(differentiate(f, wrt)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
