@@ -18,7 +18,7 @@ CMAKE_FLAGS = -G Ninja \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
 .PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update asan \
-  soak tsan fuzz torch-venv install package
+  soak tsan fuzz torch-venv install package train-demo
 
 all: build
 
@@ -46,6 +46,13 @@ test: build torch-venv
 
 demo: build
 	@./examples/demo.sh $(BUILD_DIR)
+
+# A small CNN trained on scikit-learn's digits by a step Kiln compiled
+# (`kiln compile --train`), its loss curve, then its held-out accuracy
+# (docs/Training.md).
+train-demo: build
+	@./scripts/with-kiln-module.sh $(BUILD_DIR)/examples/train examples/train/train_digits.py \
+	  $(CURDIR)/$(BUILD_DIR)/bin/kiln $(CURDIR)/$(BUILD_DIR)/examples/train/run
 
 # `make install PREFIX=/opt/kiln`: bin/, lib/ (the runtime and the CMake
 # package), include/kiln/, share/kiln/ (docs/UserGuide.md, "Installing").

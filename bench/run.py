@@ -411,6 +411,22 @@ def main():
         for label, m, f in busy_rows:
             lines.append(f"| {label} | {m} | {f['kiln1']:.2f} | {f['kiln2']:.2f} | {fmt(f.get('ort1'))} | {fmt(f.get('ort2'))} |")
         lines.append("")
+    # Training steps (K10): Kiln's compiled step against PyTorch eager.
+    train_rows = None
+    if not args.quick:
+        torch_python = os.path.expanduser("~/.cache/kiln/torch-venv/bin/python")
+        cmd = [os.path.join(ROOT, "scripts", "with-kiln-module.sh"), os.path.join(work, "train"),
+               os.path.join(ROOT, "bench", "train_bench.py"), kiln, os.path.join(work, "train", "run"),
+               "--threads", str(args.threads), "--json", os.path.join(work, "train.json")]
+        if os.path.exists(torch_python):
+            cmd += ["--torch-python", torch_python]
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, text=True)
+            train_rows = json.load(open(os.path.join(work, "train.json")))
+        except (subprocess.CalledProcessError, OSError, ValueError) as e:
+            log(f"training-step benchmark failed: {getattr(e, 'stderr', e)}")
+    if train_rows:
+        lines += ["## Training step", ""] + train_rows["markdown"] + [""]
     lines += ["## Compile times", "", "| model | seconds |", "| --- | ---: |"]
     lines += [f"| {m} | {s:.1f} |" for m, s in compile_s.items()]
     lines.append("")

@@ -22,6 +22,8 @@ packages=(
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   # The `kiln` Python module is built against Python's headers.
   python3-dev python3-setuptools python3-wheel
+  # `make train-demo`: scikit-learn's digits data.
+  python3-sklearn
 )
 
 missing=()

@@ -217,6 +217,18 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
     os << "  {0, 0, 0, 0, 0, 0, {0, 0, 0, 0.0f, 0.0f}, 0, 0, 0},\n";
   os << "};\n\n";
   std::vector<int64_t> buckets(contents.batchBuckets.begin(), contents.batchBuckets.end());
+  // Session-owned tensors: their initial bytes are constants of the
+  // artifact (kiln_state_initial_<k>, written by writeArtifact).
+  for (size_t k = 0; k < contents.sessionTensors.size(); ++k)
+    os << "extern const char kiln_state_initial_" << k
+       << "[] __attribute__((visibility(\"hidden\")));\n";
+  os << "static const kiln_model_state session_tensors[] = {";
+  for (size_t k = 0; k < contents.sessionTensors.size(); ++k)
+    os << (k ? ", " : "") << "{" << contents.sessionTensors[k].input << "u, "
+       << contents.sessionTensors[k].output << "u, kiln_state_initial_" << k << "}";
+  if (contents.sessionTensors.empty())
+    os << "{0, 0, 0}";
+  os << "};\n";
   os << "static const uint64_t batch_buckets[] = {";
   for (size_t i = 0; i < buckets.size(); ++i)
     os << (i ? ", " : "") << buckets[i] << "u";
@@ -229,7 +241,8 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
      << ", library_calls, " << contents.arenaBytes << "u, " << contents.maxBatch
      << "u, report,\n  " << fields.device << "u, " << quoted(fields.requiredFeatures) << ", "
      << buckets.size() << "u, batch_buckets, " << contents.stackBytes << "u, "
-     << fields.runFunction << "};\n";
+     << contents.sessionTensors.size() << "u, session_tensors, " << fields.runFunction
+     << "};\n";
   return s;
 }
 
@@ -364,9 +377,16 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
                                      entryObject}))
     return e;
   std::vector<std::string> objects = {modelObject, entryObject};
-  if (!constants.empty()) {
+  std::vector<ConstantBlob> allConstants(constants.begin(), constants.end());
+  for (size_t k = 0; k < contents.sessionTensors.size(); ++k) {
+    ConstantBlob blob;
+    blob.symbol = "kiln_state_initial_" + std::to_string(k);
+    blob.bytes = contents.sessionTensors[k].initial;
+    allConstants.push_back(std::move(blob));
+  }
+  if (!allConstants.empty()) {
     std::string constantsObject;
-    if (llvm::Error e = writeConstants(constants, work, constantsObject))
+    if (llvm::Error e = writeConstants(allConstants, work, constantsObject))
       return e;
     objects.push_back(constantsObject);
   }

@@ -8,7 +8,9 @@
 //   max_pool: each window position (a, b) of the kernel routes dY to the
 //     element that equals the max, the first in the window's row-major
 //     order (as PyTorch's argmax), through strided slices and their
-//     scatter back (dilate + pad);
+//     scatter back (dilate + pad); windows that tile the input (kernel =
+//     stride, no padding) work on the input viewed as [N, C, OH, KH, OW,
+//     KW] in one pass instead;
 //   avg_pool: dY / count spread over every window position the same way
 //     (count: the window's size, or its unpadded elements without
 //     count_include_pad).
@@ -189,12 +191,54 @@ Value sum(OpBuilder &b, Location loc, Value acc, Value v) {
   return acc ? Value(AddOp::create(b, loc, acc, v)) : v;
 }
 
+/// Windows that tile the input exactly (kernel = stride, no padding): the
+/// input viewed as [N, C, OH, KH, OW, KW] has each window in dims 3 and 5.
+bool tiles(const PoolGeometry &g) {
+  return g.kh == g.sh && g.kw == g.sw && llvm::all_of(g.pads, [](int64_t p) { return p == 0; }) &&
+         g.h == g.oh * g.kh && g.w == g.ow * g.kw;
+}
+
+/// For tiling windows: `piece(a, b)` ([N, C, OH, 1, OW, 1], window
+/// position (a, b)) for every position, assembled into [N, C, H, W].
+Value assembleTiles(OpBuilder &b, Location loc, const PoolGeometry &g,
+                    llvm::function_ref<Value(int64_t, int64_t)> piece) {
+  llvm::SmallVector<Value> rows;
+  for (int64_t a = 0; a < g.kh; ++a) {
+    llvm::SmallVector<Value> cols;
+    for (int64_t bb = 0; bb < g.kw; ++bb)
+      cols.push_back(piece(a, bb));
+    rows.push_back(cols.size() == 1 ? cols[0]
+                                    : Value(ConcatOp::create(b, loc, cols, b.getI64IntegerAttr(5))));
+  }
+  Value six = rows.size() == 1 ? rows[0] : Value(ConcatOp::create(b, loc, rows, b.getI64IntegerAttr(3)));
+  return reshape(b, loc, six, {g.n, g.c, g.h, g.w});
+}
+
 LogicalResult MaxPoolOpRule(MaxPoolOp op, OpBuilder &b, ArrayRef<Value> grads, Grads &out) {
   FailureOr<PoolGeometry> geo = poolGeometry(op);
   if (failed(geo))
     return failure();
   const PoolGeometry &g = *geo;
   Location loc = g.loc;
+  if (tiles(g)) {
+    // One pass over [N, C, OH, KH, OW, KW]: no scatter per position.
+    Value x6 = reshape(b, loc, op.getInput(), {g.n, g.c, g.oh, g.kh, g.ow, g.kw});
+    Value y6 = reshape(b, loc, op.getResult(), {g.n, g.c, g.oh, 1, g.ow, 1});
+    Value g6 = reshape(b, loc, grads[0], {g.n, g.c, g.oh, 1, g.ow, 1});
+    Value one = scalar(b, loc, g.elementType, 1.0);
+    Value taken;
+    out.push_back(assembleTiles(b, loc, g, [&](int64_t a, int64_t bb) -> Value {
+      Value element = slice(b, loc, x6, {0, 0, 0, a, 0, bb}, {kEnd, kEnd, kEnd, a + 1, kEnd, bb + 1},
+                            {1, 1, 1, 1, 1, 1});
+      Value isMax = CastOp::create(b, loc, typeOf(y6),
+                                   CompareOp::create(b, loc, ComparePredicate::eq, element, y6));
+      Value route = taken ? Value(MulOp::create(b, loc, isMax, SubOp::create(b, loc, one, taken)))
+                          : isMax;
+      taken = taken ? Value(MaxOp::create(b, loc, taken, isMax)) : isMax;
+      return MulOp::create(b, loc, route, g6);
+    }));
+    return success();
+  }
   // Padding never wins: pad with the lowest value.
   double lowest = -std::numeric_limits<double>::infinity();
   llvm::SmallVector<int64_t> pads = {0, 0, g.pads[0], g.pads[1], 0, 0, g.pads[2], g.pads[3]};
@@ -239,6 +283,13 @@ LogicalResult AvgPoolOpRule(AvgPoolOp op, OpBuilder &b, ArrayRef<Value> grads, G
       for (int64_t bb = 0; bb < g.kw; ++bb)
         count = sum(b, loc, count, windowElements(b, loc, padded, g, a, bb));
     share = DivOp::create(b, loc, grads[0], count);
+  }
+  if (tiles(g)) {
+    Value share6 = reshape(b, loc, share, {g.n, g.c, g.oh, 1, g.ow, 1});
+    auto type = RankedTensorType::get({g.n, g.c, g.oh, g.kh, g.ow, g.kw}, g.elementType);
+    Value spread6 = ExpandOp::create(b, loc, type, share6, b.getDenseI64ArrayAttr(type.getShape()));
+    out.push_back(reshape(b, loc, spread6, {g.n, g.c, g.h, g.w}));
+    return success();
   }
   Value dx;
   for (int64_t a = 0; a < g.kh; ++a)

@@ -43,7 +43,9 @@ DictionaryAttr named(MLIRContext *context, const std::string &name) {
                                StringAttr::get(context, name))});
 }
 
-LogicalResult differentiate(func::FuncOp f, llvm::ArrayRef<int64_t> wrtList) {
+} // namespace
+
+LogicalResult kiln::autodiff::differentiate(func::FuncOp f, llvm::ArrayRef<int64_t> wrtList) {
   if (!f.getBody().hasOneBlock())
     return f.emitOpError("kiln-differentiate takes a function of one block");
   Block &body = f.getBody().front();
@@ -159,6 +161,8 @@ LogicalResult differentiate(func::FuncOp f, llvm::ArrayRef<int64_t> wrtList) {
     }
   return success();
 }
+
+namespace {
 
 struct DifferentiatePass : kiln::impl::DifferentiateBase<DifferentiatePass> {
   using Base::Base;

@@ -13,6 +13,7 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -78,6 +79,10 @@ void registerElementwiseRules(mlir::MLIRContext *context);
 void registerNNRules(mlir::MLIRContext *context);
 void registerShapeRules(mlir::MLIRContext *context);
 void registerConvPoolRules(mlir::MLIRContext *context);
+
+/// kiln-differentiate's rewrite of `f` into its VJP (with respect to the
+/// arguments `wrt`; empty: every float one).
+mlir::LogicalResult differentiate(mlir::func::FuncOp f, llvm::ArrayRef<int64_t> wrt);
 
 /// Every gradient rule, attached when the kiln dialect loads.
 void registerGradientRules(mlir::DialectRegistry &registry);

@@ -2,7 +2,8 @@
 //
 // reshape: the gradient reshaped back; transpose: transposed by the
 // inverse permutation; expand: summed over the expanded dims; concat: each
-// input's slice of the gradient; slice (unit steps): the gradient padded
+// input's slice of the gradient; split: the pieces' gradients concatenated;
+// slice (unit steps): the gradient padded
 // back with zeros; pad (constant): the gradient's unpadded slice; gather
 // along axis 0 (embeddings): the gradient summed per index, as
 // one_hot(indices)^T @ dY.
@@ -66,6 +67,13 @@ LogicalResult ConcatOpRule(ConcatOp op, OpBuilder &b, ArrayRef<Value> g, Grads &
     out.push_back(SliceOp::create(b, op.getLoc(), g[0], b.getDenseI64ArrayAttr(starts),
                                   b.getDenseI64ArrayAttr(ends), b.getDenseI64ArrayAttr(steps)));
   }
+  return success();
+}
+
+/// split: the pieces' gradients concatenated back (zeros for a piece
+/// without one: kiln-differentiate fills them).
+LogicalResult SplitOpRule(SplitOp op, OpBuilder &b, ArrayRef<Value> g, Grads &out) {
+  out.push_back(ConcatOp::create(b, op.getLoc(), g, op.getAxisAttr()));
   return success();
 }
 
@@ -152,6 +160,7 @@ void registerShapeRules(MLIRContext *context) {
   SliceOp::attachInterface<RuleModel<SliceOp, SliceOpRule>>(*context);
   PadOp::attachInterface<RuleModel<PadOp, PadOpRule>>(*context);
   GatherOp::attachInterface<RuleModel<GatherOp, GatherOpRule>>(*context);
+  SplitOp::attachInterface<RuleModel<SplitOp, SplitOpRule>>(*context);
 }
 
 } // namespace kiln::autodiff

@@ -238,11 +238,20 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   contents.target = *target;
   contents.maxBatch = options.maxBatch;
   contents.batchBuckets = options.batchBuckets;
+  std::vector<autodiff::StepState> states;
+  if (options.train) {
+    auto built = autodiff::buildTrainingStep(module, *options.train);
+    if (!built)
+      return built.takeError();
+    states = std::move(*built);
+  }
   auto entry = module.lookupSymbol<func::FuncOp>("main");
   if (llvm::Error e = addNodeOutputs(entry, options.extraOutputs))
     return std::move(e);
   contents.inputs = describeTensors(entry, false);
   contents.outputs = describeTensors(entry, true);
+  for (autodiff::StepState &state : states)
+    contents.sessionTensors.push_back({state.input, state.output, std::move(state.initial)});
   if (!options.batchBuckets.empty()) {
     if (llvm::none_of(contents.inputs, [](const ModelTensor &t) {
           return !t.dims.empty() && t.dims[0] < 0;

@@ -13,6 +13,7 @@
 #ifndef KILN_COMPILER_DRIVER_DRIVER_H
 #define KILN_COMPILER_DRIVER_DRIVER_H
 
+#include "compiler/Autodiff/TrainingStep.h"
 #include "compiler/Driver/ModelSource.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Target/Backend.h"
@@ -63,6 +64,8 @@ struct CompileOptions {
   /// "<node>" (result 0) or "<node>:<i>" (`kiln run --dump`): values that
   /// fusion would keep out of memory are materialised.
   std::vector<std::string> extraOutputs;
+  /// `kiln compile --train`: compile the model's training step instead.
+  std::optional<autodiff::TrainOptions> train;
   /// Called as each step starts (`compileSteps` names them, in order), for
   /// progress reports.
   std::function<void(size_t step)> onStep;

@@ -71,6 +71,14 @@ struct ArtifactContents {
   std::string target;
   /// The compile report (memory plan, kernels) as JSON.
   std::string report;
+  /// Inputs the session owns (a training step's parameters and optimiser
+  /// state, kiln_model_state): input index, the output that updates it,
+  /// its initial bytes.
+  struct SessionTensor {
+    uint32_t input = 0, output = 0;
+    std::vector<char> initial;
+  };
+  std::vector<SessionTensor> sessionTensors;
 };
 
 class Backend {

@@ -35,6 +35,7 @@ enum { kDLCPU = 1, kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool
 
 static PyObject *KilnError;
 static PyObject *numpy_from_dlpack; /* numpy.from_dlpack, looked up once */
+static PyObject *numpy_asarray;     /* numpy.asarray */
 
 /* Raises kiln.Error(the runtime's message) with .status its name. */
 static PyObject *raise_status(kiln_status status) {
@@ -100,14 +101,63 @@ typedef struct {
   void *data;
   int32_t dtype, rank;
   int64_t dims[KILN_MAX_RANK];
+  Py_ssize_t shape[KILN_MAX_RANK]; /* for the buffer protocol */
+  PyObject *owner; /* NULL: `data` is the tensor's own; else what holds it */
 } TensorObject;
 
 static PyTypeObject TensorType;
 
 static void tensor_dealloc(TensorObject *self) {
-  free(self->data);
+  if (self->owner)
+    Py_DECREF(self->owner);
+  else
+    free(self->data);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
+/* The buffer protocol's one-character format of a dtype. */
+static const char *buffer_format(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_F32: return "f";
+  case KILN_DTYPE_F64: return "d";
+  case KILN_DTYPE_F16: return "e";
+  case KILN_DTYPE_BF16: return "H"; /* raw bits */
+  case KILN_DTYPE_I64: return "q";
+  case KILN_DTYPE_I32: return "i";
+  case KILN_DTYPE_I16: return "h";
+  case KILN_DTYPE_I8: return "b";
+  case KILN_DTYPE_U8: return "B";
+  case KILN_DTYPE_U16: return "H";
+  case KILN_DTYPE_U32: return "I";
+  case KILN_DTYPE_U64: return "Q";
+  case KILN_DTYPE_BOOL: return "?";
+  }
+  return "B";
+}
+
+/* Writable, C-contiguous: numpy.asarray(tensor) is a view of it. */
+static int tensor_getbuffer(TensorObject *self, Py_buffer *view, int flags) {
+  size_t count = 1;
+  for (int32_t d = 0; d < self->rank; ++d) {
+    self->shape[d] = (Py_ssize_t)self->dims[d];
+    count *= (size_t)self->dims[d];
+  }
+  view->buf = self->data;
+  view->obj = (PyObject *)self;
+  Py_INCREF(self);
+  view->itemsize = (Py_ssize_t)kiln_dtype_size(self->dtype);
+  view->len = (Py_ssize_t)count * view->itemsize;
+  view->readonly = 0;
+  view->ndim = self->rank;
+  view->format = (flags & PyBUF_FORMAT) ? (char *)buffer_format(self->dtype) : NULL;
+  view->shape = (flags & PyBUF_ND) ? self->shape : NULL;
+  view->strides = NULL; /* C-contiguous */
+  view->suboffsets = NULL;
+  view->internal = NULL;
+  return 0;
+}
+
+static PyBufferProcs tensor_buffer = {(getbufferproc)tensor_getbuffer, NULL};
 
 static void managed_deleter(DLManagedTensor *managed) {
   PyGILState_STATE gil = PyGILState_Ensure();
@@ -184,6 +234,7 @@ static PyTypeObject TensorType = {
               "torch.from_dlpack) without a copy.",
     .tp_methods = tensor_methods,
     .tp_getset = tensor_getset,
+    .tp_as_buffer = &tensor_buffer,
 };
 
 /* A Tensor holding a copy of the session's output `out`. */
@@ -205,6 +256,7 @@ static PyObject *tensor_from_output(const kiln_tensor *out) {
   t->dtype = out->dtype;
   t->rank = out->rank;
   memcpy(t->dims, out->dims, sizeof(t->dims));
+  t->owner = NULL;
   return (PyObject *)t;
 }
 
@@ -213,13 +265,16 @@ static PyObject *tensor_from_output(const kiln_tensor *out) {
 typedef struct {
   PyObject_HEAD
   kiln_model *model;
-  PyObject *input_names; /* tuple of str */
+  PyObject *input_names; /* tuple of str: the inputs a caller passes */
   PyObject *output_names;
+  uint32_t *input_index; /* the model's index of each caller input */
+  uint32_t num_caller_inputs;
 } ModelObject;
 
 static PyTypeObject ModelType, SessionType;
 
 static void model_dealloc(ModelObject *self) {
+  PyMem_Free(self->input_index);
   Py_XDECREF(self->input_names);
   Py_XDECREF(self->output_names);
   if (self->model)
@@ -227,11 +282,14 @@ static void model_dealloc(ModelObject *self) {
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *names_of(kiln_model *model, int outputs) {
-  uint32_t n = outputs ? kiln_model_num_outputs(model) : kiln_model_num_inputs(model);
+/* The outputs' names, or the caller inputs' (parameters left out). */
+static PyObject *names_of(ModelObject *self, int outputs) {
+  kiln_model *model = self->model;
+  uint32_t n = outputs ? kiln_model_num_outputs(model) : self->num_caller_inputs;
   PyObject *names = PyTuple_New(n);
   for (uint32_t i = 0; names && i < n; ++i) {
-    const kiln_model_tensor *t = outputs ? kiln_model_output(model, i) : kiln_model_input(model, i);
+    const kiln_model_tensor *t = outputs ? kiln_model_output(model, i)
+                                         : kiln_model_input(model, self->input_index[i]);
     PyObject *name = PyUnicode_FromString(t->name);
     if (!name) {
       Py_DECREF(names);
@@ -265,8 +323,18 @@ static PyObject *kiln_load(PyObject *module, PyObject *args, PyObject *kwargs) {
     return NULL;
   }
   self->model = model;
-  self->input_names = names_of(model, 0);
-  self->output_names = names_of(model, 1);
+  self->input_names = self->output_names = NULL;
+  self->num_caller_inputs = 0;
+  self->input_index = PyMem_Malloc((kiln_model_num_inputs(model) + 1) * sizeof(uint32_t));
+  if (!self->input_index) {
+    Py_DECREF(self);
+    return PyErr_NoMemory();
+  }
+  for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i)
+    if (!kiln_model_input_is_parameter(model, i))
+      self->input_index[self->num_caller_inputs++] = i;
+  self->input_names = names_of(self, 0);
+  self->output_names = names_of(self, 1);
   if (!self->input_names || !self->output_names) {
     Py_DECREF(self);
     return NULL;
@@ -287,13 +355,22 @@ static PyObject *describe(const kiln_model_tensor *t) {
 }
 
 /* model.inputs / model.outputs: [(name, dtype, dims with None for dynamic)] */
+/* closure NULL: the caller's inputs; 1: outputs; 2: parameters. */
 static PyObject *model_tensors(ModelObject *self, void *closure) {
-  int outputs = closure != NULL;
-  uint32_t n = outputs ? kiln_model_num_outputs(self->model) : kiln_model_num_inputs(self->model);
+  intptr_t which = (intptr_t)closure;
+  kiln_model *m = self->model;
+  uint32_t index[4096 + 1], n = 0;
+  if (which == 1) {
+    for (uint32_t i = 0; i < kiln_model_num_outputs(m) && n < 4096; ++i)
+      index[n++] = i;
+  } else {
+    for (uint32_t i = 0; i < kiln_model_num_inputs(m) && n < 4096; ++i)
+      if (kiln_model_input_is_parameter(m, i) == (which == 2))
+        index[n++] = i;
+  }
   PyObject *list = PyList_New(n);
   for (uint32_t i = 0; list && i < n; ++i) {
-    PyObject *d = describe(outputs ? kiln_model_output(self->model, i)
-                                   : kiln_model_input(self->model, i));
+    PyObject *d = describe(which == 1 ? kiln_model_output(m, index[i]) : kiln_model_input(m, index[i]));
     if (!d) {
       Py_DECREF(list);
       return NULL;
@@ -353,7 +430,7 @@ static PyObject *model_session(ModelObject *self, PyObject *args, PyObject *kwar
   s->model = self;
   s->session = session;
   s->running = 0;
-  s->num_inputs = kiln_model_num_inputs(self->model);
+  s->num_inputs = self->num_caller_inputs;
   s->num_outputs = kiln_model_num_outputs(self->model);
   return (PyObject *)s;
 }
@@ -368,7 +445,7 @@ static void session_dealloc(SessionObject *self) {
 /* Reads input i from `obj` (buffer protocol, C-contiguous). */
 static int read_input(SessionObject *self, uint32_t i, PyObject *obj, Py_buffer *view,
                       kiln_tensor *t) {
-  const char *name = kiln_model_input(self->model->model, i)->name;
+  const char *name = kiln_model_input(self->model->model, self->model->input_index[i])->name;
   if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError,
@@ -450,7 +527,7 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
       if (!obj) {
         if (!PyErr_Occurred())
           PyErr_Format(KilnError, "input '%s' is missing",
-                       kiln_model_input(self->model->model, read)->name);
+                       kiln_model_input(self->model->model, self->model->input_index[read])->name);
         goto done;
       }
       Py_INCREF(obj);
@@ -481,6 +558,9 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
   }
   result = PyDict_New();
   for (uint32_t i = 0; result && i < self->num_outputs; ++i) {
+    /* A training step's parameter updates stay in the session. */
+    if (kiln_model_output_updates_parameter(self->model->model, i))
+      continue;
     kiln_tensor out;
     if (kiln_session_output(self->session, i, &out) != KILN_OK) {
       raise_status(KILN_ERROR_RUN);
@@ -510,6 +590,30 @@ done:
   return result;
 }
 
+/* session.parameter(name) -> a writable numpy array over the session's
+ * buffer (it keeps the session alive; each run updates it). */
+static PyObject *session_parameter(SessionObject *self, PyObject *arg) {
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name)
+    return NULL;
+  kiln_tensor t;
+  kiln_status status = kiln_session_parameter(self->session, name, &t);
+  if (status != KILN_OK)
+    return raise_status(status);
+  TensorObject *view = PyObject_New(TensorObject, &TensorType);
+  if (!view)
+    return NULL;
+  view->data = t.data;
+  view->dtype = t.dtype;
+  view->rank = t.rank;
+  memcpy(view->dims, t.dims, sizeof(view->dims));
+  Py_INCREF(self);
+  view->owner = (PyObject *)self;
+  PyObject *array = PyObject_CallOneArg(numpy_asarray, (PyObject *)view);
+  Py_DECREF(view);
+  return array;
+}
+
 static PyObject *session_memory(SessionObject *self, PyObject *unused) {
   kiln_memory_stats s;
   if (kiln_session_memory_stats(self->session, &s) != KILN_OK)
@@ -522,8 +626,12 @@ static PyObject *session_memory(SessionObject *self, PyObject *unused) {
 static PyMethodDef session_methods[] = {
     {"run", (PyCFunction)(void (*)(void))session_run, METH_VARARGS | METH_KEYWORDS,
      "run(inputs, dlpack=False) -> {output name: numpy array (kiln.Tensor with dlpack=True)}\n"
-     "inputs: {name: array} or [array, ...] in the model's order; arrays are read in place."},
+     "inputs: {name: array} or [array, ...] in the model's order; arrays are read in place.\n"
+     "A training step's parameter updates are not returned: session.parameter(name) reads them."},
     {"memory_stats", (PyCFunction)session_memory, METH_NOARGS, "the pooled allocator's counters"},
+    {"parameter", (PyCFunction)session_parameter, METH_O,
+     "parameter(name) -> numpy array over the session's buffer of that parameter (writable; "
+     "each run updates it; valid while the session lives)"},
     {NULL}};
 
 static PyObject *session_model(SessionObject *self, void *closure) {
@@ -551,6 +659,9 @@ static PyMethodDef model_methods[] = {
 static PyGetSetDef model_getset[] = {
     {"inputs", (getter)model_tensors, NULL, "[(name, dtype, dims)]; None for a dynamic dim", NULL},
     {"outputs", (getter)model_tensors, NULL, "[(name, dtype, dims)]", (void *)1},
+    {"parameters", (getter)model_tensors, NULL,
+     "[(name, dtype, dims)] the session owns (a training step's parameters and optimiser state)",
+     (void *)2},
     {"content_hash", (getter)model_string, NULL, "the model's and flags' SHA-256", "hash"},
     {"target", (getter)model_string, NULL, "the target it was compiled for", "target"},
     {"device", (getter)model_string, NULL, "the device its code runs on", "device"},
@@ -585,8 +696,9 @@ PyMODINIT_FUNC PyInit__kiln(void) {
   if (!numpy)
     return NULL;
   numpy_from_dlpack = PyObject_GetAttrString(numpy, "from_dlpack");
+  numpy_asarray = PyObject_GetAttrString(numpy, "asarray");
   Py_DECREF(numpy);
-  if (!numpy_from_dlpack)
+  if (!numpy_from_dlpack || !numpy_asarray)
     return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

@@ -176,6 +176,28 @@ static kiln_status check_descriptor(const kiln_model_v1 *abi, const char *what) 
         (abi->max_batch && abi->batch_buckets[i] > abi->max_batch))
       return kiln_fail(KILN_ERROR_FORMAT, "%s: batch bucket %u (%llu) is invalid", what, i,
                        (unsigned long long)abi->batch_buckets[i]);
+  /* Session-owned tensors: distinct inputs and outputs of the same static
+   * dims and dtype, with their initial bytes. */
+  if (abi->num_state > abi->num_inputs || (abi->num_state && !abi->state))
+    return kiln_fail(KILN_ERROR_FORMAT, "%s: invalid session-owned tensors (%u)", what,
+                     abi->num_state);
+  for (uint32_t k = 0; k < abi->num_state; ++k) {
+    const kiln_model_state *st = &abi->state[k];
+    if (st->input >= abi->num_inputs || st->output >= abi->num_outputs || !st->initial)
+      return kiln_fail(KILN_ERROR_FORMAT, "%s: session-owned tensor %u is invalid", what, k);
+    const kiln_model_tensor *in = &abi->inputs[st->input], *out = &abi->outputs[st->output];
+    int same = in->dtype == out->dtype && in->rank == out->rank;
+    for (int32_t d = 0; same && d < in->rank; ++d)
+      same = in->dims[d] >= 0 && in->dims[d] == out->dims[d];
+    if (!same)
+      return kiln_fail(KILN_ERROR_FORMAT,
+                       "%s: session-owned input '%s' and its update '%s' differ or are not "
+                       "static", what, in->name, out->name);
+    for (uint32_t j = 0; j < k; ++j)
+      if (abi->state[j].input == st->input || abi->state[j].output == st->output)
+        return kiln_fail(KILN_ERROR_FORMAT, "%s: input '%s' is session-owned twice", what,
+                         in->name);
+  }
   return KILN_OK;
 }
 
@@ -447,6 +469,13 @@ const char *kiln_model_content_hash(const kiln_model *model) {
   return model && model->abi->content_hash ? model->abi->content_hash : "";
 }
 
+static size_t element_count(int32_t rank, const int64_t *dims) {
+  size_t n = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    n *= (size_t)dims[d];
+  return n;
+}
+
 struct kiln_session {
   kiln_model *model;
   void *library;                /* the device's prepared library calls */
@@ -463,6 +492,10 @@ struct kiln_session {
   /* Per output: a caller-owned buffer the result is copied to, if bound. */
   kiln_tensor *bound;
   uint8_t *is_bound;
+  /* Session-owned tensors (kiln_model_state), in the descriptor's order;
+   * state_of[i]: the index of input i's, or -1. */
+  void **state;
+  int32_t *state_of;
   /* Profiling (kiln_session_set_kernel_hook). */
   kiln_kernel_hook kernel_hook;
   void *kernel_hook_user;
@@ -503,6 +536,29 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
+  /* Session-owned tensors, from their initial bytes. */
+  uint32_t n_state = model->abi->num_state;
+  s->state = calloc(n_state + 1, sizeof(void *));
+  s->state_of = malloc((n_in + 1) * sizeof(int32_t));
+  if (!s->state || !s->state_of) {
+    kiln_session_free(s);
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_in; ++i)
+    s->state_of[i] = -1;
+  for (uint32_t k = 0; k < n_state; ++k) {
+    const kiln_model_state *st = &model->abi->state[k];
+    const kiln_model_tensor *t = &model->abi->inputs[st->input];
+    size_t bytes = element_count(t->rank, t->dims) * kiln_dtype_size(t->dtype);
+    s->state[k] = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!s->state[k]) {
+      kiln_session_free(s);
+      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory for parameter '%s' (%zu bytes)",
+                       t->name, bytes);
+    }
+    memcpy(s->state[k], st->initial, bytes);
+    s->state_of[st->input] = (int32_t)k;
+  }
   s->device = model->device;
   s->num_threads = options ? options->num_threads : 0;
   s->pool = kiln_pool_create(s->device, options ? options->allocator : NULL);
@@ -572,6 +628,45 @@ static const kiln_runtime_services services = {service_library_call, service_all
                                                service_release, service_parallel_for,
                                                service_kernel_begin};
 
+int kiln_model_input_is_parameter(const kiln_model *model, uint32_t i) {
+  if (!model)
+    return 0;
+  for (uint32_t k = 0; k < model->abi->num_state; ++k)
+    if (model->abi->state[k].input == i)
+      return 1;
+  return 0;
+}
+
+int kiln_model_output_updates_parameter(const kiln_model *model, uint32_t i) {
+  if (!model)
+    return 0;
+  for (uint32_t k = 0; k < model->abi->num_state; ++k)
+    if (model->abi->state[k].output == i)
+      return 1;
+  return 0;
+}
+
+kiln_status kiln_session_parameter(kiln_session *session, const char *name,
+                                   kiln_tensor *parameter) {
+  if (!session || !name || !parameter)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_parameter: null argument");
+  const kiln_model_v1 *abi = session->model->abi;
+  for (uint32_t k = 0; k < abi->num_state; ++k) {
+    const kiln_model_tensor *t = &abi->inputs[abi->state[k].input];
+    if (strcmp(t->name, name) != 0)
+      continue;
+    memset(parameter, 0, sizeof(*parameter));
+    parameter->data = session->state[k];
+    parameter->dtype = t->dtype;
+    parameter->rank = t->rank;
+    for (int32_t d = 0; d < t->rank; ++d)
+      parameter->dims[d] = t->dims[d];
+    return kiln_ok();
+  }
+  return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "the model has no parameter '%s'%s", name,
+                   abi->num_state ? "" : " (it was not compiled with --train)");
+}
+
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user) {
   if (!session)
@@ -597,17 +692,16 @@ void kiln_session_free(kiln_session *session) {
   free(session->in_dims);
   free(session->bound);
   free(session->is_bound);
+  if (session->state)
+    for (uint32_t k = 0; k < session->model->abi->num_state; ++k)
+      free(session->state[k]);
+  free(session->state);
+  free(session->state_of);
   if (session->model)
     release_model(session->model);
   free(session);
 }
 
-static size_t element_count(int32_t rank, const int64_t *dims) {
-  size_t n = 1;
-  for (int32_t d = 0; d < rank; ++d)
-    n *= (size_t)dims[d];
-  return n;
-}
 
 static kiln_status copy_to_bound_outputs(kiln_session *session) {
   const kiln_model_v1 *abi = session->model->abi;
@@ -663,12 +757,19 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   if (!session || (num_inputs && !inputs))
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_run: null argument");
   const kiln_model_v1 *abi = session->model->abi;
-  if (num_inputs != abi->num_inputs)
+  if (num_inputs != abi->num_inputs - abi->num_state)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "the model takes %u inputs, %zu given",
-                abi->num_inputs, num_inputs);
+                abi->num_inputs - abi->num_state, num_inputs);
+  uint32_t given = 0;
   for (uint32_t i = 0; i < abi->num_inputs; ++i) {
     const kiln_model_tensor *want = &abi->inputs[i];
-    const kiln_tensor *got = &inputs[i];
+    if (session->state_of[i] >= 0) {
+      /* A parameter: the session's buffer. */
+      session->in_data[i] = session->state[session->state_of[i]];
+      session->in_dims[i] = want->dims;
+      continue;
+    }
+    const kiln_tensor *got = &inputs[given++];
     /* A tensor without elements needs no data. */
     if (!got->data && (got->rank < 0 || got->rank > KILN_MAX_RANK ||
                        element_count(got->rank, got->dims) != 0))
@@ -710,6 +811,14 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     rc = device->synchronize(session->library);
   if (session->kernel_hook)
     session->kernel_hook(session->kernel_hook_user, KILN_KERNEL_END);
+  /* The step's updated parameters become the session's. */
+  if (rc == 0)
+    for (uint32_t k = 0; k < abi->num_state; ++k) {
+      const kiln_model_state *st = &abi->state[k];
+      const kiln_model_tensor *t = &abi->inputs[st->input];
+      memmove(session->state[k], session->out_data[st->output],
+             element_count(t->rank, t->dims) * kiln_dtype_size(t->dtype));
+    }
   device->leave(session->num_threads, saved_threads);
   if (rc != 0) {
     /* What the run allocated and did not free (it may have stopped half

@@ -127,6 +127,11 @@ CASES = {
     "reduce_min_keepdims": ([("a", (3, 4), normal)], (3, 1),
                             f"%r = kiln.reduce_min %a {{axes = array<i64: 1>, keepdims = true}} : ({ttype((3, 4))}) -> {ttype((3, 1))}",
                             lambda a: a.amin(1, keepdim=True)),
+    "split": ([("a", (4, 6), normal)], (4, 7),
+              f"%p:3 = kiln.split %a {{axis = 1 : i64, sizes = array<i64: 1, 2, 3>}} : ({ttype((4, 6))}) -> ({ttype((4, 1))}, {ttype((4, 2))}, {ttype((4, 3))})\n"
+              f"    %q = kiln.tanh %p#0 : ({ttype((4, 1))}) -> {ttype((4, 1))}\n"
+              f"    %r = kiln.concat %p#2, %q, %p#2 {{axis = 1 : i64}} : ({ttype((4, 3))}, {ttype((4, 1))}, {ttype((4, 3))}) -> {ttype((4, 7))}",
+              lambda a: torch.cat([a[:, 3:], torch.tanh(a[:, :1]), a[:, 3:]], 1)),
     "slice": ([("a", (4, 6), normal)], (2, 3),
               f"%r = kiln.slice %a {{starts = array<i64: 1, -4>, ends = array<i64: 3, 5>, steps = array<i64: 1, 1>}} : ({ttype((4, 6))}) -> {ttype((2, 3))}",
               lambda a: a[1:3, 2:5]),

@@ -142,6 +142,16 @@ static void descriptor_copy_make(descriptor_copy *c, const kiln_model_v1 *origin
   descriptor_field_add(c, &abi->stack_bytes, sizeof abi->stack_bytes, 0, "stack_bytes", -1);
   descriptor_field_add(c, (void *)(uintptr_t)abi->batch_buckets,
                        original->num_batch_buckets * sizeof(uint64_t), 0, "batch_buckets", -1);
+  /* Session-owned tensors (training steps): their indices; the initial
+   * bytes are the artifact's constants and not mutated. */
+  kiln_model_state *state = (kiln_model_state *)descriptor_copy_of(
+      original->state, original->num_state * sizeof(kiln_model_state), 0);
+  abi->state = state;
+  descriptor_field_add(c, &abi->num_state, sizeof abi->num_state, 1, "num_state", -1);
+  for (uint32_t k = 0; state && k < original->num_state; ++k) {
+    descriptor_field_add(c, &state[k].input, sizeof state[k].input, 0, "state input", (int)k);
+    descriptor_field_add(c, &state[k].output, sizeof state[k].output, 0, "state output", (int)k);
+  }
 }
 
 /* Little-endian value of a count field, for shrink-only fields. */

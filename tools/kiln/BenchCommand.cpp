@@ -170,11 +170,14 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   if (!loaded)
     return 1;
   kiln_model *model = loaded.get();
-  uint32_t numInputs = kiln_model_num_inputs(model);
+  // The inputs the caller gives (a training step's parameters are the
+  // session's).
+  std::vector<uint32_t> inputIndex = callerInputs(model);
+  uint32_t numInputs = static_cast<uint32_t>(inputIndex.size());
   std::vector<std::vector<char>> storage(numInputs);
   std::vector<kiln_tensor> inputs(numInputs);
   for (uint32_t i = 0; i < numInputs; ++i) {
-    const kiln_model_tensor *desc = kiln_model_input(model, i);
+    const kiln_model_tensor *desc = kiln_model_input(model, inputIndex[i]);
     kiln_tensor &t = inputs[i];
     t.dtype = desc->dtype;
     t.rank = desc->rank;

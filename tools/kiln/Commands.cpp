@@ -35,6 +35,14 @@ ModelHandle loadArtifact(llvm::StringRef command, const std::string &path) {
   return ModelHandle(model, kiln_model_free);
 }
 
+std::vector<uint32_t> callerInputs(const kiln_model *model) {
+  std::vector<uint32_t> inputs;
+  for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i)
+    if (!kiln_model_input_is_parameter(model, i))
+      inputs.push_back(i);
+  return inputs;
+}
+
 int runKiln(int argc, char **argv) {
   if (argc < 2) {
     printUsage(llvm::errs());

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -28,6 +29,10 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args);
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
 int runInspect(llvm::ArrayRef<llvm::StringRef> args);
 int runVerifyArtifact(llvm::ArrayRef<llvm::StringRef> args);
+
+/// The model's inputs a caller passes (parameters of a training step are
+/// the session's), as indices into its inputs, in order.
+std::vector<uint32_t> callerInputs(const kiln_model *model);
 int runVersion(llvm::ArrayRef<llvm::StringRef> args);
 
 /// The SHA-256 of a file's bytes, as 64 lowercase hex digits.

@@ -32,6 +32,16 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "                       calling the target's library (oneDNN)\n"
         "  --report             print the memory plan and the kernels' summary\n"
         "  --quiet, -q          print nothing but errors (no progress, no summary)\n"
+        "  --train              compile the training step: forward, loss, backward and\n"
+        "                       the optimiser's update (docs/Training.md), with\n"
+        "  --loss=L             cross-entropy (default; target: class indices) or mse\n"
+        "  --optimizer=O        sgd(lr=..,momentum=..,weight_decay=..) (default\n"
+        "                       sgd(lr=0.01)) or adam(lr=..,beta1=..,beta2=..,eps=..,\n"
+        "                       weight_decay=..)\n"
+        "  --clip-grad-norm=X   scale gradients to a global L2 norm of at most X\n"
+        "  --trainable=REGEX    the initializers trained, by name (default: all float\n"
+        "                       initializers of rank >= 1)\n"
+        "  --train-batch=N      the step's batch when the model's is dynamic\n"
      << kModelInputUsage
      << "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
         "                       inputs): buffers that grow with the batch join the\n"
@@ -85,6 +95,12 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   bool report = false, quiet = false;
   std::string verifyDir, atol, rtol;
   int exitCode = 0;
+  // Training options imply --train.
+  auto train = [&]() -> autodiff::TrainOptions & {
+    if (!options.train)
+      options.train.emplace();
+    return *options.train;
+  };
   for (ArgumentCursor cursor(args); !cursor.done() && exitCode == 0; cursor.next()) {
     llvm::StringRef arg = cursor.current();
     auto value = [&](llvm::StringRef flag) { return cursor.value(flag); };
@@ -149,6 +165,30 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       report = true;
     } else if (arg == "--quiet" || arg == "-q") {
       quiet = true;
+    } else if (arg == "--train") {
+      if (!options.train)
+        options.train.emplace();
+    } else if (auto v = value("--loss")) {
+      train().loss = *v;
+    } else if (auto v = value("--optimizer")) {
+      if (llvm::Error e = autodiff::parseOptimizer(*v, train())) {
+        llvm::errs() << "kiln compile: " << llvm::toString(std::move(e)) << "\n";
+        return 2;
+      }
+    } else if (auto v = value("--clip-grad-norm")) {
+      if (llvm::StringRef(*v).getAsDouble(train().clipGradNorm) || train().clipGradNorm <= 0) {
+        llvm::errs() << "kiln compile: --clip-grad-norm takes a positive number, got '" << *v
+                     << "'\n";
+        return 2;
+      }
+    } else if (auto v = value("--trainable")) {
+      train().trainable = *v;
+    } else if (auto v = value("--train-batch")) {
+      if (llvm::StringRef(*v).getAsInteger(10, train().batch) || train().batch <= 0) {
+        llvm::errs() << "kiln compile: --train-batch takes a positive integer, got '" << *v
+                     << "'\n";
+        return 2;
+      }
     } else if (auto v = value("--cpu")) {
       options.targetOptions.settings["cpu"] = *v;
     } else if (auto v = value("-o")) {

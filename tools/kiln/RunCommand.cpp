@@ -165,19 +165,22 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
   if (!loaded)
     return 1;
   kiln_model *model = loaded.get();
-  uint32_t numInputs = kiln_model_num_inputs(model);
+  // The inputs the caller gives (a training step's parameters are the
+  // session's).
+  std::vector<uint32_t> inputIndex = callerInputs(model);
+  uint32_t numInputs = static_cast<uint32_t>(inputIndex.size());
   std::vector<HostTensor> hostInputs(numInputs);
   std::vector<bool> given(numInputs, false);
   for (auto &[name, file] : inputs) {
     uint32_t index = numInputs;
     for (uint32_t i = 0; i < numInputs; ++i)
-      if (name == kiln_model_input(model, i)->name || (name.empty() && numInputs == 1) ||
+      if (name == kiln_model_input(model, inputIndex[i])->name || (name.empty() && numInputs == 1) ||
           name == "@" + std::to_string(i))
         index = i;
     if (index == numInputs) {
       llvm::errs() << "kiln run: the model has no input named '" << name << "'; its inputs are:";
       for (uint32_t i = 0; i < numInputs; ++i)
-        llvm::errs() << " " << kiln_model_input(model, i)->name;
+        llvm::errs() << " " << kiln_model_input(model, inputIndex[i])->name;
       llvm::errs() << "\n";
       return 1;
     }
@@ -186,7 +189,7 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
       llvm::errs() << "kiln run: " << llvm::toString(tensor.takeError()) << "\n";
       return 1;
     }
-    if (tensor->dtype == KILN_DTYPE_U16 && kiln_model_input(model, index)->dtype == KILN_DTYPE_BF16)
+    if (tensor->dtype == KILN_DTYPE_U16 && kiln_model_input(model, inputIndex[index])->dtype == KILN_DTYPE_BF16)
       tensor->dtype = KILN_DTYPE_BF16; // ONNX's test data stores bfloat16 bits as uint16
     hostInputs[index] = std::move(*tensor);
     given[index] = true;
@@ -194,8 +197,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
   std::vector<kiln_tensor> runInputs(numInputs);
   for (uint32_t i = 0; i < numInputs; ++i) {
     if (!given[i]) {
-      llvm::errs() << "kiln run: input '" << kiln_model_input(model, i)->name
-                   << "' is not given (--input " << kiln_model_input(model, i)->name
+      llvm::errs() << "kiln run: input '" << kiln_model_input(model, inputIndex[i])->name
+                   << "' is not given (--input " << kiln_model_input(model, inputIndex[i])->name
                    << "=FILE)\n";
       return 1;
     }

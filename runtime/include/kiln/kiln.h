@@ -135,7 +135,8 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
                                              kiln_session **session);
 void kiln_session_free(kiln_session *session);
 
-/* Runs the model on `num_inputs` inputs, in the model's input order. */
+/* Runs the model on `num_inputs` inputs, in the model's input order
+ * (parameters, kiln_model_input_is_parameter, left out). */
 kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                              size_t num_inputs);
 /* Output i of the last run; its data stays valid until the next run or
@@ -151,6 +152,20 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
  * reporting the run's own buffer. */
 kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
                                      const kiln_tensor *buffer);
+
+/* Training steps (kiln compile --train) keep their parameters and
+ * optimiser state in the session: those inputs are "parameters", not
+ * passed to kiln_session_run (which takes the others, in the model's
+ * order), initialised from the artifact when the session is created and
+ * updated by every run. kiln_session_parameter gives parameter `name`'s
+ * buffer (read it, or write it to set the value the next run starts
+ * from); it stays valid while the session lives. */
+int kiln_model_input_is_parameter(const kiln_model *model, uint32_t i);
+/* Whether output i is a parameter's update (the session copies it into
+ * the parameter after each run; callers rarely need to read it). */
+int kiln_model_output_updates_parameter(const kiln_model *model, uint32_t i);
+kiln_status kiln_session_parameter(kiln_session *session, const char *name,
+                                   kiln_tensor *parameter);
 
 /* Profiling: with a hook set, each run calls hook(user, k) on the running
  * thread as kernel k starts (k: the kernel's index in the model's report,

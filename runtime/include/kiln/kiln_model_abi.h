@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 8u
+#define KILN_MODEL_ABI_VERSION 9u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -190,6 +190,18 @@ typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
                                  void **out_alloc, void **out_data,
                                  int64_t *const *out_dims);
 
+/* A tensor a session owns between runs (a training step's parameters and
+ * optimiser state, `kiln compile --train`): input `input` is not passed
+ * by the caller; the session holds its buffer, initialised from `initial`
+ * (its bytes, row-major; its dims are static) when it is created, and
+ * after every successful run copies output `output` (same dtype and dims)
+ * into it. */
+typedef struct kiln_model_state {
+  uint32_t input;
+  uint32_t output;
+  const void *initial;
+} kiln_model_state;
+
 typedef struct kiln_model_v1 {
   uint32_t magic;       /* KILN_MODEL_MAGIC */
   uint32_t abi_version; /* KILN_MODEL_ABI_VERSION */
@@ -230,6 +242,9 @@ typedef struct kiln_model_v1 {
    * calling thread (its largest frame and its stack buffers, which do not
    * grow with the batch), excluding the vendor library's; 0: unknown. */
   uint64_t stack_bytes;
+  /* Session-owned tensors (kiln_model_state); none for inference. */
+  uint32_t num_state;
+  const kiln_model_state *state;
   kiln_model_run_fn run;
 } kiln_model_v1;
 

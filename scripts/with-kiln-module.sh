@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# run_python_module_test.sh KILN MODELS_DIR WORK_DIR
+# with-kiln-module.sh WORK_DIR SCRIPT.py ARGS...
 # Installs the `kiln` Python module as a user would (pip install of the
 # repository's python/ folder into a fresh venv over Debian's python, whose
-# numpy and torch it sees) and runs python_module_test.py with it. The
-# sources are copied first so that the build writes nothing into the tree.
+# numpy, torch and onnx it sees) and runs SCRIPT.py with it. The sources
+# are copied first so that the build writes nothing into the tree.
 set -euo pipefail
-kiln=$1 models=$2 work=$3
-src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$1
+script=$(realpath "$2")
+shift 2
+src=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$work"
 mkdir -p "$work/src"
+work=$(cd "$work" && pwd)
 cp -r "$src/python" "$src/runtime" "$work/src/"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 if ! "$work/venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation \
@@ -19,5 +22,4 @@ if ! "$work/venv/bin/pip" install -q --disable-pip-version-check --no-build-isol
   exit 1
 fi
 cd "$work"
-exec "$work/venv/bin/python" -W ignore::UserWarning "$src/test/python/python_module_test.py" \
-  "$kiln" "$models" "$work/run"
+exec "$work/venv/bin/python" -W ignore::UserWarning "$script" "$@"
