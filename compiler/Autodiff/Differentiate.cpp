@@ -54,10 +54,19 @@ LogicalResult kiln::autodiff::differentiate(func::FuncOp f, llvm::ArrayRef<int64
     return f.emitOpError("kiln-differentiate: the body does not end in func.return");
   MLIRContext *context = f.getContext();
   // Normalisations are differentiated through their primitives.
+  // (Only those ops: the greedy driver would also erase values nothing
+  // uses yet, which a caller may be about to return.)
   {
+    llvm::SmallVector<Operation *> norms;
+    f.walk([&](Operation *op) {
+      if (isa<LayerNormOp, BatchNormOp>(op))
+        norms.push_back(op);
+    });
     RewritePatternSet patterns(context);
     populateNormalizationDecompositions(patterns);
-    if (failed(applyPatternsGreedily(f, std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (!norms.empty() && failed(applyOpPatternsGreedily(norms, std::move(patterns), config)))
       return f.emitOpError("kiln-differentiate: decomposing normalisations failed");
   }
 

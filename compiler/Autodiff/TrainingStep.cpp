@@ -185,21 +185,98 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
     return error("--loss takes cross-entropy or mse, got '" + options.loss + "'");
   }
 
+  // Batch normalisation in training form: the batch's statistics
+  // normalise; the running statistics become session-owned state updated
+  // by the step (not trained).
+  llvm::SmallVector<std::pair<Value, std::string>> updates; // value, result name
+  std::vector<StepState> states;
+  llvm::StringSet<> names;
+  for (BlockArgument arg : body.getArguments())
+    if (auto name = f.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                   KilnDialect::NameAttrHelper::getNameStr()))
+      names.insert(name.str());
+  llvm::SmallVector<BatchNormOp> norms;
+  body.walk([&](BatchNormOp op) { norms.push_back(op); });
+  for (BatchNormOp op : norms) {
+    OpBuilder at(op);
+    Location nloc = op.getLoc();
+    Value x = op.getInput();
+    RankedTensorType xt = typeOf(x);
+    int64_t rank = xt.getRank(), channels = xt.getDimSize(1);
+    int64_t count = xt.getNumElements() / channels;
+    llvm::SmallVector<int64_t> axes = {0}, channelShape = {channels};
+    for (int64_t d = 2; d < rank; ++d)
+      axes.push_back(d);
+    llvm::SmallVector<int64_t> broadcastShape(rank, 1);
+    broadcastShape[1] = channels;
+    auto axesAttr = at.getDenseI64ArrayAttr(axes);
+    auto sc = [&](double v) { return scalar(at, nloc, xt.getElementType(), v); };
+    Value mean = ReduceMeanOp::create(at, nloc, x, axesAttr, at.getBoolAttr(true));
+    Value centered = SubOp::create(at, nloc, x, mean);
+    Value var = ReduceMeanOp::create(at, nloc, MulOp::create(at, nloc, centered, centered),
+                                     axesAttr, at.getBoolAttr(true));
+    Value inv = RsqrtOp::create(at, nloc, AddOp::create(at, nloc, var,
+                                                        sc(op.getEpsilon().convertToDouble())));
+    auto toBroadcast = [&](Value v) {
+      auto type = RankedTensorType::get(broadcastShape, typeOf(v).getElementType());
+      return ReshapeOp::create(at, nloc, type, v, at.getDenseI64ArrayAttr(broadcastShape))
+          .getResult();
+    };
+    Value y = AddOp::create(at, nloc,
+                            MulOp::create(at, nloc, MulOp::create(at, nloc, centered, inv),
+                                          toBroadcast(op.getScale())),
+                            toBroadcast(op.getBias()));
+    // The running statistics: state, updated with the batch's (the
+    // variance unbiased), never differentiated.
+    double m = options.batchNormMomentum;
+    auto toChannels = [&](Value v) {
+      auto type = RankedTensorType::get(channelShape, typeOf(v).getElementType());
+      return ReshapeOp::create(at, nloc, type, v, at.getDenseI64ArrayAttr(channelShape))
+          .getResult();
+    };
+    for (auto [operand, batchValue, suffix] :
+         {std::tuple{op.getMean(), toChannels(mean), "mean"},
+          std::tuple{op.getVariance(),
+                     toChannels(MulOp::create(at, nloc, var,
+                                              sc(count > 1 ? double(count) / (count - 1) : 1.0))),
+                     "var"}}) {
+      auto constant = operand.getDefiningOp<ConstantOp>();
+      if (!constant)
+        return error("--train: a batch normalisation's running " + std::string(suffix) +
+                     " is not an initializer");
+      std::optional<std::vector<char>> bytes = constantBytes(constant);
+      if (!bytes)
+        return error("--train: cannot read a batch normalisation's running statistics");
+      std::string name = nodeName(constant.getLoc());
+      if (name.empty())
+        name = "batch_norm." + std::string(suffix);
+      while (!names.insert(name).second)
+        name += "_";
+      unsigned index = f.getNumArguments();
+      (void)f.insertArgument(index, constant.getType(), named(context, name), constant.getLoc());
+      Value running = body.getArgument(index);
+      Value next = AddOp::create(at, nloc, MulOp::create(at, nloc, running, sc(1 - m)),
+                                 MulOp::create(at, nloc, batchValue, sc(m)));
+      // Not on the loss's path: no gradient reaches the update.
+      updates.push_back({next, "updated:" + name});
+      StepState state;
+      state.input = index;
+      state.initial = std::move(*bytes);
+      states.push_back(std::move(state));
+      operand.replaceUsesWithIf(running, [&](OpOperand &use) { return use.getOwner() == op; });
+      if (constant->use_empty())
+        constant.erase();
+    }
+    op.getResult().replaceAllUsesWith(y);
+    op.erase();
+  }
+
   // Trainable initializers become arguments (the parameters).
   llvm::Regex trainable("^(" + options.trainable + ")$");
   std::string regexError;
   if (!trainable.isValid(regexError))
     return error("--trainable: " + regexError);
-  std::vector<StepState> states;
   llvm::SmallVector<int64_t> paramArgs;
-  llvm::StringSet<> names;
-  for (BlockArgument arg : body.getArguments())
-    names.insert(f.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                KilnDialect::NameAttrHelper::getNameStr())
-                     ? f.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                      KilnDialect::NameAttrHelper::getNameStr())
-                           .str()
-                     : "");
   // The importer folds some ops on initializers (a convolution's bias
   // reshaped to [C, 1, 1]) into new constants, leaving the initializer
   // itself unused: such a copy (the same bytes, another shape) becomes a
@@ -311,7 +388,6 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   auto nameOf = [&](unsigned arg) {
     return f.getArgAttrOfType<StringAttr>(arg, KilnDialect::NameAttrHelper::getNameStr()).str();
   };
-  llvm::SmallVector<std::pair<Value, std::string>> updates; // value, result name
   Value step, stepNext, bc1, bc2;
   if (options.optimizer == "adam") {
     step = addState(RankedTensorType::get({}, f32), "adam.step");

@@ -39,6 +39,11 @@ struct TrainOptions {
   /// Dim 0 of every input when the model's is dynamic (0: it must be
   /// static).
   int64_t batch = 0;
+  /// Batch normalisation trains on the batch's statistics and updates its
+  /// running mean and variance as running = (1 - m) running + m batch
+  /// (the unbiased variance), PyTorch's convention (ONNX's momentum is
+  /// 1 - m).
+  double batchNormMomentum = 0.1;
 };
 
 /// Parses `sgd(lr=0.1,momentum=0.9)` / `adam(lr=1e-3,beta1=..,...)` into

@@ -42,6 +42,8 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "  --trainable=REGEX    the initializers trained, by name (default: all float\n"
         "                       initializers of rank >= 1)\n"
         "  --train-batch=N      the step's batch when the model's is dynamic\n"
+        "  --batch-norm-momentum=M  running statistics' update, PyTorch's convention\n"
+        "                       (default 0.1)\n"
      << kModelInputUsage
      << "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
         "                       inputs): buffers that grow with the batch join the\n"
@@ -183,6 +185,14 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       }
     } else if (auto v = value("--trainable")) {
       train().trainable = *v;
+    } else if (auto v = value("--batch-norm-momentum")) {
+      double m = 0;
+      if (llvm::StringRef(*v).getAsDouble(m) || m < 0 || m > 1) {
+        llvm::errs() << "kiln compile: --batch-norm-momentum takes a number in [0, 1], got '"
+                     << *v << "'\n";
+        return 2;
+      }
+      train().batchNormMomentum = m;
     } else if (auto v = value("--train-batch")) {
       if (llvm::StringRef(*v).getAsInteger(10, train().batch) || train().batch <= 0) {
         llvm::errs() << "kiln compile: --train-batch takes a positive integer, got '" << *v
