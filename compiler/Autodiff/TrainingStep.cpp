@@ -357,6 +357,44 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   b.setInsertionPoint(ret);
   llvm::SmallVector<Value> grads(ret->getOperands().drop_front());
   auto c = [&](double v) { return scalar(b, loc, f32, v); };
+  // The optimiser's state: one more session-owned argument per buffer.
+  auto addState = [&](RankedTensorType type, const std::string &name) {
+    unsigned index = f.getNumArguments();
+    (void)f.insertArgument(index, type, named(context, name), loc);
+    StepState state;
+    state.input = index;
+    state.initial.assign(type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8), 0);
+    states.push_back(std::move(state));
+    return body.getArgument(index);
+  };
+  auto nameOf = [&](unsigned arg) {
+    return f.getArgAttrOfType<StringAttr>(arg, KilnDialect::NameAttrHelper::getNameStr()).str();
+  };
+  // What a step that does not update (gradient accumulation) keeps: the
+  // value each updated parameter and optimiser buffer had.
+  llvm::StringMap<Value> before;
+  for (int64_t arg : paramArgs)
+    before["updated:" + nameOf(arg)] = body.getArgument(arg);
+  // Gradient accumulation: the gradients add up in session-owned buffers;
+  // every N-th step updates with their mean and clears them.
+  Value boundary;
+  if (options.gradAccum > 1) {
+    Value count = addState(RankedTensorType::get({}, f32), "grad_accum.count");
+    Value countNext = AddOp::create(b, loc, count, c(1.0));
+    boundary = CompareOp::create(b, loc, ComparePredicate::ge, countNext,
+                                 c(static_cast<double>(options.gradAccum)));
+    Value zero = c(0.0);
+    updates.push_back({SelectOp::create(b, loc, boundary, zero, countNext),
+                       "updated:grad_accum.count"});
+    for (auto [k, arg] : llvm::enumerate(paramArgs)) {
+      Value acc = addState(typeOf(grads[k]), nameOf(arg) + ".grad_accum");
+      Value accNext = AddOp::create(b, loc, acc, grads[k]);
+      updates.push_back({SelectOp::create(b, loc, boundary,
+                                          filled(b, loc, typeOf(accNext), 0.0), accNext),
+                         "updated:" + nameOf(arg) + ".grad_accum"});
+      grads[k] = MulOp::create(b, loc, accNext, c(1.0 / options.gradAccum));
+    }
+  }
   // Gradient clipping: one scale for all, from the global L2 norm.
   if (options.clipGradNorm > 0) {
     Value total;
@@ -375,22 +413,10 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
       g = MulOp::create(b, loc, g, scale);
   }
 
-  // The optimiser's state: one more session-owned argument per buffer.
-  auto addState = [&](RankedTensorType type, const std::string &name) {
-    unsigned index = f.getNumArguments();
-    (void)f.insertArgument(index, type, named(context, name), loc);
-    StepState state;
-    state.input = index;
-    state.initial.assign(type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8), 0);
-    states.push_back(std::move(state));
-    return body.getArgument(index);
-  };
-  auto nameOf = [&](unsigned arg) {
-    return f.getArgAttrOfType<StringAttr>(arg, KilnDialect::NameAttrHelper::getNameStr()).str();
-  };
   Value step, stepNext, bc1, bc2;
   if (options.optimizer == "adam") {
     step = addState(RankedTensorType::get({}, f32), "adam.step");
+    before["updated:adam.step"] = step;
     stepNext = AddOp::create(b, loc, step, c(1.0));
     bc1 = SubOp::create(b, loc, c(1.0), PowOp::create(b, loc, c(options.beta1), stepNext));
     bc2 = SubOp::create(b, loc, c(1.0), PowOp::create(b, loc, c(options.beta2), stepNext));
@@ -405,6 +431,7 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
     if (options.optimizer == "sgd") {
       if (options.momentum != 0) {
         Value buf = addState(typeOf(p), name + ".momentum");
+        before["updated:" + name + ".momentum"] = buf;
         Value bufNext = AddOp::create(b, loc, MulOp::create(b, loc, buf, c(options.momentum)), g);
         updates.push_back({bufNext, "updated:" + name + ".momentum"});
         g = bufNext;
@@ -413,6 +440,8 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
     } else {
       Value m = addState(typeOf(p), name + ".adam_m");
       Value v = addState(typeOf(p), name + ".adam_v");
+      before["updated:" + name + ".adam_m"] = m;
+      before["updated:" + name + ".adam_v"] = v;
       Value mNext = AddOp::create(b, loc, MulOp::create(b, loc, m, c(options.beta1)),
                                   MulOp::create(b, loc, g, c(1 - options.beta1)));
       Value vNext = AddOp::create(b, loc, MulOp::create(b, loc, v, c(options.beta2)),
@@ -430,6 +459,11 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   }
   if (stepNext)
     updates.push_back({stepNext, "updated:adam.step"});
+  // Between accumulation boundaries parameters and optimiser state stay.
+  if (boundary)
+    for (auto &[value, name] : updates)
+      if (Value old = before.lookup(name))
+        value = SelectOp::create(b, loc, boundary, value, old);
 
   // Results: the loss, then each session-owned argument's update, in the
   // order of `states` (parameters first, then optimiser state).

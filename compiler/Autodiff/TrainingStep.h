@@ -30,6 +30,9 @@ struct TrainOptions {
   std::string optimizer = "sgd";
   double lr = 0.01, momentum = 0.0, weightDecay = 0.0;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  /// Update every N-th step with the mean of the N steps' gradients (the
+  /// others only accumulate); 1: every step.
+  int64_t gradAccum = 1;
   /// Scale the gradients so that their global L2 norm is at most this
   /// (0: off), as torch.nn.utils.clip_grad_norm_.
   double clipGradNorm = 0.0;

@@ -38,6 +38,8 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "  --optimizer=O        sgd(lr=..,momentum=..,weight_decay=..) (default\n"
         "                       sgd(lr=0.01)) or adam(lr=..,beta1=..,beta2=..,eps=..,\n"
         "                       weight_decay=..)\n"
+        "  --grad-accum=N       update every N-th step with the mean of N steps'\n"
+        "                       gradients\n"
         "  --clip-grad-norm=X   scale gradients to a global L2 norm of at most X\n"
         "  --trainable=REGEX    the initializers trained, by name (default: all float\n"
         "                       initializers of rank >= 1)\n"
@@ -185,6 +187,12 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       }
     } else if (auto v = value("--trainable")) {
       train().trainable = *v;
+    } else if (auto v = value("--grad-accum")) {
+      if (llvm::StringRef(*v).getAsInteger(10, train().gradAccum) || train().gradAccum <= 0) {
+        llvm::errs() << "kiln compile: --grad-accum takes a positive integer, got '" << *v
+                     << "'\n";
+        return 2;
+      }
     } else if (auto v = value("--batch-norm-momentum")) {
       double m = 0;
       if (llvm::StringRef(*v).getAsDouble(m) || m < 0 || m > 1) {
