@@ -269,12 +269,14 @@ typedef struct {
   PyObject *output_names;
   uint32_t *input_index; /* the model's index of each caller input */
   uint32_t num_caller_inputs;
+  uint8_t *output_is_update; /* a training step's parameter updates: not returned */
 } ModelObject;
 
 static PyTypeObject ModelType, SessionType;
 
 static void model_dealloc(ModelObject *self) {
   PyMem_Free(self->input_index);
+  PyMem_Free(self->output_is_update);
   Py_XDECREF(self->input_names);
   Py_XDECREF(self->output_names);
   if (self->model)
@@ -326,13 +328,16 @@ static PyObject *kiln_load(PyObject *module, PyObject *args, PyObject *kwargs) {
   self->input_names = self->output_names = NULL;
   self->num_caller_inputs = 0;
   self->input_index = PyMem_Malloc((kiln_model_num_inputs(model) + 1) * sizeof(uint32_t));
-  if (!self->input_index) {
+  self->output_is_update = PyMem_Malloc(kiln_model_num_outputs(model) + 1);
+  if (!self->input_index || !self->output_is_update) {
     Py_DECREF(self);
     return PyErr_NoMemory();
   }
   for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i)
     if (!kiln_model_input_is_parameter(model, i))
       self->input_index[self->num_caller_inputs++] = i;
+  for (uint32_t i = 0; i < kiln_model_num_outputs(model); ++i)
+    self->output_is_update[i] = (uint8_t)kiln_model_output_updates_parameter(model, i);
   self->input_names = names_of(self, 0);
   self->output_names = names_of(self, 1);
   if (!self->input_names || !self->output_names) {
@@ -559,7 +564,7 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
   result = PyDict_New();
   for (uint32_t i = 0; result && i < self->num_outputs; ++i) {
     /* A training step's parameter updates stay in the session. */
-    if (kiln_model_output_updates_parameter(self->model->model, i))
+    if (self->model->output_is_update[i])
       continue;
     kiln_tensor out;
     if (kiln_session_output(self->session, i, &out) != KILN_OK) {

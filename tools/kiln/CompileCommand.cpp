@@ -15,6 +15,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 namespace kiln::cli {
 
 static void printCompileUsage(llvm::raw_ostream &os) {
@@ -93,6 +95,27 @@ static std::vector<std::string> verifyArguments(const std::string &artifact,
   return runArgs;
 }
 
+/// `text` as an integer > 0 into `out`; else says so for `flag`.
+static bool positiveInteger(llvm::StringRef flag, llvm::StringRef text, int64_t &out) {
+  if (!text.getAsInteger(10, out) && out > 0)
+    return true;
+  llvm::errs() << "kiln compile: " << flag << " takes a positive integer, got '" << text << "'\n";
+  return false;
+}
+
+/// `text` as a number in (lo, hi] (lo itself too when `withLo`) into
+/// `out`; else says so for `flag` with `what`.
+static bool numberIn(llvm::StringRef flag, llvm::StringRef text, double lo, bool withLo,
+                     double hi, llvm::StringRef what, double &out) {
+  double v = 0;
+  if (!text.getAsDouble(v) && (v > lo || (withLo && v == lo)) && v <= hi) {
+    out = v;
+    return true;
+  }
+  llvm::errs() << "kiln compile: " << flag << " takes " << what << ", got '" << text << "'\n";
+  return false;
+}
+
 int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
   driver::CompileOptions options;
   ModelInput model;
@@ -140,11 +163,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     } else if (arg == "--no-fuse") {
       options.fuse = false;
     } else if (auto v = value("--max-batch")) {
-      if (llvm::StringRef(*v).getAsInteger(10, options.maxBatch) || options.maxBatch <= 0) {
-        llvm::errs() << "kiln compile: --max-batch takes a positive integer, got '" << *v
-                     << "'\n";
+      if (!positiveInteger("--max-batch", *v, options.maxBatch))
         return 2;
-      }
     } else if (auto v = value("--batch-buckets")) {
       llvm::SmallVector<llvm::StringRef> parts;
       llvm::StringRef(*v).split(parts, ',');
@@ -180,33 +200,21 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
         return 2;
       }
     } else if (auto v = value("--clip-grad-norm")) {
-      if (llvm::StringRef(*v).getAsDouble(train().clipGradNorm) || train().clipGradNorm <= 0) {
-        llvm::errs() << "kiln compile: --clip-grad-norm takes a positive number, got '" << *v
-                     << "'\n";
+      if (!numberIn("--clip-grad-norm", *v, 0, false, HUGE_VAL, "a positive number",
+                    train().clipGradNorm))
         return 2;
-      }
     } else if (auto v = value("--trainable")) {
       train().trainable = *v;
     } else if (auto v = value("--grad-accum")) {
-      if (llvm::StringRef(*v).getAsInteger(10, train().gradAccum) || train().gradAccum <= 0) {
-        llvm::errs() << "kiln compile: --grad-accum takes a positive integer, got '" << *v
-                     << "'\n";
+      if (!positiveInteger("--grad-accum", *v, train().gradAccum))
         return 2;
-      }
     } else if (auto v = value("--batch-norm-momentum")) {
-      double m = 0;
-      if (llvm::StringRef(*v).getAsDouble(m) || m < 0 || m > 1) {
-        llvm::errs() << "kiln compile: --batch-norm-momentum takes a number in [0, 1], got '"
-                     << *v << "'\n";
+      if (!numberIn("--batch-norm-momentum", *v, 0, true, 1, "a number in [0, 1]",
+                    train().batchNormMomentum))
         return 2;
-      }
-      train().batchNormMomentum = m;
     } else if (auto v = value("--train-batch")) {
-      if (llvm::StringRef(*v).getAsInteger(10, train().batch) || train().batch <= 0) {
-        llvm::errs() << "kiln compile: --train-batch takes a positive integer, got '" << *v
-                     << "'\n";
+      if (!positiveInteger("--train-batch", *v, train().batch))
         return 2;
-      }
     } else if (auto v = value("--cpu")) {
       options.targetOptions.settings["cpu"] = *v;
     } else if (auto v = value("-o")) {
