@@ -187,6 +187,38 @@ def Differentiate : Pass<"kiln-differentiate", "mlir::ModuleOp"> {
   ];
 }
 
+def Rematerialize : Pass<"kiln-rematerialize", "mlir::func::FuncOp"> {
+  let summary = "Recompute cheap forward values in the backward pass instead of saving them";
+  let description = [{
+    After `kiln-differentiate` (whose ops carry the `kiln.backward` mark):
+    a forward elementwise result that backward ops read, whose operands the
+    backward pass has anyway (arguments, constants, values it reads, or
+    values recomputed the same way), is recomputed right before each
+    backward use, so that it no longer lives from the forward into the
+    backward (`kiln compile --train --remat`).
+
+    Before (the backward `mul` reads the forward `relu`):
+    ```mlir
+    %y = kiln.relu %x
+    %z = kiln.matmul %y, %w
+    ...
+    %d = kiln.mul %g, %y loc("kiln.backward"(...))
+    ```
+    After:
+    ```mlir
+    %y = kiln.relu %x
+    %z = kiln.matmul %y, %w
+    ...
+    %y2 = kiln.relu %x loc("kiln.backward"(...))
+    %d = kiln.mul %g, %y2 loc("kiln.backward"(...))
+    ```
+  }];
+  let statistics = [
+    Statistic<"numValues", "values", "forward values recomputed instead of saved">,
+    Statistic<"numBytes", "bytes", "bytes no longer saved for the backward pass">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering
 //===----------------------------------------------------------------------===//

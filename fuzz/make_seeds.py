@@ -17,6 +17,7 @@ import io
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -114,17 +115,42 @@ def npy_seeds(out):
     open(os.path.join(out, "v2.npy"), "wb").write(buffer.getvalue())
 
 
+def checkpoint(tensors):
+    """A Kiln checkpoint (runtime/src/state.c) of {name: array}."""
+    codes = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int64): 5}
+    out = bytearray(b"KILNCKPT" + struct.pack("<II", 1, len(tensors)))
+    for name, a in tensors.items():
+        raw = name.encode()
+        out += struct.pack("<I", len(raw)) + raw + struct.pack("<ii", codes[a.dtype], a.ndim)
+        out += struct.pack("<%dq" % a.ndim, *a.shape)
+        out += bytes(-len(out) % 64) + a.tobytes()
+    return bytes(out)
+
+
+def checkpoint_seeds(out):
+    r = np.random.default_rng(3)
+    seeds = {
+        "empty": {},
+        "one": {"w": r.standard_normal((3, 4)).astype(np.float32)},
+        "several": {"fc.weight": r.standard_normal((2, 5)).astype(np.float32),
+                    "fc.bias": np.zeros(2, np.float32), "adam.step": np.float32(3) * np.ones((), np.float32),
+                    "ids": np.arange(4, dtype=np.int64), "d": np.ones((1, 1, 2), np.float64)},
+    }
+    for name, tensors in seeds.items():
+        open(os.path.join(out, name + ".kstate"), "wb").write(checkpoint(tensors))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("source")
     parser.add_argument("out")
     parser.add_argument("--kiln")
     args = parser.parse_args()
-    targets = ["onnx-import", "tensor-files", "kiln-ir", "descriptor"]
+    targets = ["onnx-import", "tensor-files", "kiln-ir", "descriptor", "checkpoint"]
     for t in targets:
         shutil.rmtree(os.path.join(args.out, t), ignore_errors=True)
         os.makedirs(os.path.join(args.out, t))
-    onnx_dir, tensor_dir, ir_dir, desc_dir = (os.path.join(args.out, t) for t in targets)
+    onnx_dir, tensor_dir, ir_dir, desc_dir = (os.path.join(args.out, t) for t in targets[:4])
 
     for case in sorted(glob.glob(os.path.join(NODE_TESTS, "*"))):
         name = os.path.basename(case)
@@ -165,6 +191,7 @@ def main():
         for k in range(8):
             edits = bytes(r.randrange(256) for _ in range(4 * (1 + k % 4)))
             open(os.path.join(desc_dir, "model%d-edits%d" % (model, k)), "wb").write(bytes([model]) + edits)
+    checkpoint_seeds(os.path.join(args.out, "checkpoint"))
     sizes = {t: len(os.listdir(os.path.join(args.out, t))) for t in targets}
     print("seeds: " + ", ".join("%s %d" % kv for kv in sizes.items()))
 

@@ -115,6 +115,9 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
       std::vector<int64_t> values = call.param(name);
       params.insert(params.end(), values.begin(), values.end());
     }
+  } else if (call.kind == LibraryKind::Matmul) {
+    std::vector<int64_t> values = call.param("transposes");
+    params.insert(params.end(), values.begin(), values.end());
   } else if (call.kind == LibraryKind::Concat) {
     for (const char *name : {"axis", "layouts"}) {
       std::vector<int64_t> values = call.param(name);
@@ -219,13 +222,17 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   std::vector<int64_t> buckets(contents.batchBuckets.begin(), contents.batchBuckets.end());
   // Session-owned tensors: their initial bytes are constants of the
   // artifact (kiln_state_initial_<k>, written by writeArtifact).
+  auto initialSymbol = [&](size_t k) {
+    int64_t shared = contents.sessionTensors[k].sharedInitial;
+    return "kiln_state_initial_" + std::to_string(shared >= 0 ? shared : int64_t(k));
+  };
   for (size_t k = 0; k < contents.sessionTensors.size(); ++k)
-    os << "extern const char kiln_state_initial_" << k
+    os << "extern const char " << initialSymbol(k)
        << "[] __attribute__((visibility(\"hidden\")));\n";
   os << "static const kiln_model_state session_tensors[] = {";
   for (size_t k = 0; k < contents.sessionTensors.size(); ++k)
     os << (k ? ", " : "") << "{" << contents.sessionTensors[k].input << "u, "
-       << contents.sessionTensors[k].output << "u, kiln_state_initial_" << k << "}";
+       << contents.sessionTensors[k].output << "u, " << initialSymbol(k) << "}";
   if (contents.sessionTensors.empty())
     os << "{0, 0, 0}";
   os << "};\n";
@@ -233,15 +240,20 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
   for (size_t i = 0; i < buckets.size(); ++i)
     os << (i ? ", " : "") << buckets[i] << "u";
   os << (buckets.empty() ? "0" : "") << "};\n"
-     << "static const char report[] = {" << byteList(contents.report) << "};\n"
-     << "__attribute__((visibility(\"default\"))) const kiln_model_v1 kiln_model_descriptor = {\n"
+     << "static const char report[] = {" << byteList(contents.report) << "};\n";
+  if (!contents.inferenceSymbol.empty())
+    os << "extern const kiln_model_v1 " << contents.inferenceSymbol
+       << " __attribute__((visibility(\"hidden\")));\n";
+  os << "__attribute__((visibility(\"default\"))) const kiln_model_v1 "
+     << contents.descriptorSymbol << " = {\n"
      << "  KILN_MODEL_MAGIC, KILN_MODEL_ABI_VERSION, " << contents.inputs.size() << ", "
      << contents.outputs.size() << ", inputs, outputs,\n  " << quoted(contents.contentHash)
      << ", " << quoted(contents.target) << ", " << contents.libraryCalls.size()
      << ", library_calls, " << contents.arenaBytes << "u, " << contents.maxBatch
      << "u, report,\n  " << fields.device << "u, " << quoted(fields.requiredFeatures) << ", "
      << buckets.size() << "u, batch_buckets, " << contents.stackBytes << "u, "
-     << contents.sessionTensors.size() << "u, session_tensors, " << fields.runFunction
+     << contents.sessionTensors.size() << "u, session_tensors, " << fields.runFunction << ", "
+     << (contents.inferenceSymbol.empty() ? std::string("0") : "&" + contents.inferenceSymbol)
      << "};\n";
   return s;
 }
@@ -378,7 +390,11 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
     return e;
   std::vector<std::string> objects = {modelObject, entryObject};
   std::vector<ConstantBlob> allConstants(constants.begin(), constants.end());
+  if (!contents.inferenceObject.empty())
+    objects.push_back(contents.inferenceObject);
   for (size_t k = 0; k < contents.sessionTensors.size(); ++k) {
+    if (contents.sessionTensors[k].sharedInitial >= 0)
+      continue;
     ConstantBlob blob;
     blob.symbol = "kiln_state_initial_" + std::to_string(k);
     blob.bytes = contents.sessionTensors[k].initial;
@@ -422,6 +438,12 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
   } else if (ext == ".o") {
     if (llvm::Error e = runTool("ld", withObjects({"-r", "-o", partial.str().str()})))
       return e;
+    // An entry linked into another artifact keeps only its descriptor
+    // global: its code's symbols (the same names in every entry) go local.
+    if (contents.descriptorSymbol != "kiln_model_descriptor")
+      if (llvm::Error e = runTool("objcopy", {"--keep-global-symbol=" + contents.descriptorSymbol,
+                                              partial.str().str()}))
+        return e;
   } else {
     llvm::sys::fs::remove(partial);
     if (llvm::Error e = runTool("ar", withObjects({"rcsD", partial.str().str()})))

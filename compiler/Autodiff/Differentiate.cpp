@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Autodiff/Backward.h"
 #include "compiler/Autodiff/GradientBuilder.h"
 #include "compiler/Graph/Decompose.h"
 #include "compiler/Passes.h"
@@ -161,6 +162,12 @@ LogicalResult kiln::autodiff::differentiate(func::FuncOp f, llvm::ArrayRef<int64
     results.push_back(g);
   }
   ret->setOperands(results);
+
+  // Every op the backward pass added carries the mark (Backward.h).
+  llvm::DenseSet<Operation *> forward(ops.begin(), ops.end());
+  for (Operation &op : body.without_terminator())
+    if (!forward.contains(&op))
+      op.setLoc(markBackward(op.getLoc()));
 
   // stop_gradient has done its work: its value is its operand.
   for (Operation *op : ops)

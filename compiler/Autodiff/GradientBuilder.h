@@ -84,6 +84,16 @@ void registerConvPoolRules(mlir::MLIRContext *context);
 /// arguments `wrt`; empty: every float one).
 mlir::LogicalResult differentiate(mlir::func::FuncOp f, llvm::ArrayRef<int64_t> wrt);
 
+/// kiln-rematerialize on `f`: how many forward values the backward pass
+/// now recomputes instead of reading, and their bytes.
+struct RematSummary {
+  int64_t values = 0, bytes = 0;
+};
+RematSummary rematerialize(mlir::func::FuncOp f);
+/// Where kiln-rematerialize leaves its summary on the function: an i64
+/// array [values, bytes].
+inline constexpr llvm::StringLiteral kRematAttr = "kiln_rematerialized";
+
 /// Every gradient rule, attached when the kiln dialect loads.
 void registerGradientRules(mlir::DialectRegistry &registry);
 

@@ -102,6 +102,146 @@ static DictionaryAttr named(MLIRContext *context, llvm::StringRef name) {
                                StringAttr::get(context, name))});
 }
 
+namespace {
+/// Lifts initializers into session-owned arguments of `main`, naming them
+/// the same way for the training step and its inference entry (so that
+/// the two bind by name).
+struct Lifter {
+  func::FuncOp f;
+  Block &body;
+  llvm::StringSet<> names;
+  std::vector<StepState> states;
+
+  explicit Lifter(func::FuncOp f) : f(f), body(f.getBody().front()) {
+    for (BlockArgument arg : body.getArguments())
+      if (auto name = f.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                     KilnDialect::NameAttrHelper::getNameStr()))
+        names.insert(name.str());
+  }
+
+  /// A new session-owned argument `name` (made unique) starting from
+  /// `initial`.
+  BlockArgument add(Type type, std::string name, std::vector<char> initial, Location loc) {
+    while (!names.insert(name).second)
+      name += "_";
+    unsigned index = f.getNumArguments();
+    (void)f.insertArgument(index, type, named(f.getContext(), name), loc);
+    StepState state;
+    state.input = index;
+    state.name = name;
+    state.initial = std::move(initial);
+    states.push_back(std::move(state));
+    return body.getArgument(index);
+  }
+
+  /// A batch normalisation's running statistic (`constant`, its operand):
+  /// an argument that replaces it in `op`.
+  llvm::Expected<BlockArgument> statistic(BatchNormOp op, Value operand, const char *suffix) {
+    auto constant = operand.getDefiningOp<ConstantOp>();
+    if (!constant)
+      return error("--train: a batch normalisation's running " + std::string(suffix) +
+                   " is not an initializer");
+    std::optional<std::vector<char>> bytes = constantBytes(constant);
+    if (!bytes)
+      return error("--train: cannot read a batch normalisation's running statistics");
+    std::string name = nodeName(constant.getLoc());
+    if (name.empty())
+      name = "batch_norm." + std::string(suffix);
+    BlockArgument running = add(constant.getType(), name, std::move(*bytes), constant.getLoc());
+    operand.replaceUsesWithIf(running, [&](OpOperand &use) { return use.getOwner() == op; });
+    if (constant->use_empty())
+      constant.erase();
+    return running;
+  }
+
+  /// The trainable initializers (`--trainable`) become arguments (the
+  /// parameters); returns their argument numbers.
+  llvm::Expected<llvm::SmallVector<int64_t>> parameters(const std::string &pattern) {
+    llvm::Regex trainable("^(" + pattern + ")$");
+    std::string regexError;
+    if (!trainable.isValid(regexError))
+      return error("--trainable: " + regexError);
+    llvm::SmallVector<int64_t> paramArgs;
+    // The importer folds some ops on initializers (a convolution's bias
+    // reshaped to [C, 1, 1]) into new constants, leaving the initializer
+    // itself unused: such a copy (the same bytes, another shape) becomes a
+    // reshape of the parameter.
+    auto foldedCopies = [&](ConstantOp initializer, const std::vector<char> &bytes) {
+      llvm::SmallVector<ConstantOp> copies;
+      for (Operation &other : body)
+        if (auto copy = dyn_cast<ConstantOp>(other))
+          if (copy != initializer && !copy->use_empty() && isDifferentiable(copy.getResult()) &&
+              typeOf(copy.getResult()).getNumElements() ==
+                  typeOf(initializer.getResult()).getNumElements() &&
+              typeOf(copy.getResult()).getElementType() ==
+                  typeOf(initializer.getResult()).getElementType() &&
+              constantBytes(copy) == bytes)
+            copies.push_back(copy);
+      return copies;
+    };
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      auto constant = dyn_cast<ConstantOp>(op);
+      if (!constant || !isDifferentiable(constant.getResult()) ||
+          typeOf(constant.getResult()).getRank() == 0)
+        continue;
+      std::string name = nodeName(constant.getLoc());
+      if (name.empty() || !trainable.match(name))
+        continue;
+      std::optional<std::vector<char>> bytes = constantBytes(constant);
+      if (!bytes)
+        return error("--train: cannot read the value of initializer '" + name + "'");
+      llvm::SmallVector<ConstantOp> copies;
+      if (constant->use_empty()) {
+        copies = foldedCopies(constant, *bytes);
+        if (copies.empty()) {
+          constant.erase(); // an initializer nothing reads
+          continue;
+        }
+      }
+      BlockArgument param =
+          add(constant.getType(), name, std::move(*bytes), constant.getLoc());
+      constant.getResult().replaceAllUsesWith(param);
+      for (ConstantOp copy : copies) {
+        OpBuilder at(copy);
+        RankedTensorType type = typeOf(copy.getResult());
+        copy.getResult().replaceAllUsesWith(
+            ReshapeOp::create(at, copy.getLoc(), type, param,
+                              at.getDenseI64ArrayAttr(type.getShape()))
+                .getResult());
+        copy.erase();
+      }
+      constant.erase();
+      paramArgs.push_back(param.getArgNumber());
+    }
+    if (paramArgs.empty())
+      return error("--train: no initializer matches --trainable='" + pattern +
+                   "' (float initializers of rank >= 1, by name)");
+    return paramArgs;
+  }
+};
+} // namespace
+
+llvm::Expected<std::vector<StepState>> buildInferenceEntry(ModuleOp module,
+                                                           const TrainOptions &options) {
+  auto f = module.lookupSymbol<func::FuncOp>("main");
+  if (!f)
+    return error("--train: the model has no main function");
+  Lifter lift(f);
+  // In the training step's order: the batch norms' running statistics,
+  // then the parameters.
+  llvm::SmallVector<BatchNormOp> norms;
+  f.walk([&](BatchNormOp op) { norms.push_back(op); });
+  for (BatchNormOp op : norms)
+    for (auto [operand, suffix] : {std::pair{op.getMean(), "mean"}, {op.getVariance(), "var"}})
+      if (auto running = lift.statistic(op, operand, suffix); !running)
+        return running.takeError();
+  if (auto params = lift.parameters(options.trainable); !params)
+    return params.takeError();
+  for (StepState &state : lift.states)
+    state.output = StepState::readOnly;
+  return std::move(lift.states);
+}
+
 llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
                                                          const TrainOptions &options) {
   MLIRContext *context = module.getContext();
@@ -189,12 +329,7 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   // normalise; the running statistics become session-owned state updated
   // by the step (not trained).
   llvm::SmallVector<std::pair<Value, std::string>> updates; // value, result name
-  std::vector<StepState> states;
-  llvm::StringSet<> names;
-  for (BlockArgument arg : body.getArguments())
-    if (auto name = f.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                   KilnDialect::NameAttrHelper::getNameStr()))
-      names.insert(name.str());
+  Lifter lift(f);
   llvm::SmallVector<BatchNormOp> norms;
   body.walk([&](BatchNormOp op) { norms.push_back(op); });
   for (BatchNormOp op : norms) {
@@ -240,102 +375,54 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
                      toChannels(MulOp::create(at, nloc, var,
                                               sc(count > 1 ? double(count) / (count - 1) : 1.0))),
                      "var"}}) {
-      auto constant = operand.getDefiningOp<ConstantOp>();
-      if (!constant)
-        return error("--train: a batch normalisation's running " + std::string(suffix) +
-                     " is not an initializer");
-      std::optional<std::vector<char>> bytes = constantBytes(constant);
-      if (!bytes)
-        return error("--train: cannot read a batch normalisation's running statistics");
-      std::string name = nodeName(constant.getLoc());
-      if (name.empty())
-        name = "batch_norm." + std::string(suffix);
-      while (!names.insert(name).second)
-        name += "_";
-      unsigned index = f.getNumArguments();
-      (void)f.insertArgument(index, constant.getType(), named(context, name), constant.getLoc());
-      Value running = body.getArgument(index);
-      Value next = AddOp::create(at, nloc, MulOp::create(at, nloc, running, sc(1 - m)),
+      auto running = lift.statistic(op, operand, suffix);
+      if (!running)
+        return running.takeError();
+      Value next = AddOp::create(at, nloc, MulOp::create(at, nloc, *running, sc(1 - m)),
                                  MulOp::create(at, nloc, batchValue, sc(m)));
       // Not on the loss's path: no gradient reaches the update.
-      updates.push_back({next, "updated:" + name});
-      StepState state;
-      state.input = index;
-      state.initial = std::move(*bytes);
-      states.push_back(std::move(state));
-      operand.replaceUsesWithIf(running, [&](OpOperand &use) { return use.getOwner() == op; });
-      if (constant->use_empty())
-        constant.erase();
+      updates.push_back({next, "updated:" + lift.states.back().name});
     }
     op.getResult().replaceAllUsesWith(y);
     op.erase();
   }
 
-  // Trainable initializers become arguments (the parameters).
-  llvm::Regex trainable("^(" + options.trainable + ")$");
-  std::string regexError;
-  if (!trainable.isValid(regexError))
-    return error("--trainable: " + regexError);
-  llvm::SmallVector<int64_t> paramArgs;
-  // The importer folds some ops on initializers (a convolution's bias
-  // reshaped to [C, 1, 1]) into new constants, leaving the initializer
-  // itself unused: such a copy (the same bytes, another shape) becomes a
-  // reshape of the parameter.
-  auto foldedCopies = [&](ConstantOp initializer, const std::vector<char> &bytes) {
-    llvm::SmallVector<ConstantOp> copies;
-    for (Operation &other : body)
-      if (auto copy = dyn_cast<ConstantOp>(other))
-        if (copy != initializer && !copy->use_empty() && isDifferentiable(copy.getResult()) &&
-            typeOf(copy.getResult()).getNumElements() ==
-                typeOf(initializer.getResult()).getNumElements() &&
-            typeOf(copy.getResult()).getElementType() ==
-                typeOf(initializer.getResult()).getElementType() &&
-            constantBytes(copy) == bytes)
-          copies.push_back(copy);
-    return copies;
-  };
-  for (Operation &op : llvm::make_early_inc_range(body)) {
-    auto constant = dyn_cast<ConstantOp>(op);
-    if (!constant || !isDifferentiable(constant.getResult()) ||
-        typeOf(constant.getResult()).getRank() == 0)
-      continue;
-    std::string name = nodeName(constant.getLoc());
-    if (name.empty() || !trainable.match(name))
-      continue;
-    std::optional<std::vector<char>> bytes = constantBytes(constant);
-    if (!bytes)
-      return error("--train: cannot read the value of initializer '" + name + "'");
-    llvm::SmallVector<ConstantOp> copies;
-    if (constant->use_empty()) {
-      copies = foldedCopies(constant, *bytes);
-      if (copies.empty()) {
-        constant.erase(); // an initializer nothing reads
-        continue;
-      }
+  // Dropout in training form: a mask from a counter-based generator whose
+  // counter (`dropout.step`, session-owned) advances every step; dropout k
+  // (in the model's order) uses seed --dropout-seed + k.
+  llvm::SmallVector<DropoutOp> drops;
+  body.walk([&](DropoutOp op) { drops.push_back(op); });
+  if (!drops.empty()) {
+    auto counterType = RankedTensorType::get({}, b.getI64Type());
+    Value counter = lift.add(counterType, "dropout.step", std::vector<char>(8, 0), loc);
+    OpBuilder at(ret);
+    Value one = ConstantOp::create(
+        at, loc, DenseElementsAttr::get(counterType, at.getI64IntegerAttr(1).getValue()));
+    updates.push_back({AddOp::create(at, loc, counter, one), "updated:dropout.step"});
+    for (auto [k, op] : llvm::enumerate(drops)) {
+      OpBuilder here(op);
+      Location dloc = op.getLoc();
+      RankedTensorType xt = typeOf(op.getInput());
+      double ratio = op.getRatio().convertToDouble();
+      Value u = RandomUniformOp::create(
+          here, dloc, RankedTensorType::get(xt.getShape(), here.getF32Type()), counter,
+          here.getI64IntegerAttr(options.dropoutSeed + static_cast<int64_t>(k)),
+          here.getDenseI64ArrayAttr(xt.getShape()));
+      Value keep = CompareOp::create(here, dloc, ComparePredicate::ge, u,
+                                     scalar(here, dloc, here.getF32Type(), ratio));
+      Value mask = MulOp::create(here, dloc, CastOp::create(here, dloc, xt, keep),
+                                 scalar(here, dloc, xt.getElementType(), 1.0 / (1.0 - ratio)));
+      op.getResult().replaceAllUsesWith(
+          MulOp::create(here, dloc, op.getInput(), mask).getResult());
+      op.erase();
     }
-    while (!names.insert(name).second)
-      name += "_";
-    unsigned index = f.getNumArguments();
-    (void)f.insertArgument(index, constant.getType(), named(context, name), constant.getLoc());
-    Value param = body.getArgument(index);
-    constant.getResult().replaceAllUsesWith(param);
-    for (ConstantOp copy : copies) {
-      OpBuilder at(copy);
-      RankedTensorType type = typeOf(copy.getResult());
-      copy.getResult().replaceAllUsesWith(ReshapeOp::create(
-          at, copy.getLoc(), type, param, at.getDenseI64ArrayAttr(type.getShape())).getResult());
-      copy.erase();
-    }
-    constant.erase();
-    paramArgs.push_back(index);
-    StepState state;
-    state.input = index;
-    state.initial = std::move(*bytes);
-    states.push_back(std::move(state));
   }
-  if (paramArgs.empty())
-    return error("--train: no initializer matches --trainable='" + options.trainable +
-                 "' (float initializers of rank >= 1, by name)");
+
+  // Trainable initializers become arguments (the parameters).
+  auto lifted = lift.parameters(options.trainable);
+  if (!lifted)
+    return lifted.takeError();
+  llvm::SmallVector<int64_t> paramArgs = std::move(*lifted);
 
   // The loss is the one result; the gradients of the parameters follow it.
   ret->setOperands(ValueRange{loss});
@@ -344,6 +431,7 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   (void)f.insertResult(0, loss.getType(), named(context, "loss"));
   if (failed(differentiate(f, paramArgs)))
     return error("--train: differentiating the model failed (see above)");
+
   // The step's cotangent is 1.
   unsigned seed = f.getNumArguments() - 1;
   {
@@ -358,14 +446,11 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   llvm::SmallVector<Value> grads(ret->getOperands().drop_front());
   auto c = [&](double v) { return scalar(b, loc, f32, v); };
   // The optimiser's state: one more session-owned argument per buffer.
-  auto addState = [&](RankedTensorType type, const std::string &name) {
-    unsigned index = f.getNumArguments();
-    (void)f.insertArgument(index, type, named(context, name), loc);
-    StepState state;
-    state.input = index;
-    state.initial.assign(type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8), 0);
-    states.push_back(std::move(state));
-    return body.getArgument(index);
+  auto addState = [&](RankedTensorType type, const std::string &name) -> Value {
+    return lift.add(type, name,
+                    std::vector<char>(type.getNumElements() *
+                                      ((type.getElementTypeBitWidth() + 7) / 8)),
+                    loc);
   };
   auto nameOf = [&](unsigned arg) {
     return f.getArgAttrOfType<StringAttr>(arg, KilnDialect::NameAttrHelper::getNameStr()).str();
@@ -473,7 +558,7 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
   llvm::StringMap<Value> byName;
   for (auto &[value, name] : updates)
     byName[name] = value;
-  for (StepState &state : states) {
+  for (StepState &state : lift.states) {
     std::string name = "updated:" + nameOf(state.input);
     Value update = byName.lookup(name);
     if (!update)
@@ -483,7 +568,7 @@ llvm::Expected<std::vector<StepState>> buildTrainingStep(ModuleOp module,
     results.push_back(update);
   }
   ret->setOperands(results);
-  return states;
+  return std::move(lift.states);
 }
 
 } // namespace kiln::autodiff

@@ -47,6 +47,13 @@ struct TrainOptions {
   /// (the unbiased variance), PyTorch's convention (ONNX's momentum is
   /// 1 - m).
   double batchNormMomentum = 0.1;
+  /// Recompute cheap elementwise forward values in the backward pass
+  /// instead of saving them (kiln-rematerialize, which the driver runs
+  /// before fusion).
+  bool remat = false;
+  /// Dropout k (in the model's order) draws its mask with seed
+  /// dropoutSeed + k and the step counter.
+  int64_t dropoutSeed = 0;
 };
 
 /// Parses `sgd(lr=0.1,momentum=0.9)` / `adam(lr=1e-3,beta1=..,...)` into
@@ -56,7 +63,9 @@ llvm::Error parseOptimizer(llvm::StringRef spec, TrainOptions &options);
 /// A tensor the session owns: function argument `input`, updated by result
 /// `output`, starting from `initial`.
 struct StepState {
+  static constexpr unsigned readOnly = ~0u; ///< KILN_STATE_READ_ONLY
   unsigned input = 0, output = 0;
+  std::string name;
   std::vector<char> initial;
 };
 
@@ -65,6 +74,13 @@ struct StepState {
 /// then their updates) and says which arguments the session owns.
 llvm::Expected<std::vector<StepState>> buildTrainingStep(mlir::ModuleOp module,
                                                          const TrainOptions &options);
+
+/// Rewrites `main` (the model as imported) into the training step's
+/// inference entry: the same parameters and batch-norm running statistics
+/// as buildTrainingStep lifts, by the same names, as read-only session-
+/// owned arguments after the model's inputs; the model's results.
+llvm::Expected<std::vector<StepState>> buildInferenceEntry(mlir::ModuleOp module,
+                                                           const TrainOptions &options);
 
 } // namespace kiln::autodiff
 

@@ -13,7 +13,11 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -95,6 +99,7 @@ static llvm::Error runPhases(ModuleOp module, Phase from, Phase to, const Compil
   pipeline.stopAfter = to;
   pipeline.maxBatch = options.maxBatch;
   pipeline.fuse = options.fuse;
+  pipeline.remat = options.train && options.train->remat;
   buildPipeline(pm, pipeline);
   if (failed(pm.run(module)))
     return error("compiling " + path + " failed (see above)");
@@ -206,6 +211,132 @@ static void printModule(ModuleOp module, llvm::raw_ostream &os) {
   os << "\n";
 }
 
+/// Compiles `module`'s `main` (imported, checked) into the artifact
+/// `contents` describes: its tables, hash and name are filled in here.
+/// `stop(phase)` is asked after each phase and ends the compile (true)
+/// when the caller printed the IR instead; `step(i)` reports progress.
+static llvm::Error compileEntry(ModuleOp module, const Backend &backend,
+                                const std::string &target, const CompileOptions &options,
+                                ArtifactContents &contents,
+                                llvm::function_ref<bool(Phase)> stop,
+                                llvm::function_ref<void(size_t)> step,
+                                MemoryPlanSummary *planOut = nullptr,
+                                autodiff::RematSummary *remat = nullptr) {
+  const std::string path = contents.outputPath;
+  Phase last = options.stopAfter.value_or(Phase::Codegen);
+  auto entry = module.lookupSymbol<func::FuncOp>("main");
+  if (llvm::Error e = addNodeOutputs(entry, options.extraOutputs))
+    return e;
+  contents.inputs = describeTensors(entry, false);
+  contents.outputs = describeTensors(entry, true);
+  if (!contents.batchBuckets.empty()) {
+    if (llvm::none_of(contents.inputs, [](const ModelTensor &t) {
+          return !t.dims.empty() && t.dims[0] < 0;
+        }))
+      return error("--batch-buckets needs an input whose dim 0 (the batch) is dynamic; " +
+                   options.outputPath + "'s model has none (import with --dynamic-batch)");
+    for (int64_t b : contents.batchBuckets)
+      if (contents.maxBatch && b > contents.maxBatch)
+        return error("batch bucket " + std::to_string(b) + " is above --max-batch=" +
+                     std::to_string(contents.maxBatch));
+  }
+  if (!options.stopAfter)
+    contents.contentHash = contentHash(module, options, target);
+  contents.entryFunction = "kiln_main";
+  entry.setSymName(contents.entryFunction);
+  entry->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+  if (stop(Phase::Import))
+    return llvm::Error::success();
+
+  // graph, fuse; then the backend claims library calls on whole kernels
+  // with exact shapes.
+  Phase fused = options.fuse ? Phase::Fuse : Phase::Graph;
+  step(1);
+  if (llvm::Error e = runPhases(module, Phase::Import, std::min(fused, last), options, path))
+    return e;
+  if (stop(Phase::Graph) || stop(Phase::Fuse))
+    return llvm::Error::success();
+  if (auto summary = entry->getAttrOfType<DenseI64ArrayAttr>(autodiff::kRematAttr)) {
+    if (remat && summary.size() == 2)
+      *remat = {summary[0], summary[1]};
+    entry->removeAttr(autodiff::kRematAttr);
+  }
+  step(2);
+  if (options.targetOptions.libraries)
+    contents.libraryCalls = backend.claimLibraryCalls(module, options.targetOptions);
+  step(3);
+
+  // linalg (its kernels are what the report lists), then plan.
+  if (llvm::Error e = runPhases(module, Phase::Fuse, std::min(Phase::Linalg, last), options, path))
+    return e;
+  llvm::json::Array kernels =
+      listKernels(module, contents.entryFunction, backend, contents.libraryCalls,
+                  /*mark=*/!options.stopAfter.has_value());
+  if (stop(Phase::Linalg))
+    return llvm::Error::success();
+  step(4);
+  if (llvm::Error e = runPhases(module, Phase::Linalg, std::min(Phase::Plan, last), options, path))
+    return e;
+  if (stop(Phase::Plan))
+    return llvm::Error::success();
+
+  // The backend's code generation and artifact.
+  step(5);
+  PassManager codegen(module.getContext());
+  backend.buildCodegenPipeline(codegen, options.targetOptions);
+  if (failed(codegen.run(module)))
+    return error("compiling " + path + " failed (see above)");
+  if (stop(Phase::Codegen))
+    return llvm::Error::success();
+  MemoryPlanSummary plan = readMemoryPlan(module, contents.entryFunction);
+  contents.arenaBytes = plan.arenaBytes;
+  contents.report = buildReport(plan, std::move(kernels));
+  if (planOut)
+    *planOut = plan;
+  step(6);
+  return backend.emitArtifact(module, contents, options.targetOptions);
+}
+
+/// A training step's inference entry: `module` (the model as imported)
+/// with the step's parameters as read-only session-owned inputs, compiled
+/// into a relocatable object in `work` that the step's artifact links in.
+static llvm::Error compileInferenceEntry(ModuleOp module, const Backend &backend,
+                                         const std::string &target,
+                                         const CompileOptions &options,
+                                         const std::vector<autodiff::StepState> &training,
+                                         llvm::StringRef work, ArtifactContents &step) {
+  auto lifted = autodiff::buildInferenceEntry(module, *options.train);
+  if (!lifted)
+    return lifted.takeError();
+  ArtifactContents contents;
+  contents.outputPath = (work + "/inference.o").str();
+  contents.target = target;
+  contents.maxBatch = options.maxBatch;
+  contents.batchBuckets = options.batchBuckets;
+  contents.descriptorSymbol = "kiln_model_descriptor_inference";
+  for (autodiff::StepState &state : *lifted) {
+    auto same = llvm::find_if(training, [&](const autodiff::StepState &t) {
+      return t.name == state.name;
+    });
+    if (same == training.end())
+      return error("--train: internal error: the inference entry's parameter '" + state.name +
+                   "' is not the training step's");
+    contents.sessionTensors.push_back(
+        {state.input, state.output, {}, static_cast<int64_t>(same - training.begin())});
+  }
+  CompileOptions entryOptions = options;
+  entryOptions.train.reset();
+  entryOptions.extraOutputs.clear();
+  entryOptions.stopAfter.reset();
+  if (llvm::Error e = compileEntry(
+          module, backend, target, entryOptions, contents, [](Phase) { return false; },
+          [](size_t) {}))
+    return e;
+  step.inferenceObject = contents.outputPath;
+  step.inferenceSymbol = contents.descriptorSymbol;
+  return llvm::Error::success();
+}
+
 llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions &options) {
   auto backend = findBackend(options.target);
   if (!backend)
@@ -223,13 +354,13 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   if (!loaded)
     return loaded.takeError();
   ModuleOp module = **loaded;
-  const std::string path = source.path();
-  Phase last = options.stopAfter.value_or(Phase::Codegen);
-  auto stopHere = [&](Phase phase) -> std::optional<CompileSummary> {
+  bool stopped = false;
+  auto stopHere = [&](Phase phase) {
     if (options.stopAfter != phase)
-      return std::nullopt;
+      return false;
     printModule(module, options.irOutput ? *options.irOutput : llvm::outs());
-    return CompileSummary{*target, "", ""};
+    stopped = true;
+    return true;
   };
 
   // The artifact's names and hash come from the model as imported.
@@ -238,85 +369,58 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   contents.target = *target;
   contents.maxBatch = options.maxBatch;
   contents.batchBuckets = options.batchBuckets;
-  std::vector<autodiff::StepState> states;
+  autodiff::RematSummary remat;
+  llvm::SmallString<128> work;
+  llvm::scope_exit removeWork([&] {
+    if (!work.empty())
+      llvm::sys::fs::remove_directories(work);
+  });
   if (options.train) {
+    // The inference entry first, from the model as imported; the step's
+    // shapes are static and its batch fixed, so --max-batch and
+    // --batch-buckets are the inference entry's.
+    OwningOpRef<ModuleOp> inference = module.clone();
     auto built = autodiff::buildTrainingStep(module, *options.train);
     if (!built)
       return built.takeError();
-    states = std::move(*built);
+    contents.maxBatch = 0;
+    contents.batchBuckets.clear();
+    if (!options.stopAfter) {
+      if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-inference", work))
+        return error("cannot create a temporary folder: " + ec.message());
+      if (llvm::Error e = compileInferenceEntry(*inference, **backend, *target, options, *built,
+                                                work, contents))
+        return std::move(e);
+    }
+    for (autodiff::StepState &state : *built)
+      contents.sessionTensors.push_back({state.input, state.output, std::move(state.initial)});
   }
-  auto entry = module.lookupSymbol<func::FuncOp>("main");
-  if (llvm::Error e = addNodeOutputs(entry, options.extraOutputs))
+  MemoryPlanSummary plan;
+  if (llvm::Error e =
+          compileEntry(module, **backend, *target, options, contents, stopHere, step, &plan,
+                       &remat))
     return std::move(e);
-  contents.inputs = describeTensors(entry, false);
-  contents.outputs = describeTensors(entry, true);
-  for (autodiff::StepState &state : states)
-    contents.sessionTensors.push_back({state.input, state.output, std::move(state.initial)});
-  if (!options.batchBuckets.empty()) {
-    if (llvm::none_of(contents.inputs, [](const ModelTensor &t) {
-          return !t.dims.empty() && t.dims[0] < 0;
-        }))
-      return error("--batch-buckets needs an input whose dim 0 (the batch) is dynamic; " +
-                   options.outputPath + "'s model has none (import with --dynamic-batch)");
-    for (int64_t b : options.batchBuckets)
-      if (options.maxBatch && b > options.maxBatch)
-        return error("batch bucket " + std::to_string(b) + " is above --max-batch=" +
-                     std::to_string(options.maxBatch));
-  }
-  if (!options.stopAfter)
-    contents.contentHash = contentHash(module, options, *target);
-  contents.entryFunction = "kiln_main";
-  entry.setSymName(contents.entryFunction);
-  entry->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
-  if (auto done = stopHere(Phase::Import))
-    return *done;
-
-  // graph, fuse; then the backend claims library calls on whole kernels
-  // with exact shapes.
-  Phase fused = options.fuse ? Phase::Fuse : Phase::Graph;
-  step(1);
-  if (llvm::Error e = runPhases(module, Phase::Import, std::min(fused, last), options, path))
-    return std::move(e);
-  if (auto done = stopHere(Phase::Graph))
-    return *done;
-  if (auto done = stopHere(Phase::Fuse))
-    return *done;
-  step(2);
-  if (options.targetOptions.libraries)
-    contents.libraryCalls = (*backend)->claimLibraryCalls(module, options.targetOptions);
-  step(3);
-
-  // linalg (its kernels are what the report lists), then plan.
-  if (llvm::Error e = runPhases(module, Phase::Fuse, std::min(Phase::Linalg, last), options, path))
-    return std::move(e);
-  llvm::json::Array kernels =
-      listKernels(module, contents.entryFunction, **backend, contents.libraryCalls,
-                  /*mark=*/!options.stopAfter.has_value());
-  if (auto done = stopHere(Phase::Linalg))
-    return *done;
-  step(4);
-  if (llvm::Error e = runPhases(module, Phase::Linalg, std::min(Phase::Plan, last), options, path))
-    return std::move(e);
-  if (auto done = stopHere(Phase::Plan))
-    return *done;
-
-  // The backend's code generation and artifact.
-  step(5);
-  PassManager codegen(module.getContext());
-  (*backend)->buildCodegenPipeline(codegen, options.targetOptions);
-  if (failed(codegen.run(module)))
-    return error("compiling " + path + " failed (see above)");
-  if (auto done = stopHere(Phase::Codegen))
-    return *done;
-  MemoryPlanSummary plan = readMemoryPlan(module, contents.entryFunction);
-  contents.arenaBytes = plan.arenaBytes;
-  contents.report = buildReport(plan, std::move(kernels));
-  step(6);
-  if (llvm::Error e = (*backend)->emitArtifact(module, contents, options.targetOptions))
-    return std::move(e);
+  if (stopped)
+    return CompileSummary{*target, "", ""};
   CompileSummary summary{*target, contents.contentHash, ""};
   summary.report =
       describeMemoryPlan(plan) + "\n" + (*backend)->codeSummary(module, contents) + "\n";
+  auto kib = [](int64_t bytes) {
+    std::string s;
+    llvm::raw_string_ostream(s) << llvm::format("%.1f KiB", bytes / 1024.0);
+    return s;
+  };
+  if (options.train) {
+    summary.notes.push_back("training step: " + std::to_string(contents.sessionTensors.size()) +
+                            " session-owned tensors; activations saved for the backward pass: " +
+                            std::to_string(plan.savedBuffers) + " buffers, " +
+                            kib(plan.savedBytes) + " of the " + kib(plan.arenaBytes) +
+                            " arena; an inference entry");
+    if (options.train->remat)
+      summary.notes.push_back("--remat: " + std::to_string(remat.values) +
+                              " forward values (" + kib(remat.bytes) +
+                              ") recomputed in the backward pass instead of saved");
+  }
   return summary;
 }
 

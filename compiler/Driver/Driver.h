@@ -81,6 +81,9 @@ struct CompileSummary {
   std::string contentHash;
   /// `kiln compile --report`: the memory plan and the code, as lines.
   std::string report;
+  /// Lines worth saying after a compile (a training step's saved
+  /// activations and what --remat recomputes).
+  std::vector<std::string> notes;
 };
 
 /// Compiles the model `source` gives. Diagnostics go to stderr as they

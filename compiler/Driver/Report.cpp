@@ -2,6 +2,7 @@
 
 #include "compiler/Driver/Report.h"
 
+#include "compiler/Autodiff/Backward.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +20,9 @@ namespace kiln::driver {
 /// The model's node names a location carries (a fused location: all).
 static void namesOf(Location loc, std::vector<std::string> &names) {
   if (auto name = dyn_cast<NameLoc>(loc)) {
+    // A backward op: the forward node it differentiates.
+    if (name.getName() == autodiff::kBackwardMark)
+      return namesOf(name.getChildLoc(), names);
     std::string n = name.getName().str();
     if (!llvm::is_contained(names, n))
       names.push_back(n);
@@ -92,6 +96,8 @@ llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
     llvm::json::Object kernel{{"kind", kind}, {"ops", std::move(ops)}, {"bytes", bytes}};
     if (dynamic)
       kernel["dynamic"] = true;
+    if (autodiff::isBackward(op.getLoc()))
+      kernel["backward"] = true;
     kernels.push_back(std::move(kernel));
   }
   return kernels;
@@ -120,6 +126,14 @@ MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entryName) {
   summary.positions = get("positions");
   if (auto buffers = plan.getAs<DenseI64ArrayAttr>("buffers"))
     summary.buffers.assign(buffers.asArrayRef().begin(), buffers.asArrayRef().end());
+  summary.backwardFrom = plan.get("backward_from") ? get("backward_from") : -1;
+  if (summary.backwardFrom >= 0)
+    for (size_t i = 0; i + 4 <= summary.buffers.size(); i += 4)
+      if (summary.buffers[i + 2] < summary.backwardFrom &&
+          summary.buffers[i + 3] >= summary.backwardFrom) {
+        ++summary.savedBuffers;
+        summary.savedBytes += summary.buffers[i + 1];
+      }
   return summary;
 }
 
@@ -139,6 +153,11 @@ std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels
                             {"positions", plan.positions},
                             {"buffers", std::move(buffers)},
                             {"kernels", std::move(kernels)}};
+  if (plan.backwardFrom >= 0) {
+    report["backward_from"] = plan.backwardFrom;
+    report["saved_buffers"] = plan.savedBuffers;
+    report["saved_bytes"] = plan.savedBytes;
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(report));
@@ -156,6 +175,9 @@ std::string describeMemoryPlan(const MemoryPlanSummary &plan) {
     os << "; " << plan.bounded << " with dynamic dims sized for batch " << plan.maxBatch;
   os << "; " << plan.unplanned
      << " buffers with unbounded dynamic dims or escaping come from the pool";
+  if (plan.backwardFrom >= 0)
+    os << "\n  saved for the backward pass: " << plan.savedBuffers << " buffers, "
+       << kib(plan.savedBytes) << " (live from the forward into the backward)";
   return text;
 }
 

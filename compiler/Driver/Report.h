@@ -23,6 +23,9 @@ struct MemoryPlanSummary {
   int64_t arenaBytes = 0, lowerBound = 0, naiveBytes = 0, planned = 0, unplanned = 0;
   int64_t inPlace = 0, bounded = 0, maxBatch = 0, positions = 0;
   llvm::SmallVector<int64_t> buffers; ///< (offset, size, first, last) each
+  /// A training step's: where its backward pass starts (-1: none), and
+  /// the buffers live across that position (activations saved for it).
+  int64_t backwardFrom = -1, savedBuffers = 0, savedBytes = 0;
 };
 
 /// The memory plan of function `entry`.

@@ -458,10 +458,66 @@ struct ConstantToArith : OpRewritePattern<ConstantOp> {
   }
 };
 
+/// kiln.random_uniform: a generic over the result's indices hashing
+/// (seed, counter, row-major index) with SplitMix64's mix (the op's
+/// description; docs/Training.md).
+struct RandomUniformToGeneric : OpRewritePattern<RandomUniformOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RandomUniformOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "a static shape");
+    Location loc = op.getLoc();
+    int64_t rank = type.getRank();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, {}, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    uint64_t seed = static_cast<uint64_t>(op.getSeed());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{op.getCounter()}, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Type i64 = b.getI64Type();
+          auto c = [&](uint64_t v) {
+            return arith::ConstantOp::create(b, l, IntegerAttr::get(i64, APInt(64, v)));
+          };
+          // The row-major index.
+          Value index = c(0);
+          for (int64_t d = 0; d < rank; ++d) {
+            Value at = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, d));
+            index = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, index, c(type.getDimSize(d))), at);
+          }
+          Value x = arith::AddIOp::create(
+              b, l,
+              arith::AddIOp::create(b, l, c(seed * 0xD1B54A32D192ED03ull),
+                                    arith::MulIOp::create(b, l, args[0], c(0x9E3779B97F4A7C15ull))),
+              index);
+          auto mix = [&](Value v, uint64_t shift, uint64_t multiplier) {
+            Value xored = arith::XOrIOp::create(b, l, v, arith::ShRUIOp::create(b, l, v, c(shift)));
+            return multiplier ? Value(arith::MulIOp::create(b, l, xored, c(multiplier))) : xored;
+          };
+          x = mix(x, 30, 0xBF58476D1CE4E5B9ull);
+          x = mix(x, 27, 0x94D049BB133111EBull);
+          x = mix(x, 31, 0);
+          Value top = arith::ShRUIOp::create(b, l, x, c(40));
+          Value f = arith::UIToFPOp::create(b, l, b.getF32Type(), top);
+          Value u = arith::MulFOp::create(
+              b, l, f, arith::ConstantOp::create(b, l, b.getF32FloatAttr(0x1p-24f)));
+          linalg::YieldOp::create(b, l, u);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ElementwiseToGeneric, ConstantToArith>(patterns.getContext());
+  patterns.add<ElementwiseToGeneric, ConstantToArith, RandomUniformToGeneric>(
+      patterns.getContext());
 }
 
 } // namespace kiln

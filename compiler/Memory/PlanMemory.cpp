@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Autodiff/Backward.h"
 #include "compiler/Memory/Liveness.h"
 #include "compiler/Memory/Packing.h"
 #include "compiler/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 namespace kiln {
@@ -49,6 +51,19 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
     options.maxBatch = maxBatch;
     BlockLiveness liveness = computeBlockLiveness(block, options);
     int64_t positions = static_cast<int64_t>(block.getOperations().size());
+    // A training step's backward pass starts at its first marked op that
+    // computes (constants and views are hoisted; allocations are not
+    // work): the buffers live across that position are the activations
+    // saved for it.
+    int64_t backwardFrom = -1, position = 0;
+    for (Operation &op : block) {
+      if (kiln::autodiff::isBackward(op.getLoc()) && !isMemoryEffectFree(&op) &&
+          !isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op)) {
+        backwardFrom = position;
+        break;
+      }
+      ++position;
+    }
     ArenaPlan arena = strategy ? planArena(liveness.lifetimes, kArenaAlignment, *strategy)
                                : planArenaBest(liveness.lifetimes, kArenaAlignment);
     OpBuilder b(func.getContext());
@@ -80,19 +95,21 @@ struct PlanMemory : kiln::impl::PlanMemoryBase<PlanMemory> {
     SmallVector<int64_t> buffers;
     for (auto [lifetime, offset] : llvm::zip(liveness.lifetimes, arena.offsets))
       buffers.append({offset, lifetime.size, lifetime.first, lifetime.last});
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("arena_bytes", i64(arena.arenaBytes)),
+        b.getNamedAttr("lower_bound", i64(arena.lowerBound)),
+        b.getNamedAttr("naive_bytes", i64(naive)),
+        b.getNamedAttr("planned", i64(liveness.allocs.size())),
+        b.getNamedAttr("in_place", i64(liveness.inPlace)),
+        b.getNamedAttr("bounded", i64(liveness.bounded)),
+        b.getNamedAttr("max_batch", i64(maxBatch)),
+        b.getNamedAttr("unplanned", i64(liveness.unplanned)),
+        b.getNamedAttr("positions", i64(positions)),
+        b.getNamedAttr("buffers", b.getDenseI64ArrayAttr(buffers))};
+    if (backwardFrom >= 0)
+      fields.push_back(b.getNamedAttr("backward_from", i64(backwardFrom)));
     func->setAttr(kiln::KilnDialect::MemoryPlanAttrHelper::getNameStr(),
-                  b.getDictionaryAttr({
-                      b.getNamedAttr("arena_bytes", i64(arena.arenaBytes)),
-                      b.getNamedAttr("lower_bound", i64(arena.lowerBound)),
-                      b.getNamedAttr("naive_bytes", i64(naive)),
-                      b.getNamedAttr("planned", i64(liveness.allocs.size())),
-                      b.getNamedAttr("in_place", i64(liveness.inPlace)),
-                      b.getNamedAttr("bounded", i64(liveness.bounded)),
-                      b.getNamedAttr("max_batch", i64(maxBatch)),
-                      b.getNamedAttr("unplanned", i64(liveness.unplanned)),
-                      b.getNamedAttr("positions", i64(positions)),
-                      b.getNamedAttr("buffers", b.getDenseI64ArrayAttr(buffers)),
-                  }));
+                  b.getDictionaryAttr(fields));
   }
 };
 

@@ -82,7 +82,10 @@ static void addGraphPhase(OpPassManager &pm) {
 }
 
 /// fuse: convolutions and matmuls with their epilogues become kernels.
-static void addFusePhase(OpPassManager &pm) {
+static void addFusePhase(OpPassManager &pm, const PipelineOptions &options) {
+  // After the graph phase's CSE (which would merge the copies back).
+  if (options.remat)
+    pm.addNestedPass<func::FuncOp>(createRematerialize());
   pm.addNestedPass<func::FuncOp>(createFuse());
 }
 
@@ -139,7 +142,7 @@ void buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
     addContractCheck(pm, Phase::Graph);
   }
   if (runs(Phase::Fuse)) {
-    addFusePhase(pm);
+    addFusePhase(pm, options);
     addContractCheck(pm, Phase::Fuse);
   }
   if (runs(Phase::Linalg)) {

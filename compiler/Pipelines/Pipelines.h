@@ -47,6 +47,8 @@ struct PipelineOptions {
   /// Fuse elementwise loop nests in the linalg phase (off: every op of the
   /// model its own loop nest, for comparisons).
   bool fuse = true;
+  /// A training step's `--remat`: kiln-rematerialize before kiln-fuse.
+  bool remat = false;
 };
 
 /// Adds the passes of every target-neutral phase after `options.startAfter`

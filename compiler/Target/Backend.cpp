@@ -56,7 +56,11 @@ std::string LibraryCall::summary() const {
                      : kind == LibraryKind::Concat    ? "concat"
                      : param("algorithm") == std::vector<int64_t>{0} ? "maxpool"
                                                                      : "avgpool";
-  return std::string(name) +
+  std::vector<int64_t> transposes = param("transposes");
+  std::string operands;
+  if (transposes.size() == 2 && (transposes[0] || transposes[1]))
+    operands = transposes[0] && transposes[1] ? "(A^T, B^T)" : transposes[0] ? "(A^T)" : "(B^T)";
+  return std::string(name) + operands +
          (epilogue.bias ? "+bias" : "") + (epilogue.residual ? "+residual" : "") +
          activations[static_cast<int>(epilogue.activation)] +
          (layoutNote.empty() ? "" : " (reorders " + layoutNote + ")");

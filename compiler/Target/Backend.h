@@ -74,11 +74,23 @@ struct ArtifactContents {
   /// Inputs the session owns (a training step's parameters and optimiser
   /// state, kiln_model_state): input index, the output that updates it,
   /// its initial bytes.
+  /// `output` is KILN_STATE_READ_ONLY (UINT32_MAX) for an inference
+  /// entry's parameters; `sharedInitial` >= 0: the initial bytes are the
+  /// training step's session tensor of that index (the same artifact), not
+  /// written again.
   struct SessionTensor {
     uint32_t input = 0, output = 0;
     std::vector<char> initial;
+    int64_t sharedInitial = -1;
   };
   std::vector<SessionTensor> sessionTensors;
+  /// The descriptor's symbol. Another than `kiln_model_descriptor` (a
+  /// training step's inference entry) makes a .o whose other symbols are
+  /// all local, so that it links into the training step's artifact.
+  std::string descriptorSymbol = "kiln_model_descriptor";
+  /// A training step's inference entry: its object (as above) and symbol,
+  /// linked in and named by the descriptor's `inference`.
+  std::string inferenceObject, inferenceSymbol;
 };
 
 class Backend {

@@ -251,11 +251,14 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       state.poisoned.insert(out);
     return;
   }
+  // An output nothing reads may stay unproduced (a training step's
+  // Dropout mask or batch-norm statistics).
   for (size_t i = 0; i < ctx.numOutputs(); ++i)
     if (ctx.hasOutput(i) && !state.values.count(node.output(i)) &&
         !state.symbolic.count(node.output(i))) {
-      ctx.unsupported("output " + std::to_string(i) + " ('" +
-                      node.output(i) + "') is not produced");
+      if (ctx.outputUsed(i))
+        ctx.unsupported("output " + std::to_string(i) + " ('" + node.output(i) +
+                        "') is not produced");
       state.poisoned.insert(node.output(i));
     }
 }

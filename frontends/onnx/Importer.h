@@ -28,6 +28,11 @@ struct ImportOptions {
   /// Dim 0 (the batch) of every graph input of rank >= 1 becomes dynamic,
   /// whatever the model declares.
   bool dynamicBatch = false;
+  /// The model is imported for a training step (`kiln compile --train`):
+  /// every Dropout becomes kiln.dropout (whatever its training_mode), and
+  /// BatchNormalization with training_mode = 1 imports (its running
+  /// statistics' outputs, if unused) as the step trains it.
+  bool training = false;
 };
 
 /// One problem found while importing, with the node it concerns.

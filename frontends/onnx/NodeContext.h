@@ -59,6 +59,8 @@ public:
 
   llvm::StringRef opType() const;
   mlir::MLIRContext *context() const { return b.getContext(); }
+  /// Whether the model is imported for a training step (ImportOptions).
+  bool training() const;
   bool failed() const { return hasFailed; }
 
   //===--- inputs ---------------------------------------------------------===//
@@ -105,6 +107,9 @@ public:
   //===--- outputs --------------------------------------------------------===//
   size_t numOutputs() const;
   bool hasOutput(size_t i) const;
+  /// Whether output `i` is read: by a node of the graph or as a graph
+  /// output.
+  bool outputUsed(size_t i) const;
   /// Binds output `i` (ignored when the node does not name it). Fails when
   /// the node has failed or `value` is null.
   llvm::LogicalResult setOutput(size_t i, mlir::Value value);

@@ -29,8 +29,9 @@ namespace {
 class OnnxSource : public driver::ModelSource {
 public:
   OnnxSource(llvm::StringRef path, bool dynamicBatch,
-             std::vector<std::pair<std::string, std::string>> frozen)
-      : file(path.str()), dynamicBatch(dynamicBatch), frozen(std::move(frozen)) {}
+             std::vector<std::pair<std::string, std::string>> frozen, bool training)
+      : file(path.str()), dynamicBatch(dynamicBatch), training(training),
+        frozen(std::move(frozen)) {}
 
   std::string path() const override { return file; }
 
@@ -39,6 +40,7 @@ public:
     loadImporterDialects(context);
     ImportOptions options;
     options.dynamicBatch = dynamicBatch;
+    options.training = training;
     for (const auto &[name, tensorFile] : frozen) {
       auto attr = readTensorFile(&context, tensorFile);
       if (!attr) {
@@ -57,14 +59,16 @@ public:
 private:
   std::string file;
   bool dynamicBatch;
+  bool training;
   std::vector<std::pair<std::string, std::string>> frozen;
 };
 } // namespace
 
 std::unique_ptr<driver::ModelSource>
 createOnnxSource(llvm::StringRef path, bool dynamicBatch,
-                 std::vector<std::pair<std::string, std::string>> frozenInputs) {
-  return std::make_unique<OnnxSource>(path, dynamicBatch, std::move(frozenInputs));
+                 std::vector<std::pair<std::string, std::string>> frozenInputs,
+                 bool training) {
+  return std::make_unique<OnnxSource>(path, dynamicBatch, std::move(frozenInputs), training);
 }
 
 } // namespace kiln::onnx_frontend

@@ -15,10 +15,11 @@ void printImportIssues(llvm::raw_ostream &os, const ImportResult &result);
 
 /// The model at `path`, imported in process with `options`. Frozen inputs
 /// are given as files (`name` -> ONNX TensorProto .pb or .npy) and read
-/// when the model is loaded.
+/// when the model is loaded. `training`: ImportOptions::training.
 std::unique_ptr<driver::ModelSource>
 createOnnxSource(llvm::StringRef path, bool dynamicBatch,
-                 std::vector<std::pair<std::string, std::string>> frozenInputs);
+                 std::vector<std::pair<std::string, std::string>> frozenInputs,
+                 bool training = false);
 
 } // namespace kiln::onnx_frontend
 

@@ -270,6 +270,7 @@ typedef struct {
   uint32_t *input_index; /* the model's index of each caller input */
   uint32_t num_caller_inputs;
   uint8_t *output_is_update; /* a training step's parameter updates: not returned */
+  PyObject *parent; /* an inference entry's training model (keeps it alive) */
 } ModelObject;
 
 static PyTypeObject ModelType, SessionType;
@@ -280,7 +281,8 @@ static void model_dealloc(ModelObject *self) {
   Py_XDECREF(self->input_names);
   Py_XDECREF(self->output_names);
   if (self->model)
-    kiln_model_free(self->model);
+    kiln_model_free(self->model); /* nothing for an inference entry */
+  Py_XDECREF(self->parent);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -302,6 +304,8 @@ static PyObject *names_of(ModelObject *self, int outputs) {
   return names;
 }
 
+static PyObject *wrap_model(kiln_model *model, PyObject *parent);
+
 /* kiln.load(path, sha256=None) */
 static PyObject *kiln_load(PyObject *module, PyObject *args, PyObject *kwargs) {
   static char *keywords[] = {"path", "sha256", NULL};
@@ -319,12 +323,20 @@ static PyObject *kiln_load(PyObject *module, PyObject *args, PyObject *kwargs) {
   Py_DECREF(path_obj);
   if (status != KILN_OK)
     return raise_status(status);
+  return wrap_model(model, NULL);
+}
+
+/* A Model object for `model` (taken over); `parent` (borrowed) for an
+ * inference entry, whose model belongs to it. */
+static PyObject *wrap_model(kiln_model *model, PyObject *parent) {
   ModelObject *self = PyObject_New(ModelObject, &ModelType);
   if (!self) {
     kiln_model_free(model);
     return NULL;
   }
   self->model = model;
+  self->parent = parent;
+  Py_XINCREF(parent);
   self->input_names = self->output_names = NULL;
   self->num_caller_inputs = 0;
   self->input_index = PyMem_Malloc((kiln_model_num_inputs(model) + 1) * sizeof(uint32_t));
@@ -393,6 +405,14 @@ static PyObject *model_string(ModelObject *self, void *closure) {
   return PyUnicode_FromString(v ? v : "");
 }
 
+/* model.inference: a training step's inference entry, or None. */
+static PyObject *model_inference(ModelObject *self, void *closure) {
+  kiln_model *entry = kiln_model_inference(self->model);
+  if (!entry)
+    Py_RETURN_NONE;
+  return wrap_model(entry, (PyObject *)self);
+}
+
 static PyObject *model_max_batch(ModelObject *self, void *closure) {
   return PyLong_FromUnsignedLongLong(kiln_model_max_batch(self->model));
 }
@@ -406,6 +426,8 @@ typedef struct {
   int running;
   uint32_t num_inputs, num_outputs;
 } SessionObject;
+
+static PyObject *wrap_session(ModelObject *model, kiln_session *session);
 
 /* model.session(threads=0) */
 static PyObject *model_session(ModelObject *self, PyObject *args, PyObject *kwargs) {
@@ -426,17 +448,22 @@ static PyObject *model_session(ModelObject *self, PyObject *args, PyObject *kwar
   Py_END_ALLOW_THREADS
   if (status != KILN_OK)
     return raise_status(status);
+  return wrap_session(self, session);
+}
+
+/* A Session object for `session` (taken over) of `model` (borrowed). */
+static PyObject *wrap_session(ModelObject *model, kiln_session *session) {
   SessionObject *s = PyObject_New(SessionObject, &SessionType);
   if (!s) {
     kiln_session_free(session);
     return NULL;
   }
-  Py_INCREF(self);
-  s->model = self;
+  Py_INCREF(model);
+  s->model = model;
   s->session = session;
   s->running = 0;
-  s->num_inputs = self->num_caller_inputs;
-  s->num_outputs = kiln_model_num_outputs(self->model);
+  s->num_inputs = model->num_caller_inputs;
+  s->num_outputs = kiln_model_num_outputs(model->model);
   return (PyObject *)s;
 }
 
@@ -619,6 +646,52 @@ static PyObject *session_parameter(SessionObject *self, PyObject *arg) {
   return array;
 }
 
+/* session.inference(): a session of the inference entry on this
+ * training session's parameters. */
+static PyObject *session_inference(SessionObject *self, PyObject *unused) {
+  ModelObject *entry = (ModelObject *)model_inference(self->model, NULL);
+  if (!entry || (PyObject *)entry == Py_None) {
+    Py_XDECREF(entry);
+    if (!PyErr_Occurred())
+      PyErr_SetString(KilnError, "the model has no inference entry (only kiln compile --train "
+                                 "artifacts have one)");
+    return NULL;
+  }
+  kiln_session *session = NULL;
+  kiln_status status = kiln_session_create_inference(self->session, NULL, &session);
+  PyObject *result = status == KILN_OK ? wrap_session(entry, session) : raise_status(status);
+  Py_DECREF(entry);
+  return result;
+}
+
+/* session.save_state(path) / session.load_state(path) */
+static PyObject *session_state_file(SessionObject *self, PyObject *args, int save) {
+  PyObject *path_obj = NULL;
+  if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj))
+    return NULL;
+  if (self->running) {
+    Py_DECREF(path_obj);
+    PyErr_SetString(KilnError, "the session is running on another thread");
+    return NULL;
+  }
+  kiln_status status;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  status = save ? kiln_session_save_state(self->session, path)
+                : kiln_session_load_state(self->session, path);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (status != KILN_OK)
+    return raise_status(status);
+  Py_RETURN_NONE;
+}
+static PyObject *session_save_state(SessionObject *self, PyObject *args) {
+  return session_state_file(self, args, 1);
+}
+static PyObject *session_load_state(SessionObject *self, PyObject *args) {
+  return session_state_file(self, args, 0);
+}
+
 static PyObject *session_memory(SessionObject *self, PyObject *unused) {
   kiln_memory_stats s;
   if (kiln_session_memory_stats(self->session, &s) != KILN_OK)
@@ -637,6 +710,15 @@ static PyMethodDef session_methods[] = {
     {"parameter", (PyCFunction)session_parameter, METH_O,
      "parameter(name) -> numpy array over the session's buffer of that parameter (writable; "
      "each run updates it; valid while the session lives)"},
+    {"inference", (PyCFunction)session_inference, METH_NOARGS,
+     "inference() -> Session of the model's inference entry computing with this training "
+     "session's current parameters (shared, not copied; do not run both at once)"},
+    {"save_state", (PyCFunction)session_save_state, METH_VARARGS,
+     "save_state(path): every session-owned tensor (parameters, optimiser state, running "
+     "statistics) to a Kiln checkpoint file"},
+    {"load_state", (PyCFunction)session_load_state, METH_VARARGS,
+     "load_state(path): the session-owned tensors from a checkpoint (all must be there, same "
+     "dtypes and dims; nothing changes otherwise)"},
     {NULL}};
 
 static PyObject *session_model(SessionObject *self, void *closure) {
@@ -671,6 +753,9 @@ static PyGetSetDef model_getset[] = {
     {"target", (getter)model_string, NULL, "the target it was compiled for", "target"},
     {"device", (getter)model_string, NULL, "the device its code runs on", "device"},
     {"max_batch", (getter)model_max_batch, NULL, "the largest batch (0: any)", NULL},
+    {"inference", (getter)model_inference, NULL,
+     "a training step's inference entry (a Model whose parameters are session-owned), or None",
+     NULL},
     {NULL}};
 
 static PyTypeObject ModelType = {

@@ -82,9 +82,12 @@ kiln_status kiln_check_descriptor(const kiln_model_v1 *abi, const char *what) {
                      abi->num_state);
   for (uint32_t k = 0; k < abi->num_state; ++k) {
     const kiln_model_state *st = &abi->state[k];
-    if (st->input >= abi->num_inputs || st->output >= abi->num_outputs || !st->initial)
+    int read_only = st->output == KILN_STATE_READ_ONLY;
+    if (st->input >= abi->num_inputs || (!read_only && st->output >= abi->num_outputs) ||
+        !st->initial)
       return kiln_fail(KILN_ERROR_FORMAT, "%s: session-owned tensor %u is invalid", what, k);
-    const kiln_model_tensor *in = &abi->inputs[st->input], *out = &abi->outputs[st->output];
+    const kiln_model_tensor *in = &abi->inputs[st->input];
+    const kiln_model_tensor *out = read_only ? in : &abi->outputs[st->output];
     int same = in->dtype == out->dtype && in->rank == out->rank;
     for (int32_t d = 0; same && d < in->rank; ++d)
       same = in->dims[d] >= 0 && in->dims[d] == out->dims[d];
@@ -93,9 +96,20 @@ kiln_status kiln_check_descriptor(const kiln_model_v1 *abi, const char *what) {
                        "%s: session-owned input '%s' and its update '%s' differ or are not "
                        "static", what, in->name, out->name);
     for (uint32_t j = 0; j < k; ++j)
-      if (abi->state[j].input == st->input || abi->state[j].output == st->output)
+      if (abi->state[j].input == st->input ||
+          (!read_only && abi->state[j].output == st->output))
         return kiln_fail(KILN_ERROR_FORMAT, "%s: input '%s' is session-owned twice", what,
                          in->name);
+  }
+  /* A training step's inference entry: a descriptor of its own, on the
+   * same device, without an entry of its own. */
+  if (abi->inference) {
+    const kiln_model_v1 *entry = abi->inference;
+    if (entry == abi || entry->inference || entry->device != abi->device)
+      return kiln_fail(KILN_ERROR_FORMAT, "%s: invalid inference entry", what);
+    kiln_status status = kiln_check_descriptor(entry, what);
+    if (status != KILN_OK)
+      return status;
   }
   return KILN_OK;
 }

@@ -12,6 +12,7 @@
 #include "devices/device.h"
 #include "descriptor_check.h"
 #include "pool.h"
+#include "session.h"
 #include "sha256.h"
 
 #include <unistd.h>
@@ -39,7 +40,7 @@ kiln_status kiln_fail(kiln_status status, const char *format, ...) {
 const char *kiln_last_error(void) { return last_error; }
 
 /* A call that succeeds clears the thread's last error. */
-static kiln_status kiln_ok(void) {
+kiln_status kiln_ok(void) {
   last_error[0] = '\0';
   return KILN_OK;
 }
@@ -77,32 +78,51 @@ const char *kiln_dtype_name(int32_t dtype) {
   return "unknown";
 }
 
-struct kiln_model {
-  void *library; /* null for a linked-in model */
-  const kiln_model_v1 *abi;
-  const kiln_device *device; /* the descriptor's */
-  /* The caller's handle and each live session: the model (and its code)
-   * goes when the last of them does. */
-  int references;
-  /* kiln_model_load_verified: the memory file the library was loaded
-   * from, open while the model lives (the loader knows the library by its
-   * /proc/self/fd path: a reused descriptor number would name it again
-   * for another model), else -1. */
-  int memory_file;
-};
-
 static void retain_model(kiln_model *model) {
-  __atomic_add_fetch(&model->references, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&model->owner->references, 1, __ATOMIC_RELAXED);
 }
 
 static void release_model(kiln_model *model) {
+  model = model->owner;
   if (__atomic_sub_fetch(&model->references, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   if (model->library)
     dlclose(model->library);
   if (model->memory_file >= 0)
     close(model->memory_file);
+  free(model->inference);
   free(model);
+}
+
+/* A model for a checked descriptor, with its inference entry if it has
+ * one; NULL when out of memory. */
+static kiln_model *new_model(void *library, const kiln_model_v1 *abi,
+                             const kiln_device *device, int memory_file) {
+  kiln_model *m = calloc(1, sizeof(*m));
+  kiln_model *entry = abi->inference ? calloc(1, sizeof(*entry)) : NULL;
+  if (!m || (abi->inference && !entry)) {
+    free(m);
+    free(entry);
+    return NULL;
+  }
+  m->library = library;
+  m->abi = abi;
+  m->device = device;
+  m->references = 1;
+  m->memory_file = memory_file;
+  m->owner = m;
+  if (entry) {
+    entry->abi = abi->inference;
+    entry->device = device;
+    entry->memory_file = -1;
+    entry->owner = m;
+    m->inference = entry;
+  }
+  return m;
+}
+
+kiln_model *kiln_model_inference(const kiln_model *model) {
+  return model ? model->inference : NULL;
 }
 
 /* The device the descriptor names, after it has checked that this host
@@ -127,13 +147,9 @@ kiln_status kiln_model_from_abi(const kiln_model_v1 *abi, kiln_model **model) {
     status = find_device(abi, "linked model", 0, &device);
   if (status != KILN_OK)
     return status;
-  kiln_model *m = calloc(1, sizeof(*m));
+  kiln_model *m = new_model(NULL, abi, device, -1);
   if (!m)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
-  m->abi = abi;
-  m->device = device;
-  m->references = 1;
-  m->memory_file = -1;
   *model = m;
   return kiln_ok();
 }
@@ -204,16 +220,11 @@ static kiln_status load_library(const char *open_path, const char *path, int mem
     dlclose(library);
     return status;
   }
-  kiln_model *m = calloc(1, sizeof(*m));
+  kiln_model *m = new_model(library, abi, device, memory_file);
   if (!m) {
     dlclose(library);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  m->library = library;
-  m->abi = abi;
-  m->device = device;
-  m->references = 1;
-  m->memory_file = memory_file;
   *model = m;
   return kiln_ok();
 }
@@ -312,7 +323,8 @@ kiln_status kiln_model_load_verified(const char *path, const char *sha256, kiln_
 }
 
 void kiln_model_free(kiln_model *model) {
-  if (model)
+  /* An inference entry goes with its training model. */
+  if (model && model->owner == model)
     release_model(model);
 }
 
@@ -373,37 +385,12 @@ const char *kiln_model_content_hash(const kiln_model *model) {
   return model && model->abi->content_hash ? model->abi->content_hash : "";
 }
 
-static size_t element_count(int32_t rank, const int64_t *dims) {
+size_t kiln_element_count(int32_t rank, const int64_t *dims) {
   size_t n = 1;
   for (int32_t d = 0; d < rank; ++d)
     n *= (size_t)dims[d];
   return n;
 }
-
-struct kiln_session {
-  kiln_model *model;
-  void *library;                /* the device's prepared library calls */
-  kiln_pool *pool;              /* every buffer of a run */
-  const kiln_device *device;
-  int32_t num_threads;
-  /* Per output: the buffer of the last run and its dims. */
-  void **out_alloc;
-  void **out_data;
-  int64_t (*out_dims)[KILN_MAX_RANK];
-  int64_t **out_dims_ptrs;
-  void **in_data;
-  const int64_t **in_dims;
-  /* Per output: a caller-owned buffer the result is copied to, if bound. */
-  kiln_tensor *bound;
-  uint8_t *is_bound;
-  /* Session-owned tensors (kiln_model_state), in the descriptor's order;
-   * state_of[i]: the index of input i's, or -1. */
-  void **state;
-  int32_t *state_of;
-  /* Profiling (kiln_session_set_kernel_hook). */
-  kiln_kernel_hook kernel_hook;
-  void *kernel_hook_user;
-};
 
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   return kiln_session_create_with_options(model, NULL, session);
@@ -412,6 +399,11 @@ kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
 kiln_status kiln_session_create_with_options(kiln_model *model,
                                              const kiln_session_options *options,
                                              kiln_session **session) {
+  return kiln_session_create_bound(model, options, NULL, session);
+}
+
+kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_options *options,
+                                      const kiln_session *bind_to, kiln_session **session) {
   if (!model || !session)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_create: null argument");
   if (options && options->num_threads < 0)
@@ -440,28 +432,11 @@ kiln_status kiln_session_create_with_options(kiln_model *model,
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
-  /* Session-owned tensors, from their initial bytes. */
-  uint32_t n_state = model->abi->num_state;
-  s->state = calloc(n_state + 1, sizeof(void *));
-  s->state_of = malloc((n_in + 1) * sizeof(int32_t));
-  if (!s->state || !s->state_of) {
-    kiln_session_free(s);
-    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
-  }
-  for (uint32_t i = 0; i < n_in; ++i)
-    s->state_of[i] = -1;
-  for (uint32_t k = 0; k < n_state; ++k) {
-    const kiln_model_state *st = &model->abi->state[k];
-    const kiln_model_tensor *t = &model->abi->inputs[st->input];
-    size_t bytes = element_count(t->rank, t->dims) * kiln_dtype_size(t->dtype);
-    s->state[k] = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-    if (!s->state[k]) {
-      kiln_session_free(s);
-      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory for parameter '%s' (%zu bytes)",
-                       t->name, bytes);
-    }
-    memcpy(s->state[k], st->initial, bytes);
-    s->state_of[st->input] = (int32_t)k;
+  /* Session-owned tensors, from their initial bytes or bound. */
+  kiln_status owned = kiln_state_create(s, bind_to);
+  if (owned != KILN_OK) {
+    kiln_session_free(s); /* keeps the message */
+    return owned;
   }
   s->device = model->device;
   s->num_threads = options ? options->num_threads : 0;
@@ -532,45 +507,6 @@ static const kiln_runtime_services services = {service_library_call, service_all
                                                service_release, service_parallel_for,
                                                service_kernel_begin};
 
-int kiln_model_input_is_parameter(const kiln_model *model, uint32_t i) {
-  if (!model)
-    return 0;
-  for (uint32_t k = 0; k < model->abi->num_state; ++k)
-    if (model->abi->state[k].input == i)
-      return 1;
-  return 0;
-}
-
-int kiln_model_output_updates_parameter(const kiln_model *model, uint32_t i) {
-  if (!model)
-    return 0;
-  for (uint32_t k = 0; k < model->abi->num_state; ++k)
-    if (model->abi->state[k].output == i)
-      return 1;
-  return 0;
-}
-
-kiln_status kiln_session_parameter(kiln_session *session, const char *name,
-                                   kiln_tensor *parameter) {
-  if (!session || !name || !parameter)
-    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_parameter: null argument");
-  const kiln_model_v1 *abi = session->model->abi;
-  for (uint32_t k = 0; k < abi->num_state; ++k) {
-    const kiln_model_tensor *t = &abi->inputs[abi->state[k].input];
-    if (strcmp(t->name, name) != 0)
-      continue;
-    memset(parameter, 0, sizeof(*parameter));
-    parameter->data = session->state[k];
-    parameter->dtype = t->dtype;
-    parameter->rank = t->rank;
-    for (int32_t d = 0; d < t->rank; ++d)
-      parameter->dims[d] = t->dims[d];
-    return kiln_ok();
-  }
-  return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "the model has no parameter '%s'%s", name,
-                   abi->num_state ? "" : " (it was not compiled with --train)");
-}
-
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user) {
   if (!session)
@@ -596,11 +532,7 @@ void kiln_session_free(kiln_session *session) {
   free(session->in_dims);
   free(session->bound);
   free(session->is_bound);
-  if (session->state)
-    for (uint32_t k = 0; k < session->model->abi->num_state; ++k)
-      free(session->state[k]);
-  free(session->state);
-  free(session->state_of);
+  kiln_state_free(session);
   if (session->model)
     release_model(session->model);
   free(session);
@@ -620,7 +552,7 @@ static kiln_status copy_to_bound_outputs(kiln_session *session) {
                     abi->outputs[i].name, d, (long long)session->out_dims[i][d],
                     (long long)to->dims[d]);
     memcpy(to->data, session->out_data[i],
-           element_count(to->rank, to->dims) * kiln_dtype_size(to->dtype));
+           kiln_element_count(to->rank, to->dims) * kiln_dtype_size(to->dtype));
   }
   return KILN_OK;
 }
@@ -676,7 +608,7 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     const kiln_tensor *got = &inputs[given++];
     /* A tensor without elements needs no data. */
     if (!got->data && (got->rank < 0 || got->rank > KILN_MAX_RANK ||
-                       element_count(got->rank, got->dims) != 0))
+                       kiln_element_count(got->rank, got->dims) != 0))
       return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "input '%s' has no data", want->name);
     if (got->dtype != want->dtype)
       return kiln_fail(KILN_ERROR_DTYPE, "input '%s' must be %s, got %s", want->name,
@@ -717,12 +649,7 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     session->kernel_hook(session->kernel_hook_user, KILN_KERNEL_END);
   /* The step's updated parameters become the session's. */
   if (rc == 0)
-    for (uint32_t k = 0; k < abi->num_state; ++k) {
-      const kiln_model_state *st = &abi->state[k];
-      const kiln_model_tensor *t = &abi->inputs[st->input];
-      memmove(session->state[k], session->out_data[st->output],
-             element_count(t->rank, t->dims) * kiln_dtype_size(t->dtype));
-    }
+    kiln_state_update(session);
   device->leave(session->num_threads, saved_threads);
   if (rc != 0) {
     /* What the run allocated and did not free (it may have stopped half

@@ -11,7 +11,11 @@ without gradient clipping, and with gradient accumulation over 2 or 3
 steps). Every step's loss must be within 1e-4
 relative of PyTorch's, and the parameters after the last step within 1e-4
 relative (of their largest magnitude) of PyTorch's, read through
-session.parameter(name), as are batch norms' running statistics. Prints one line per run and "N passed, N failed".
+session.parameter(name), as are batch norms' running statistics. Then the
+artifact's inference entry (session.inference()) on the trained parameters
+matches the PyTorch model in eval mode within 1e-4, and checkpoints
+(save_state / load_state, damaged files refused, `kiln export-weights`
+into the ONNX model) round-trip. Prints one line per run and "N passed, N failed".
 """
 import os
 import subprocess
@@ -54,6 +58,51 @@ def cnn_bn():
     return model, (1, 8, 8)
 
 
+def kiln_uniform(seed, counter, shape):
+    """kiln.random_uniform's numbers (docs/Training.md), in NumPy."""
+    i = np.arange(int(np.prod(shape)), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = (np.uint64(seed) * np.uint64(0xD1B54A32D192ED03)
+             + np.uint64(counter) * np.uint64(0x9E3779B97F4A7C15) + i)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+    return ((x >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)).reshape(shape)
+
+
+class KilnDropout(nn.Module):
+    """PyTorch's dropout with the masks a Kiln training step draws: dropout
+    `index` of the model at step `step` (seed --dropout-seed + index)."""
+
+    def __init__(self, p, index):
+        super().__init__()
+        self.p, self.index, self.step = p, index, 0
+
+    def forward(self, x):
+        if not self.training:
+            return x
+        keep = kiln_uniform(self.index, self.step, tuple(x.shape)) >= np.float32(self.p)
+        mask = keep.astype(np.float32) * np.float32(1.0 / (1.0 - self.p))
+        return x * torch.from_numpy(mask)
+
+
+def cnn_bn_dropout():
+    # Exported in training mode (Dropout kept, batch norms with
+    # training_mode = 1, not folded into the convolutions). No bias before
+    # the batch norm: its gradient is zero in exact arithmetic, which Adam
+    # would normalise from rounding noise into full-size steps.
+    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                          nn.MaxPool2d(2), nn.Dropout(0.25), nn.Flatten(),
+                          nn.Linear(8 * 4 * 4, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 10))
+    with torch.no_grad():
+        norm = model[1]
+        norm.weight.uniform_(0.5, 1.5)
+        norm.bias.uniform_(-0.1, 0.1)
+        norm.running_mean.uniform_(-0.1, 0.1)
+        norm.running_var.uniform_(0.5, 1.5)
+    return model, (1, 8, 8)
+
+
 class Encoder(nn.Module):
     """A transformer encoder block written out (attention, layer norms, GELU MLP)."""
 
@@ -92,7 +141,7 @@ def encoder():
     return Encoder(), (6, 16)
 
 
-# (name, model, optimiser, clip, gradient accumulation)
+# (name, model, optimiser, clip, gradient accumulation[, --remat])
 RUNS = [
     ("mlp", mlp, "sgd(lr=0.05,momentum=0.9,weight_decay=0.0001)", None, 1),
     ("mlp", mlp, "adam(lr=0.01)", 1.0, 1),
@@ -102,8 +151,12 @@ RUNS = [
     ("cnn", cnn, "adam(lr=0.003)", None, 3),
     ("cnn_bn", cnn_bn, "sgd(lr=0.01,momentum=0.9)", None, 1),
     ("cnn_bn", cnn_bn, "adam(lr=0.003)", 1.0, 1),
+    ("cnn_bn", cnn_bn, "adam(lr=0.003)", None, 1, "remat"),
     ("encoder", encoder, "adam(lr=0.003)", None, 1),
     ("encoder", encoder, "sgd(lr=0.1,momentum=0.5)", 1.0, 1),
+    ("encoder", encoder, "adam(lr=0.003)", 0.5, 2, "remat"),
+    ("cnn_bn_dropout", cnn_bn_dropout, "sgd(lr=0.01,momentum=0.9)", None, 1),
+    ("cnn_bn_dropout", cnn_bn_dropout, "adam(lr=0.003)", 1.0, 2),
 ]
 
 
@@ -113,8 +166,66 @@ def torch_optimizer(spec, params):
     return (torch.optim.SGD if name == "sgd" else torch.optim.Adam)(params, **kwargs)
 
 
+def check_checkpoint(artifact, session, infer, x_eval, x, t, onnx_path, inferred, export):
+    """Checkpoints: a session loaded from session.save_state's file takes
+    the same next step; a damaged file is refused and changes nothing; the
+    inference entry of a fresh session computes the same after loading;
+    `kiln export-weights` writes the values into the ONNX model, which
+    compiled for inference gives the same outputs."""
+    problems = []
+    path = artifact + ".kstate"
+    session.save_state(path)
+    other = kiln.load(artifact).session(threads=2)
+    fresh_infer = other.inference()
+    first = other.model.parameters[0][0]
+    before = np.array(other.parameter(first))
+    data = open(path, "rb").read()
+    for cut in (0, 9, 20, len(data) // 2, len(data) - 1):
+        with open(path + ".bad", "wb") as f:
+            f.write(data[:cut])
+        try:
+            other.load_state(path + ".bad")
+            problems.append(f"a checkpoint cut at {cut} bytes was accepted")
+        except kiln.Error:
+            pass
+    if not np.array_equal(before, other.parameter(first)):
+        problems.append("a refused checkpoint changed a parameter")
+    other.load_state(path)
+    if np.abs(fresh_infer.run({"x": x_eval})["logits"] - inferred).max() > 0:
+        problems.append("the inference entry differs after loading the checkpoint")
+    a = float(session.run({"x": x, "target": t})["loss"])
+    b = float(other.run({"x": x, "target": t})["loss"])
+    if a != b:
+        problems.append(f"the step after loading the checkpoint: loss {b} vs {a}")
+    if export:
+        trained = artifact + ".trained.onnx"
+        p = subprocess.run([KILN, "export-weights", onnx_path, path, "-o", trained, "--inference"],
+                           capture_output=True, text=True)
+        compiled = artifact + ".trained.so"
+        q = p.returncode == 0 and subprocess.run(
+            [KILN, "compile", trained, "-o", compiled, "--quiet"], capture_output=True, text=True)
+        if p.returncode != 0 or q.returncode != 0:
+            problems.append(f"export-weights + compile failed: {(p.stdout + p.stderr)[-300:]}"
+                            f"{(q.stdout + q.stderr)[-300:] if q else ''}")
+        else:
+            got = kiln.load(compiled).session(threads=2).run({"x": x_eval})["logits"]
+            err = np.abs(got - inferred).max() / np.abs(inferred).max()
+            if err > 1e-5:
+                problems.append(f"the exported model differs from the inference entry: {err:.1e}")
+    return problems
+
+
+exported = set()
 passed = failed = 0
-for index, (name, make, optimizer, clip, accum) in enumerate(RUNS):
+def saved_bytes(artifact):
+    """The activations saved for the backward pass, as `kiln inspect --memory` says."""
+    out = subprocess.run([KILN, "inspect", artifact, "--memory"], capture_output=True,
+                         text=True).stdout
+    line = next((l for l in out.splitlines() if "saved for the backward pass" in l), None)
+    return float(line.split(",")[1].split()[0]) if line else None
+
+
+for index, (name, make, optimizer, clip, accum, *remat) in enumerate(RUNS):
     torch.manual_seed(0)
     model, shape = make()
     model.train()
@@ -122,8 +233,19 @@ for index, (name, make, optimizer, clip, accum) in enumerate(RUNS):
     xs = [rng.standard_normal((BATCH, *shape)).astype(np.float32) for _ in range(STEPS)]
     ts = [rng.integers(0, 10, BATCH).astype(np.int64) for _ in range(STEPS)]
     onnx_path = os.path.join(WORK, f"{name}.onnx")
+    drops = [i for i, m in enumerate(model.modules()) if isinstance(m, nn.Dropout)]
+    mode = torch.onnx.TrainingMode.TRAINING if drops else torch.onnx.TrainingMode.EVAL
     torch.onnx.export(model, torch.from_numpy(xs[0]), onnx_path, input_names=["x"],
-                      output_names=["logits"], opset_version=17, do_constant_folding=False)
+                      output_names=["logits"], opset_version=17, do_constant_folding=False,
+                      training=mode)
+    model.train()
+    # PyTorch's copy draws Kiln's masks (dropout k: seed k).
+    kiln_drops = []
+    if drops:
+        positions = [i for i, m in enumerate(model) if isinstance(m, nn.Dropout)]
+        for k, i in enumerate(positions):
+            model[i] = KilnDropout(model[i].p, k)
+            kiln_drops.append(model[i])
     artifact = os.path.join(WORK, f"{name}-{index}.so")
     cmd = [KILN, "compile", onnx_path, "-o", artifact, "--quiet", "--train",
            "--loss=cross-entropy", f"--optimizer={optimizer}"]
@@ -131,19 +253,32 @@ for index, (name, make, optimizer, clip, accum) in enumerate(RUNS):
         cmd.append(f"--clip-grad-norm={clip}")
     if accum > 1:
         cmd.append(f"--grad-accum={accum}")
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd + (["--remat"] if remat else []), capture_output=True, text=True)
     what = (f"{name} {optimizer}{f' clip {clip}' if clip else ''}"
-            f"{f' accumulating {accum} steps' if accum > 1 else ''}")
+            f"{f' accumulating {accum} steps' if accum > 1 else ''}{' --remat' if remat else ''}")
     if p.returncode != 0:
         failed += 1
         print(f"FAIL {what}: kiln compile --train: {(p.stdout + p.stderr)[-800:]}")
         continue
+    remat_note = ""
+    if remat:
+        # The same step without --remat saves more for the backward pass.
+        plain = artifact[:-3] + "-plain.so"
+        q = subprocess.run(cmd[:4] + [plain] + cmd[5:], capture_output=True, text=True)
+        before, after = saved_bytes(plain), saved_bytes(artifact)
+        if q.returncode != 0 or before is None or after is None or not after < before:
+            failed += 1
+            print(f"FAIL {what}: saved activations {before} KiB without --remat, {after} with")
+            continue
+        remat_note = f"; saved activations {before} -> {after} KiB"
     session = kiln.load(artifact).session(threads=2)
     opt = torch_optimizer(optimizer, model.parameters())
     opt.zero_grad()
     worst_loss = 0.0
     problems = []
     for step in range(STEPS):
+        for d in kiln_drops:
+            d.step = step
         loss = float(session.run({"x": xs[step], "target": ts[step]})["loss"])
         want = torch.nn.functional.cross_entropy(model(torch.from_numpy(xs[step])),
                                                  torch.from_numpy(ts[step]))
@@ -174,12 +309,27 @@ for index, (name, make, optimizer, clip, accum) in enumerate(RUNS):
             problems.append(f"parameter {n}: relative error {err:.1e}")
     if compared != len(state):
         problems.append(f"{compared} of {len(state)} torch parameters found among kiln's")
+    # The artifact's inference entry, on the trained parameters (and batch
+    # norms' running statistics), against the PyTorch model in eval mode.
+    model.eval()
+    x_eval = rng.standard_normal((BATCH, *shape)).astype(np.float32)
+    with torch.no_grad():
+        want = model(torch.from_numpy(x_eval)).numpy()
+    infer = session.inference()
+    got = infer.run({"x": x_eval})["logits"]
+    infer_err = np.abs(got - want).max() / np.abs(want).max()
+    if infer_err > 1e-4:
+        problems.append(f"inference entry: relative error {infer_err:.1e}")
+    problems += check_checkpoint(artifact, session, infer, x_eval, xs[0], ts[0], onnx_path,
+                                 got, name not in exported)
+    exported.add(name)
     if problems:
         failed += 1
         print(f"FAIL {what}: " + "; ".join(problems[:4]))
     else:
         passed += 1
         print(f"ok {what}: {STEPS} steps, loss {loss:.4f}; worst loss error {worst_loss:.1e}, "
-              f"parameters {worst_param:.1e} ({compared} compared)")
+              f"parameters {worst_param:.1e} ({compared} compared); inference entry "
+              f"{infer_err:.1e}; checkpoint round trip{remat_note}")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -193,6 +193,22 @@ int main(int argc, char **argv) {
             kiln_session_output(session, 0, &out) == KILN_OK &&
             memcmp(out.data, reference, output_count * sizeof(float)) == 0,
         "a second run gives the same bits");
+  /* An inference model has no inference entry and owns no tensors. */
+  {
+    kiln_session *entry = NULL;
+    CHECK(kiln_model_inference(model) == NULL, "no inference entry");
+    CHECK(kiln_session_create_inference(session, NULL, &entry) == KILN_ERROR_INVALID_ARGUMENT &&
+              strstr(kiln_last_error(), "--train") != NULL && entry == NULL,
+          "no inference session of an inference model: %s", kiln_last_error());
+    CHECK(kiln_session_save_state(session, "unused.kstate") == KILN_ERROR_INVALID_ARGUMENT,
+          "no checkpoint of a session that owns no tensors");
+    kiln_checkpoint *checkpoint = NULL;
+    CHECK(kiln_checkpoint_open(argv[1], &checkpoint) == KILN_ERROR_FORMAT && !checkpoint &&
+              strstr(kiln_last_error(), "KILNCKPT") != NULL,
+          "an artifact is not a checkpoint: %s", kiln_last_error());
+    CHECK(kiln_checkpoint_open("/nonexistent.kstate", &checkpoint) == KILN_ERROR_LOAD,
+          "a missing checkpoint");
+  }
   /* The kernel hook: each kernel of the report, once, in order, then the
    * end marker; removed, it is not called. */
   {

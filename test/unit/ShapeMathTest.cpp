@@ -111,3 +111,14 @@ TEST_CASE("strides are row-major", "[shape]") {
   CHECK(strides({5}) == Dims{1});
   CHECK(strides({}).empty());
 }
+
+TEST_CASE("swapsLastTwo recognises a (batched) matrix transpose", "[shape]") {
+  CHECK(swapsLastTwo({1, 0}));
+  CHECK(swapsLastTwo({0, 2, 1}));
+  CHECK(swapsLastTwo({0, 1, 3, 2}));
+  CHECK_FALSE(swapsLastTwo({0, 1}));
+  CHECK_FALSE(swapsLastTwo({1, 0, 2}));
+  CHECK_FALSE(swapsLastTwo({1, 0, 3, 2}));
+  CHECK_FALSE(swapsLastTwo({0}));
+  CHECK_FALSE(swapsLastTwo({}));
+}

@@ -18,6 +18,9 @@ static void printUsage(llvm::raw_ostream &os) {
         "  run <model.so> --input N=F ...      run a compiled model\n"
         "  bench <model.so> [--batch N]        time a compiled model\n"
         "  inspect <model.so> [--memory]       show its memory plan and kernels\n"
+        "  export-weights <model.onnx> <checkpoint> -o out.onnx\n"
+        "                                      write a training checkpoint's values\n"
+        "                                      into the model's initializers\n"
         "  verify-artifact <model.so> [--expect-hash H]\n"
         "                                      check an artifact's SHA-256 without\n"
         "                                      loading it\n"
@@ -66,6 +69,8 @@ int runKiln(int argc, char **argv) {
     return runInspect(args);
   if (command == "verify-artifact")
     return runVerifyArtifact(args);
+  if (command == "export-weights")
+    return runExportWeights(args);
   if (command == "--version" || command == "version")
     return runVersion(args);
   if (command == "--help" || command == "-h" || command == "help") {

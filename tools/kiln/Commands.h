@@ -29,6 +29,7 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args);
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
 int runInspect(llvm::ArrayRef<llvm::StringRef> args);
 int runVerifyArtifact(llvm::ArrayRef<llvm::StringRef> args);
+int runExportWeights(llvm::ArrayRef<llvm::StringRef> args);
 
 /// The model's inputs a caller passes (parameters of a training step are
 /// the session's), as indices into its inputs, in order.

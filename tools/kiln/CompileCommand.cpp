@@ -48,6 +48,9 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "  --train-batch=N      the step's batch when the model's is dynamic\n"
         "  --batch-norm-momentum=M  running statistics' update, PyTorch's convention\n"
         "                       (default 0.1)\n"
+        "  --remat              recompute cheap elementwise forward values in the\n"
+        "                       backward pass instead of saving them\n"
+        "  --dropout-seed=S     dropout k draws its masks with seed S + k (default 0)\n"
      << kModelInputUsage
      << "  --max-batch=N        plan memory for batches up to N (dim 0 of dynamic\n"
         "                       inputs): buffers that grow with the batch join the\n"
@@ -212,6 +215,16 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       if (!numberIn("--batch-norm-momentum", *v, 0, true, 1, "a number in [0, 1]",
                     train().batchNormMomentum))
         return 2;
+    } else if (arg == "--remat") {
+      train().remat = true;
+    } else if (auto v = value("--dropout-seed")) {
+      int64_t seed = 0;
+      if (llvm::StringRef(*v).getAsInteger(10, seed) || seed < 0) {
+        llvm::errs() << "kiln compile: --dropout-seed takes a non-negative integer, got '" << *v
+                     << "'\n";
+        return 2;
+      }
+      train().dropoutSeed = seed;
     } else if (auto v = value("--train-batch")) {
       if (!positiveInteger("--train-batch", *v, train().batch))
         return 2;
@@ -231,6 +244,7 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     printCompileUsage(llvm::errs());
     return 2;
   }
+  model.training = options.train.has_value();
   auto source = model.source();
   if (!source) {
     llvm::errs() << "kiln compile: " << llvm::toString(source.takeError()) << "\n";
@@ -258,6 +272,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::outs() << "sha256 " << *fileHash << "  " << options.outputPath << "\n";
   else
     llvm::consumeError(fileHash.takeError());
+  for (const std::string &note : summary->notes)
+    llvm::outs() << note << "\n";
   if (report)
     llvm::outs() << summary->report;
   if (verifyDir.empty())

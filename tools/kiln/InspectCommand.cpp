@@ -21,14 +21,16 @@
 namespace kiln::cli {
 
 static const char *kInspectUsage =
-    "usage: kiln inspect <model.so> [--memory] [--svg FILE] [--kernels]\n\n"
+    "usage: kiln inspect <model.so> [--memory] [--svg FILE] [--kernels] [--inference]\n\n"
     "Shows what the compiler decided for a compiled model (both parts without\n"
     "flags).\n"
     "  --memory     the arena: its size, the liveness lower bound (most bytes\n"
     "               live at once), the naive sum of all intermediates\n"
     "  --svg FILE   and a timeline of the arena (each buffer a rectangle over\n"
     "               its lifetime and bytes) to open in a browser\n"
-    "  --kernels    each kernel with the model's nodes in it\n";
+    "  --kernels    each kernel with the model's nodes in it (a training\n"
+    "               step's backward kernels marked [backward])\n"
+    "  --inference  a training step's inference entry instead of the step\n";
 
 static std::string kib(int64_t bytes) {
   std::string s;
@@ -51,6 +53,15 @@ static std::string timelineSvg(const llvm::json::Object &report) {
      << "\" height=\"" << height << "\" fill=\"none\" stroke=\"black\"/>\n"
      << "<text x=\"" << margin << "\" y=\"" << margin - 10 << "\" font-size=\"14\">arena "
      << kib(arena) << " (offset down, schedule position across)</text>\n";
+  // A training step: where its backward pass starts; the buffers live
+  // across it (saved activations) are outlined in red.
+  int64_t backwardFrom = report.getInteger("backward_from").value_or(-1);
+  if (backwardFrom >= 0) {
+    double x = margin + width * double(backwardFrom) / positions;
+    os << llvm::format("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" ", x, margin, x,
+                       margin + height)
+       << "stroke=\"red\" stroke-dasharray=\"4\"><title>the backward pass starts</title></line>\n";
+  }
   if (const llvm::json::Array *buffers = report.getArray("buffers")) {
     int index = 0;
     for (const llvm::json::Value &b : *buffers) {
@@ -63,10 +74,13 @@ static std::string timelineSvg(const llvm::json::Object &report) {
       double w = std::max(1.0, width * double(last + 1 - first) / positions);
       double y = margin + height * double(offset) / arena;
       double h = std::max(1.0, height * double(size) / arena);
+      bool saved = backwardFrom >= 0 && first < backwardFrom && last >= backwardFrom;
       os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" ", x, y, w, h)
-         << "fill=\"hsl(" << (index * 47) % 360 << ",60%,60%)\" stroke=\"black\" stroke-width=\"0.3\">"
+         << "fill=\"hsl(" << (index * 47) % 360 << ",60%,60%)\" stroke=\""
+         << (saved ? "red\" stroke-width=\"1.5\">" : "black\" stroke-width=\"0.3\">")
          << "<title>buffer " << index << ": " << size << " bytes at offset " << offset
-         << ", live " << first << ".." << last << "</title></rect>\n";
+         << ", live " << first << ".." << last
+         << (saved ? ", saved for the backward pass" : "") << "</title></rect>\n";
       ++index;
     }
   }
@@ -76,7 +90,7 @@ static std::string timelineSvg(const llvm::json::Object &report) {
 
 int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath, svgPath;
-  bool memory = false, kernels = false;
+  bool memory = false, kernels = false, inference = false;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
     llvm::StringRef arg = cursor.current();
     if (arg == "--help" || arg == "-h") {
@@ -87,6 +101,8 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
       memory = true;
     } else if (arg == "--kernels") {
       kernels = true;
+    } else if (arg == "--inference") {
+      inference = true;
     } else if (auto v = cursor.value("--svg")) {
       svgPath = *v;
       memory = true;
@@ -107,6 +123,15 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
   if (!loaded)
     return 1;
   kiln_model *model = loaded.get();
+  kiln_model *entry = kiln_model_inference(model);
+  if (inference) {
+    if (!entry) {
+      llvm::errs() << "kiln inspect: " << modelPath
+                   << " has no inference entry (only kiln compile --train artifacts do)\n";
+      return 1;
+    }
+    std::swap(model, entry);
+  }
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(kiln_model_report(model));
   const llvm::json::Object *report = parsed ? parsed->getAsObject() : nullptr;
   if (!report) {
@@ -120,6 +145,17 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
                << (*kiln_model_required_features(model) ? kiln_model_required_features(model)
                                                          : "none")
                << "\n";
+  if (entry) {
+    uint32_t owned = 0, inputs = kiln_model_num_inputs(model);
+    for (uint32_t i = 0; i < inputs; ++i)
+      owned += kiln_model_input_is_parameter(model, i);
+    llvm::outs() << (inference ? "the inference entry of a training step: "
+                               : "a training step (kiln compile --train): ")
+                 << owned << " of its " << inputs
+                 << " inputs are session-owned; the artifact's "
+                 << (inference ? "training step" : "inference entry") << ": kiln inspect "
+                 << (inference ? "" : "--inference ") << modelPath << "\n";
+  }
   if (memory) {
     int64_t arena = report->getInteger("arena_bytes").value_or(0);
     int64_t bound = report->getInteger("lower_bound").value_or(0);
@@ -150,6 +186,10 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::outs() << "  " << report->getInteger("unplanned").value_or(0)
                  << " buffers with unbounded dynamic dims or escaping come from the "
                     "runtime's pool\n";
+    if (auto saved = report->getInteger("saved_bytes"))
+      llvm::outs() << "  saved for the backward pass: "
+                   << report->getInteger("saved_buffers").value_or(0) << " buffers, "
+                   << kib(*saved) << " (live from the forward into the backward)\n";
     if (!svgPath.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream svg(svgPath, ec, llvm::sys::fs::OF_None);
@@ -169,6 +209,8 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
       if (!k)
         continue;
       llvm::outs() << "  " << i << ": " << k->getString("kind").value_or("?");
+      if (k->getBoolean("backward").value_or(false))
+        llvm::outs() << " [backward]";
       if (const llvm::json::Array *ops = k->getArray("ops")) {
         llvm::outs() << " <- ";
         for (size_t j = 0; j < ops->size(); ++j)

@@ -45,7 +45,7 @@ llvm::Expected<std::unique_ptr<driver::ModelSource>> ModelInput::source() const 
               "' is kiln IR already (pass them to kiln import)");
     return driver::createIrFileSource(path);
   }
-  return onnx_frontend::createOnnxSource(path, dynamicBatch, frozen);
+  return onnx_frontend::createOnnxSource(path, dynamicBatch, frozen, training);
 }
 
 } // namespace kiln::cli

@@ -23,6 +23,8 @@ struct ModelInput {
   std::string path;
   bool dynamicBatch = false;
   std::vector<std::pair<std::string, std::string>> frozen;
+  /// Import for a training step (`kiln compile --train`).
+  bool training = false;
 
   /// Takes the cursor's current argument if it is an import option;
   /// on a malformed one prints why (prefixed by `command`) and sets

@@ -243,6 +243,13 @@ static OpFoldResult foldEmptyReduction(ReduceOp op) {
   return {};
 }
 
+LogicalResult DropoutOp::verify() {
+  double ratio = getRatio().convertToDouble();
+  if (!(ratio >= 0 && ratio < 1))
+    return emitOpError("ratio must be in [0, 1), got ") << ratio;
+  return success();
+}
+
 OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldEmptyReduction(*this); }
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return foldEmptyReduction(*this); }
 OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldEmptyReduction(*this); }

@@ -215,4 +215,64 @@ class Kiln_ArgReduceOp<string mnemonic, string what>
 def Kiln_ArgMaxOp : Kiln_ArgReduceOp<"argmax", "maximum">;
 def Kiln_ArgMinOp : Kiln_ArgReduceOp<"argmin", "minimum">;
 
+//===----------------------------------------------------------------------===//
+// Dropout and its random numbers (training steps)
+//===----------------------------------------------------------------------===//
+
+def Kiln_DropoutOp : Kiln_InferredOp<"dropout", [SameOperandsAndResultElementType]> {
+  let summary = "dropout: the identity, except in a training step";
+  let description = [{
+    A model's dropout with probability `ratio`, as the ONNX importer keeps
+    it for `kiln compile --train`: the training step replaces it by
+    `input * (u >= ratio) / (1 - ratio)` with `u` from
+    `kiln.random_uniform` (docs/Training.md). Anywhere else it is the
+    identity (canonicalisation replaces it by its input; it has no folder,
+    so that the importer's folding keeps it for the training step), as a
+    model in inference computes it.
+
+    ```mlir
+    %r = kiln.dropout %x {ratio = 1.000000e-01 : f64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, F64Attr:$ratio);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let inferCall = [{
+    inferred.push_back(adaptor.getInput().getType());
+    return ::mlir::success();
+  }];
+}
+
+def Kiln_RandomUniformOp : Kiln_InferredOp<"random_uniform"> {
+  let summary = "counter-based uniform random numbers in [0, 1)";
+  let description = [{
+    A float32 tensor of static `shape` whose element at row-major index
+    `i` is a function of `seed`, the scalar `counter` and `i` only
+    (SplitMix64's mix of `seed * 0xD1B54A32D192ED03 + counter *
+    0x9E3779B97F4A7C15 + i`, modulo 2^64, its top 24 bits times 2^-24), so
+    that a training step's dropout masks are the same for the same seed and
+    step on every machine and thread count (docs/Training.md gives the
+    function to reproduce them).
+
+    ```mlir
+    %u = kiln.random_uniform %step {seed = 7 : i64, shape = array<i64: 8, 64>}
+        : (tensor<i64>) -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$counter, I64Attr:$seed,
+                       DenseI64ArrayAttr:$shape);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$counter attr-dict `:` functional-type(operands, results)";
+  let inferCall = [{
+    for (int64_t d : adaptor.getShape())
+      if (d < 0)
+        return ::mlir::emitOptionalError(location, "random_uniform: shape has a negative dim");
+    inferred.push_back(::mlir::RankedTensorType::get(
+        adaptor.getShape(), ::mlir::Float32Type::get(context)));
+    return ::mlir::success();
+  }];
+}
+
 #endif // KILN_NN_OPS_TD

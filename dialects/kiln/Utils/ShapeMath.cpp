@@ -146,6 +146,16 @@ Dims strides(const Dims &shape) {
   return out;
 }
 
+bool swapsLastTwo(const Dims &perm) {
+  int64_t rank = static_cast<int64_t>(perm.size());
+  if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+    return false;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (perm[d] != d)
+      return false;
+  return true;
+}
+
 int64_t numElements(const Dims &dims) {
   int64_t n = 1;
   for (int64_t d : dims) {

@@ -58,6 +58,10 @@ Dims strides(const Dims &shape);
 /// Product of static dims, or kDynamic when any dim is dynamic.
 int64_t numElements(const Dims &dims);
 
+/// Whether a transpose's `permutation` swaps the last two dims and keeps
+/// the others (a matrix transpose, batched).
+bool swapsLastTwo(const Dims &permutation);
+
 } // namespace kiln::shape
 
 #endif // KILN_DIALECTS_KILN_UTILS_SHAPEMATH_H

@@ -241,6 +241,28 @@ template <typename ReduceOpTy> LogicalResult importGlobalPool(NodeContext &ctx) 
 
 LogicalResult importDropout(NodeContext &ctx) {
   Value x = ctx.input(0);
+  if (ctx.training()) {
+    // A training step draws the mask (kiln.dropout); the ratio is an
+    // attribute before opset 12, a constant input from it (default 0.5).
+    double ratio = 0.5;
+    if (ctx.opset < 12) {
+      ratio = ctx.floatAttr("ratio", 0.5f);
+    } else if (ctx.hasInput(1)) {
+      std::optional<SmallVector<double>> given = ctx.floatsInput(1, "ratio");
+      if (!given)
+        return failure();
+      if (given->size() != 1)
+        return ctx.invalid("ratio must be a scalar");
+      ratio = (*given)[0];
+    }
+    if (!(ratio >= 0 && ratio < 1))
+      return ctx.invalid("ratio must be in [0, 1)");
+    if (ctx.outputUsed(1))
+      return ctx.unsupported("the mask output of a Dropout in a training step");
+    if (!x || ratio == 0)
+      return ctx.setOutput(0, x);
+    return ctx.setOutput(0, ctx.make<DropoutOp>(x, ctx.b.getF64FloatAttr(ratio)));
+  }
   if (ctx.opset >= 12 && ctx.hasInput(2)) {
     std::optional<SmallVector<int64_t>> training =
         ctx.intsInput(2, "training_mode");

@@ -8,11 +8,17 @@ namespace kiln::onnx_frontend {
 namespace {
 
 LogicalResult importBatchNormalization(NodeContext &ctx) {
+  // A training step trains every batch normalisation in its training form
+  // and owns the running statistics: the outputs that would carry their
+  // update may be declared, not read.
+  bool trainingForm = ctx.training() && ctx.intAttr("training_mode", 0) != 0;
   for (size_t i = 1; i < 5; ++i)
-    if (failed(ctx.rejectOutput(i, "training statistics")))
-      return failure();
-  if (ctx.intAttr("training_mode", 0) != 0)
-    return ctx.unsupported("training_mode = 1 (Kiln compiles inference)");
+    if (trainingForm ? ctx.outputUsed(i) : ctx.hasOutput(i))
+      return ctx.unsupported("output " + llvm::Twine(i) + " (training statistics) is " +
+                             (trainingForm ? "read; the training step owns them" : "not supported"));
+  if (ctx.intAttr("training_mode", 0) != 0 && !ctx.training())
+    return ctx.unsupported("training_mode = 1 (Kiln compiles inference; kiln compile --train "
+                           "compiles the training step)");
   if (ctx.opset < 7 && ctx.intAttr("is_test", 1) == 0)
     return ctx.unsupported("is_test = 0 (Kiln compiles inference)");
   if (ctx.opset < 9 && ctx.intAttr("spatial", 1) == 0)

@@ -167,6 +167,35 @@ int kiln_model_output_updates_parameter(const kiln_model *model, uint32_t i);
 kiln_status kiln_session_parameter(kiln_session *session, const char *name,
                                    kiln_tensor *parameter);
 
+/* A training step's inference entry: the model as it was given, computing
+ * with the parameters (NULL for other models). It belongs to `model`
+ * (kiln_model_free does nothing to it); its inputs are the model's own
+ * plus its parameters. kiln_session_create_inference makes a session of
+ * it that uses `training`'s parameter buffers, so every run sees the
+ * values the last step left (options NULL: `training`'s thread count).
+ * Either session may be freed first; they must not run at the same time.
+ * A session created on the entry with kiln_session_create starts from the
+ * artifact's initial parameters instead. */
+kiln_model *kiln_model_inference(const kiln_model *model);
+kiln_status kiln_session_create_inference(kiln_session *training,
+                                          const kiln_session_options *options,
+                                          kiln_session **session);
+
+/* Checkpoints: every tensor the session owns (parameters, optimiser state,
+ * batch-norm running statistics) written to a file, and read back into a
+ * session whose tensors of the same names, dtypes and dims it must all
+ * hold (it may hold more; nothing changes unless all match). The format is
+ * in docs/Training.md; kiln_checkpoint_* read it. */
+kiln_status kiln_session_save_state(const kiln_session *session, const char *path);
+kiln_status kiln_session_load_state(kiln_session *session, const char *path);
+typedef struct kiln_checkpoint kiln_checkpoint;
+kiln_status kiln_checkpoint_open(const char *path, kiln_checkpoint **checkpoint);
+uint32_t kiln_checkpoint_count(const kiln_checkpoint *checkpoint);
+/* Tensor i's name and value (data valid until kiln_checkpoint_free). */
+kiln_status kiln_checkpoint_tensor(const kiln_checkpoint *checkpoint, uint32_t i,
+                                   const char **name, kiln_tensor *tensor);
+void kiln_checkpoint_free(kiln_checkpoint *checkpoint);
+
 /* Profiling: with a hook set, each run calls hook(user, k) on the running
  * thread as kernel k starts (k: the kernel's index in the model's report,
  * as `kiln inspect` numbers them; kernels run in order, once per run), and

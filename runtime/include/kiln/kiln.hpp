@@ -129,9 +129,23 @@ public:
   uint64_t arenaBytes() const { return kiln_model_arena_bytes(get()); }
   /// The largest batch the model accepts (`kiln compile --max-batch`), 0 if any.
   uint64_t maxBatch() const { return kiln_model_max_batch(get()); }
+  /// Whether input i is a parameter the session owns (`--train`).
+  bool inputIsParameter(size_t i) const {
+    return kiln_model_input_is_parameter(get(), index(i, numInputs())) != 0;
+  }
+  /// A training step's inference entry (kiln_model_inference); throws if
+  /// the model has none. It keeps this model alive.
+  Model inference() const {
+    kiln_model *entry = kiln_model_inference(get());
+    if (!entry)
+      throw Error(KILN_ERROR_INVALID_ARGUMENT,
+                  "the model has no inference entry (only kiln compile --train artifacts do)");
+    return Model(std::shared_ptr<kiln_model>(model_, entry));
+  }
   kiln_model *get() const { return model_.get(); }
 
 private:
+  explicit Model(std::shared_ptr<kiln_model> model) : model_(std::move(model)) {}
   explicit Model(kiln_model *model) : model_(model, kiln_model_free) {}
   static uint32_t index(size_t i, size_t count) {
     if (i >= count)
@@ -184,6 +198,28 @@ public:
   void unbindOutput(uint32_t i) {
     detail::check(kiln_session_bind_output(session_.get(), i, nullptr));
   }
+  /// A training session's parameter or optimiser state `name`: a
+  /// writable view, valid while the session lives.
+  kiln_tensor parameter(const std::string &name) {
+    kiln_tensor t;
+    detail::check(kiln_session_parameter(session_.get(), name.c_str(), &t));
+    return t;
+  }
+  /// A session of the inference entry computing with this training
+  /// session's current parameters (kiln_session_create_inference).
+  Session inference() {
+    kiln_session *session = nullptr;
+    detail::check(kiln_session_create_inference(session_.get(), nullptr, &session));
+    return Session(std::shared_ptr<kiln_model>(model_, kiln_model_inference(model_.get())),
+                   session);
+  }
+  /// Checkpoints of the session-owned tensors (kiln_session_save_state).
+  void saveState(const std::string &path) const {
+    detail::check(kiln_session_save_state(session_.get(), path.c_str()));
+  }
+  void loadState(const std::string &path) {
+    detail::check(kiln_session_load_state(session_.get(), path.c_str()));
+  }
   kiln_memory_stats memoryStats() const {
     kiln_memory_stats stats;
     detail::check(kiln_session_memory_stats(session_.get(), &stats));
@@ -192,6 +228,8 @@ public:
   kiln_session *get() const { return session_.get(); }
 
 private:
+  Session(std::shared_ptr<kiln_model> model, kiln_session *session)
+      : model_(std::move(model)), session_(session) {}
   struct Free {
     void operator()(kiln_session *s) const { kiln_session_free(s); }
   };

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 9u
+#define KILN_MODEL_ABI_VERSION 10u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -81,7 +81,10 @@ typedef enum kiln_library_kind {
    * [N,C,H,W] in either layout. */
   KILN_LIBRARY_CONV = 1,
   /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N]; lower-rank
-   * operands are broadcast from the front; no params */
+   * operands are broadcast from the front; params: none, or transposes[2]:
+   * 1 when the lhs's (rhs's) buffer holds it with its last two dims
+   * swapped ([..,K,M], [..,N,K]: a transpose's input, read through
+   * strides), whose dims are then the buffer's */
   KILN_LIBRARY_MATMUL = 2,
   /* operands: input [N,C,H,W], output [N,C,OH,OW] (no weight); params:
    * algorithm (kiln_library_pooling), kernel[2], strides[2], pads[4] (all
@@ -195,7 +198,9 @@ typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
  * by the caller; the session holds its buffer, initialised from `initial`
  * (its bytes, row-major; its dims are static) when it is created, and
  * after every successful run copies output `output` (same dtype and dims)
- * into it. */
+ * into it, unless `output` is KILN_STATE_READ_ONLY (the inference entry of
+ * a training artifact reads the parameters and never updates them). */
+#define KILN_STATE_READ_ONLY UINT32_MAX
 typedef struct kiln_model_state {
   uint32_t input;
   uint32_t output;
@@ -246,6 +251,13 @@ typedef struct kiln_model_v1 {
   uint32_t num_state;
   const kiln_model_state *state;
   kiln_model_run_fn run;
+  /* A training step's (`kiln compile --train`) inference entry: the model
+   * as it was given (its outputs, inference-form batch normalisation, no
+   * dropout) whose parameters are read-only session-owned tensors of the
+   * training step's names, so that a session bound to a training
+   * session's parameters (kiln_session_create_inference) computes with
+   * their current values. NULL for other artifacts; it has none itself. */
+  const struct kiln_model_v1 *inference;
 } kiln_model_v1;
 
 /* The most batch buckets an artifact declares. */

@@ -335,19 +335,31 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   return !(v->run_weights = kiln_aligned_zeroed(dnnl_memory_desc_get_size(&op_w)));
 }
 
-/* Row-major memory descriptor of `dims` padded with leading 1s to `rank`. */
-static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, int rank) {
+/* Memory descriptor of `dims` padded with leading 1s to `rank`: row-major,
+ * or with `transposed` the buffer holds it with its last two dims swapped
+ * (row-major in those), as a matmul reads a transpose's input. */
+static int strided_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, int rank,
+                      int transposed) {
   dnnl_dims_t full = {0};
   for (int d = 0; d < rank; ++d)
     full[d] = d < rank - dims_rank ? 1 : dims[d - (rank - dims_rank)];
   static const dnnl_format_tag_t tags[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
                                            dnnl_abcd};
-  return dnnl_memory_desc_init_by_tag(md, rank, full, dnnl_f32, tags[rank]) != dnnl_success;
+  static const dnnl_format_tag_t swapped[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ba, dnnl_acb,
+                                              dnnl_abdc};
+  return dnnl_memory_desc_init_by_tag(md, rank, full, dnnl_f32,
+                                      transposed ? swapped[rank] : tags[rank]) != dnnl_success;
+}
+
+/* Row-major memory descriptor of `dims` padded with leading 1s to `rank`. */
+static int plain_md(dnnl_memory_desc_t *md, const int64_t *dims, int dims_rank, int rank) {
+  return strided_md(md, dims, dims_rank, rank, 0);
 }
 
 /* Builds the matmul primitive of `c` into `v` for operand dims `lhs`,
  * `rhs` (the rhs is a constant or, in attention, an activation) and
- * `out`. */
+ * `out`: the buffers' dims (an operand read transposed has its last two
+ * swapped). */
 static int prepare_matmul(kiln_library_state *state, prepared_call *c, variant *v,
                           const int64_t *lhs, const int64_t *rhs, const int64_t *out) {
   const call_view *d = &c->desc;
@@ -355,16 +367,31 @@ static int prepare_matmul(kiln_library_state *state, prepared_call *c, variant *
     v->shape[0][i] = lhs[i];
   for (int i = 0; i < d->weight_rank; ++i)
     v->shape[1][i] = rhs[i];
+  /* The operands' logical dims. */
+  int64_t logical[2][KILN_MAX_RANK];
+  const int64_t *given[2] = {lhs, rhs};
+  int ranks[2] = {d->input_rank, d->weight_rank};
+  for (int k = 0; k < 2; ++k) {
+    for (int i = 0; i < ranks[k]; ++i)
+      logical[k][i] = given[k][i];
+    if (d->transposes[k]) {
+      logical[k][ranks[k] - 1] = given[k][ranks[k] - 2];
+      logical[k][ranks[k] - 2] = given[k][ranks[k] - 1];
+    }
+  }
+  lhs = logical[0];
+  rhs = logical[1];
   /* A rhs without batch dims (a linear layer's weights) is shared by
    * every row of the lhs: the lhs's leading dims fold into M, one GEMM
    * rather than a batch of matrix-vector products (attention's
-   * [seq, batch, d] activations have M = 1). */
+   * [seq, batch, d] activations have M = 1); a transposed lhs's rows are
+   * not contiguous, so it does not fold. */
   int rank = d->rank;
   int64_t folded_lhs[2], folded_rhs[2], folded_out[2];
   int rhs_batched = 0;
   for (int i = 0; i < d->weight_rank - 2; ++i)
     rhs_batched |= rhs[i] != 1;
-  if (rank > 2 && !rhs_batched) {
+  if (rank > 2 && !rhs_batched && !d->transposes[0]) {
     folded_lhs[0] = 1;
     for (int i = 0; i < d->input_rank - 1; ++i)
       folded_lhs[0] *= lhs[i];
@@ -380,7 +407,8 @@ static int prepare_matmul(kiln_library_state *state, prepared_call *c, variant *
   }
   int lhs_rank = rank == 2 ? 2 : d->input_rank, rhs_rank = rank == 2 ? 2 : d->weight_rank;
   dnnl_memory_desc_t src_md, w_md, dst_md;
-  if (plain_md(&src_md, lhs, lhs_rank, rank) || plain_md(&w_md, rhs, rhs_rank, rank) ||
+  if (strided_md(&src_md, lhs, lhs_rank, rank, d->transposes[0]) ||
+      strided_md(&w_md, rhs, rhs_rank, rank, d->transposes[1]) ||
       plain_md(&dst_md, out, rank, rank))
     return 1;
   /* The bias broadcasts over every dim but the last. */

@@ -203,10 +203,25 @@ int kiln_read_call(const kiln_library_call *call, call_view *view) {
   if (call->kind == KILN_LIBRARY_MATMUL) {
     if (!(view->rank >= 2 && view->rank <= 4 && view->input_rank >= 2 && view->weight_rank >= 2 &&
           view->input_rank <= view->rank && view->weight_rank <= view->rank &&
-          call->num_params == 0))
+          (call->num_params == 0 || call->num_params == 2)))
       return 1;
+    /* Operands read transposed: their buffers' last two dims swapped. */
+    int64_t logical[2][KILN_MAX_RANK];
+    const int64_t *given[2] = {view->input_dims, view->weight_dims};
+    int ranks[2] = {view->input_rank, view->weight_rank};
+    for (int k = 0; k < 2; ++k) {
+      view->transposes[k] = call->num_params ? (int32_t)call->params[k] : 0;
+      if (view->transposes[k] != 0 && view->transposes[k] != 1)
+        return 1;
+      for (int r = 0; r < ranks[k]; ++r)
+        logical[k][r] = given[k][r];
+      if (view->transposes[k]) {
+        logical[k][ranks[k] - 1] = given[k][ranks[k] - 2];
+        logical[k][ranks[k] - 2] = given[k][ranks[k] - 1];
+      }
+    }
     /* [..,M,K] x [..,K,N] -> [..,M,N], K and N static. */
-    const int64_t *lhs = view->input_dims, *rhs = view->weight_dims, *out = view->output_dims;
+    const int64_t *lhs = logical[0], *rhs = logical[1], *out = view->output_dims;
     int64_t k = lhs[view->input_rank - 1], n = rhs[view->weight_rank - 1];
     return k < 1 || n < 1 || rhs[view->weight_rank - 2] != k || out[view->rank - 1] != n ||
            out[view->rank - 2] != lhs[view->input_rank - 2];

@@ -25,6 +25,9 @@ typedef struct call_view {
   int64_t algorithm;     /* pooling: kiln_library_pooling */
   const int64_t *kernel; /* pooling: the window */
   int64_t layouts[2]; /* convolution: input's and output's, kiln_library_layout */
+  /* matmul: whether the lhs's (rhs's) buffer holds it with its last two
+   * dims swapped (input_dims / weight_dims are the buffer's) */
+  int32_t transposes[2];
   int32_t num_inputs;               /* concat: k inputs, then the output */
   const int64_t *const *concat_dims; /* concat: the k + 1 operands' dims */
   const int64_t *concat_layouts;     /* concat: k + 1 layouts, or NULL */

@@ -169,3 +169,23 @@ func.func @dynamic_meets_dynamic(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> te
   %0 = kiln.add %a, %b : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Checks that random_uniform is one generic over the result's indices:
+// the row-major index, SplitMix64's mix of seed, counter and index, its top
+// 24 bits scaled to [0, 1).
+// CHECK-LABEL: func @random_uniform
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<i64>)
+// CHECK: linalg.index 0
+// CHECK: linalg.index 1
+// CHECK: arith.constant -7046029254386353131 : i64
+// CHECK: arith.shrui
+// CHECK: arith.constant -4658895280553007687 : i64
+// CHECK: arith.constant -7723592293110705685 : i64
+// CHECK: arith.uitofp {{.*}} : i64 to f32
+// CHECK: arith.constant 5.96046448E-8 : f32
+func.func @random_uniform(%step: tensor<i64>) -> tensor<2x3xf32> {
+  %u = kiln.random_uniform %step {seed = 1 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x3xf32>
+  return %u : tensor<2x3xf32>
+}

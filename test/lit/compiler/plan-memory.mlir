@@ -190,3 +190,22 @@ func.func @batch(%in: memref<?x256xf32>, %n: index, %x: f32) {
   linalg.fill ins(%x : f32) outs(%u : memref<?xf32>)
   return
 }
+
+// -----
+
+// A training step: the backward pass starts at its first marked op that
+// computes (the marked constant and allocation before it do not count);
+// %a lives across that position (saved for the backward pass), %b not.
+// CHECK-LABEL: func @training_step
+// CHECK-SAME: backward_from = 5 : i64
+// CHECK-SAME: buffers = array<i64: {{[0-9]+}}, 1024, 0, 6, {{[0-9]+}}, 1024, 2, 3>
+func.func @training_step(%x: f32, %out: memref<256xf32>) {
+  %a = memref.alloc() : memref<256xf32>
+  linalg.fill ins(%x : f32) outs(%a : memref<256xf32>)
+  %b = memref.alloc() : memref<256xf32>
+  linalg.copy ins(%a : memref<256xf32>) outs(%b : memref<256xf32>)
+  %c = arith.constant 2.0 : f32 loc("kiln.backward"("c"))
+  linalg.fill ins(%c : f32) outs(%out : memref<256xf32>) loc("kiln.backward"("dx"))
+  linalg.copy ins(%a : memref<256xf32>) outs(%out : memref<256xf32>) loc("kiln.backward"("dy"))
+  return
+}

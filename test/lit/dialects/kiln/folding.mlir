@@ -355,3 +355,42 @@ func.func @unsigned_constants() -> (tensor<2xi1>, tensor<2xui8>, tensor<2xf32>) 
   %f = kiln.cast %a : tensor<2xui8> to tensor<2xf32>
   return %lt, %d, %f : tensor<2xi1>, tensor<2xui8>, tensor<2xf32>
 }
+
+// -----
+
+// Checks that dropout is the identity outside a training step (the
+// training step replaces it before anything folds).
+// CHECK-LABEL: func @dropout
+// CHECK-NEXT: return %arg0
+func.func @dropout(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = kiln.dropout %x {ratio = 2.500000e-01 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Checks that transpose(matmul(transpose(x), dy)) (a weight gradient)
+// becomes matmul(transpose(dy), x): one transpose instead of two.
+// CHECK-LABEL: func @transpose_matmul
+// CHECK: %[[T:.*]] = kiln.transpose %arg1 {permutation = array<i64: 1, 0>} : (tensor<8x32xf32>) -> tensor<32x8xf32>
+// CHECK: %[[M:.*]] = kiln.matmul %[[T]], %arg0 : (tensor<32x8xf32>, tensor<8x64xf32>) -> tensor<32x64xf32>
+// CHECK: return %[[M]]
+func.func @transpose_matmul(%x: tensor<8x64xf32>, %dy: tensor<8x32xf32>) -> tensor<32x64xf32> {
+  %xt = kiln.transpose %x {permutation = array<i64: 1, 0>} : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  %m = kiln.matmul %xt, %dy : (tensor<64x8xf32>, tensor<8x32xf32>) -> tensor<64x32xf32>
+  %t = kiln.transpose %m {permutation = array<i64: 1, 0>} : (tensor<64x32xf32>) -> tensor<32x64xf32>
+  return %t : tensor<32x64xf32>
+}
+
+// -----
+
+// Checks that a transposed matmul of plain operands stays (the rewrite
+// would transpose both operands instead of the result).
+// CHECK-LABEL: func @transpose_matmul_plain
+// CHECK: kiln.matmul %arg0, %arg1
+// CHECK: kiln.transpose
+func.func @transpose_matmul_plain(%a: tensor<8x64xf32>, %b: tensor<64x32xf32>) -> tensor<32x8xf32> {
+  %m = kiln.matmul %a, %b : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %t = kiln.transpose %m {permutation = array<i64: 1, 0>} : (tensor<8x32xf32>) -> tensor<32x8xf32>
+  return %t : tensor<32x8xf32>
+}

@@ -680,3 +680,22 @@ func.func @unknown_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @memory_plan() attributes {kiln.memory_plan = {planned = 1 : i64}} {
   return
 }
+
+// -----
+
+// Checks that a dropout ratio is in [0, 1).
+func.func @dropout_ratio(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.dropout' op ratio must be in [0, 1), got 1}}
+  %y = kiln.dropout %x {ratio = 1.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Checks that random_uniform's result has its shape attribute's dims.
+func.func @random_shape(%step: tensor<i64>) -> tensor<2x4xf32> {
+  // expected-error @+2 {{'kiln.random_uniform' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf32>'}}
+  // expected-error @+1 {{'kiln.random_uniform' op failed to infer returned types}}
+  %u = kiln.random_uniform %step {seed = 0 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x4xf32>
+  return %u : tensor<2x4xf32>
+}

@@ -252,3 +252,15 @@ func.func @stop_gradient(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
   %0 = kiln.stop_gradient %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
   return %0 : tensor<2x?xf32>
 }
+
+// -----
+
+// Checks that dropout and random_uniform round-trip.
+// CHECK-LABEL: func @dropout_random
+// CHECK: kiln.dropout %arg0 {ratio = 1.000000e-01 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: kiln.random_uniform %arg1 {seed = 7 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x3xf32>
+func.func @dropout_random(%x: tensor<2x3xf32>, %step: tensor<i64>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = kiln.dropout %x {ratio = 0.1 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = kiln.random_uniform %step {seed = 7 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
