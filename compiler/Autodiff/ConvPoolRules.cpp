@@ -10,7 +10,8 @@
 //     order (as PyTorch's argmax), through strided slices and their
 //     scatter back (dilate + pad); windows that tile the input (kernel =
 //     stride, no padding) work on the input viewed as [N, C, OH, KH, OW,
-//     KW] in one pass instead;
+//     KW] instead: the least window index among the maxima (a min
+//     reduction), then one select;
 //   avg_pool: dY / count spread over every window position the same way
 //     (count: the window's size, or its unpadded elements without
 //     count_include_pad).
@@ -198,22 +199,6 @@ bool tiles(const PoolGeometry &g) {
          g.h == g.oh * g.kh && g.w == g.ow * g.kw;
 }
 
-/// For tiling windows: `piece(a, b)` ([N, C, OH, 1, OW, 1], window
-/// position (a, b)) for every position, assembled into [N, C, H, W].
-Value assembleTiles(OpBuilder &b, Location loc, const PoolGeometry &g,
-                    llvm::function_ref<Value(int64_t, int64_t)> piece) {
-  llvm::SmallVector<Value> rows;
-  for (int64_t a = 0; a < g.kh; ++a) {
-    llvm::SmallVector<Value> cols;
-    for (int64_t bb = 0; bb < g.kw; ++bb)
-      cols.push_back(piece(a, bb));
-    rows.push_back(cols.size() == 1 ? cols[0]
-                                    : Value(ConcatOp::create(b, loc, cols, b.getI64IntegerAttr(5))));
-  }
-  Value six = rows.size() == 1 ? rows[0] : Value(ConcatOp::create(b, loc, rows, b.getI64IntegerAttr(3)));
-  return reshape(b, loc, six, {g.n, g.c, g.h, g.w});
-}
-
 LogicalResult MaxPoolOpRule(MaxPoolOp op, OpBuilder &b, ArrayRef<Value> grads, Grads &out) {
   FailureOr<PoolGeometry> geo = poolGeometry(op);
   if (failed(geo))
@@ -221,22 +206,31 @@ LogicalResult MaxPoolOpRule(MaxPoolOp op, OpBuilder &b, ArrayRef<Value> grads, G
   const PoolGeometry &g = *geo;
   Location loc = g.loc;
   if (tiles(g)) {
-    // One pass over [N, C, OH, KH, OW, KW]: no scatter per position.
+    // On the input viewed as [N, C, OH, KH, OW, KW] (a reshape: no copy),
+    // with each window position's row-major index p = a * KW + b: the
+    // first maximum's index is the least p whose element equals the max,
+    // and that element alone gets the window's gradient. Two broadcasting
+    // elementwise passes and a reduction, no strided slices.
+    RankedTensorType xt = typeOf(op.getInput());
     Value x6 = reshape(b, loc, op.getInput(), {g.n, g.c, g.oh, g.kh, g.ow, g.kw});
     Value y6 = reshape(b, loc, op.getResult(), {g.n, g.c, g.oh, 1, g.ow, 1});
     Value g6 = reshape(b, loc, grads[0], {g.n, g.c, g.oh, 1, g.ow, 1});
-    Value one = scalar(b, loc, g.elementType, 1.0);
-    Value taken;
-    out.push_back(assembleTiles(b, loc, g, [&](int64_t a, int64_t bb) -> Value {
-      Value element = slice(b, loc, x6, {0, 0, 0, a, 0, bb}, {kEnd, kEnd, kEnd, a + 1, kEnd, bb + 1},
-                            {1, 1, 1, 1, 1, 1});
-      Value isMax = CastOp::create(b, loc, typeOf(y6),
-                                   CompareOp::create(b, loc, ComparePredicate::eq, element, y6));
-      Value route = taken ? Value(MulOp::create(b, loc, isMax, SubOp::create(b, loc, one, taken)))
-                          : isMax;
-      taken = taken ? Value(MaxOp::create(b, loc, taken, isMax)) : isMax;
-      return MulOp::create(b, loc, route, g6);
-    }));
+    llvm::SmallVector<Attribute> positions;
+    for (int64_t a = 0; a < g.kh; ++a)
+      for (int64_t bb = 0; bb < g.kw; ++bb)
+        positions.push_back(b.getFloatAttr(g.elementType, double(a * g.kw + bb)));
+    Value index = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({1, 1, 1, g.kh, 1, g.kw}, g.elementType),
+                               positions));
+    Value candidate = SelectOp::create(
+        b, loc, CompareOp::create(b, loc, ComparePredicate::eq, x6, y6), index,
+        scalar(b, loc, g.elementType, double(g.kh * g.kw)));
+    Value first = ReduceMinOp::create(b, loc, candidate, b.getDenseI64ArrayAttr({3, 5}),
+                                      b.getBoolAttr(true));
+    Value dx6 = SelectOp::create(b, loc, CompareOp::create(b, loc, ComparePredicate::eq, index, first),
+                                 g6, scalar(b, loc, g.elementType, 0.0));
+    out.push_back(reshape(b, loc, dx6, xt.getShape()));
     return success();
   }
   // Padding never wins: pad with the lowest value.

@@ -34,7 +34,24 @@ LogicalResult MatmulOpRule(MatmulOp op, OpBuilder &b, ArrayRef<Value> g, Grads &
   if (typeOf(lhs).getRank() < 2 || typeOf(rhs).getRank() < 2)
     return op.emitOpError("gradient of a matmul with a rank-1 operand is not supported yet");
   Value dLhs = MatmulOp::create(b, loc, g[0], transposeLast(b, loc, rhs));
-  Value dRhs = MatmulOp::create(b, loc, transposeLast(b, loc, lhs), g[0]);
+  RankedTensorType lt = typeOf(lhs), rt = typeOf(rhs), gt = typeOf(g[0]);
+  int64_t rank = lt.getRank();
+  Value dRhs;
+  if (rt.getRank() == 2 && rank > 2 && lt.hasStaticShape() && gt.hasStaticShape() &&
+      lt.getShape().drop_back(2) == gt.getShape().drop_back(2)) {
+    // A weight shared by every leading index (a linear layer over a
+    // sequence): one [K, rows] x [rows, N] product, not a batch of them
+    // summed afterwards (which would hold [batch, K, N]).
+    int64_t k = lt.getDimSize(rank - 1), n = gt.getDimSize(rank - 1);
+    int64_t rows = lt.getNumElements() / std::max<int64_t>(k, 1);
+    auto flat = [&](Value v, int64_t width) {
+      auto type = RankedTensorType::get({rows, width}, typeOf(v).getElementType());
+      return ReshapeOp::create(b, loc, type, v, b.getDenseI64ArrayAttr({rows, width})).getResult();
+    };
+    dRhs = MatmulOp::create(b, loc, transposeLast(b, loc, flat(lhs, k)), flat(g[0], n));
+  } else {
+    dRhs = MatmulOp::create(b, loc, transposeLast(b, loc, lhs), g[0]);
+  }
   return pushUnbroadcast(b, loc, {{dLhs, lhs}, {dRhs, rhs}}, out);
 }
 

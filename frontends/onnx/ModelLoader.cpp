@@ -29,6 +29,17 @@ int64_t LoadedModel::opsetOf(const onnx::NodeProto &node) const {
   return it == opsets.end() ? -1 : it->second;
 }
 
+bool isRead(const onnx::GraphProto &graph, const std::string &name) {
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (output.name() == name)
+      return true;
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &input : node.input())
+      if (input == name)
+        return true;
+  return false;
+}
+
 std::string describeNode(const onnx::NodeProto &node, size_t index) {
   if (!node.name().empty())
     return "'" + node.name() + "' (" + node.op_type() + ")";

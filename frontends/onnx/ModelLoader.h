@@ -18,6 +18,7 @@
 #include <vector>
 
 namespace onnx {
+class GraphProto;
 class ModelProto;
 class NodeProto;
 } // namespace onnx
@@ -57,6 +58,9 @@ struct LoadedModel {
   /// The opset of the domain of `node`, or -1 when the model imports none.
   int64_t opsetOf(const onnx::NodeProto &node) const;
 };
+
+/// Whether a node of `graph` or one of its outputs reads value `name`.
+bool isRead(const onnx::GraphProto &graph, const std::string &name);
 
 /// A name for a node in messages: its name, or "#<index> (<op type>)".
 std::string describeNode(const onnx::NodeProto &node, size_t index);

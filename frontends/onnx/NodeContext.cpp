@@ -279,18 +279,7 @@ bool NodeContext::hasOutput(size_t i) const {
 bool NodeContext::training() const { return state.options.training; }
 
 bool NodeContext::outputUsed(size_t i) const {
-  if (!hasOutput(i))
-    return false;
-  const std::string &name = node.output(i);
-  const onnx::GraphProto &graph = state.model.proto->graph();
-  for (const onnx::ValueInfoProto &output : graph.output())
-    if (output.name() == name)
-      return true;
-  for (const onnx::NodeProto &other : graph.node())
-    for (const std::string &input : other.input())
-      if (input == name)
-        return true;
-  return false;
+  return hasOutput(i) && isRead(state.model.proto->graph(), node.output(i));
 }
 
 LogicalResult NodeContext::setOutput(size_t i, Value value) {

@@ -94,6 +94,9 @@ CASES = {
     "matmul": binary("matmul", torch.matmul, sa=(3, 5), sb=(5, 4), out=(3, 4)),
     "matmul_batched_broadcast": binary("matmul", torch.matmul, sa=(2, 3, 5), sb=(5, 4), out=(2, 3, 4)),
     "matmul_batched": binary("matmul", torch.matmul, sa=(2, 3, 5), sb=(2, 5, 4), out=(2, 3, 4)),
+    # A weight shared by every leading index: one flattened product.
+    "matmul_shared_weight_rank4": binary("matmul", torch.matmul, sa=(2, 2, 3, 5), sb=(5, 4),
+                                         out=(2, 2, 3, 4)),
     "reduce_sum": ([("a", (3, 4, 5), normal)], (3, 5),
                    f"%r = kiln.reduce_sum %a {{axes = array<i64: 1>}} : ({ttype((3, 4, 5))}) -> {ttype((3, 5))}",
                    lambda a: a.sum(1)),

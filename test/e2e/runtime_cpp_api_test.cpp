@@ -124,6 +124,16 @@ int main(int argc, char **argv) {
           "output 7 is KILN_ERROR_INVALID_ARGUMENT");
     CHECK(throwsStatus([&] { model.input(7); }, KILN_ERROR_INVALID_ARGUMENT),
           "input 7 is KILN_ERROR_INVALID_ARGUMENT");
+    // Training-step calls on an inference model.
+    CHECK(!model.inputIsParameter(0), "an inference model's input is not a parameter");
+    CHECK(throwsStatus([&] { model.inference(); }, KILN_ERROR_INVALID_ARGUMENT),
+          "an inference model has no inference entry");
+    CHECK(throwsStatus([&] { session.inference(); }, KILN_ERROR_INVALID_ARGUMENT),
+          "nor an inference session");
+    CHECK(throwsStatus([&] { session.parameter("w"); }, KILN_ERROR_INVALID_ARGUMENT),
+          "nor parameters");
+    CHECK(throwsStatus([&] { session.saveState("unused.kstate"); }, KILN_ERROR_INVALID_ARGUMENT),
+          "nor a checkpoint");
     std::vector<int64_t> tooMany(KILN_MAX_RANK + 1, 1);
     CHECK(throwsStatus([&] { kiln::tensor(x.data(), tooMany); }, KILN_ERROR_SHAPE),
           "more than KILN_MAX_RANK dims is KILN_ERROR_SHAPE");

@@ -38,18 +38,6 @@ static void printExportUsage(llvm::raw_ostream &os) {
         "               outputs) are removed\n";
 }
 
-/// Whether some node or graph output reads `name`.
-static bool isRead(const onnx::GraphProto &graph, const std::string &name) {
-  for (const onnx::ValueInfoProto &output : graph.output())
-    if (output.name() == name)
-      return true;
-  for (const onnx::NodeProto &node : graph.node())
-    for (const std::string &input : node.input())
-      if (input == name)
-        return true;
-  return false;
-}
-
 /// Dropout and BatchNormalization nodes in training mode switched to
 /// inference; returns how many, or -1 (with a message) when a node's
 /// training-only output is read.
@@ -72,7 +60,7 @@ static int64_t switchToInference(onnx::GraphProto &graph) {
     }
     // Outputs past the first (a mask, running statistics) are training's.
     for (int i = node.output_size() - 1; i >= 1; --i) {
-      if (isRead(graph, node.output(i))) {
+      if (onnx_frontend::isRead(graph, node.output(i))) {
         llvm::errs() << "kiln export-weights: --inference: output '" << node.output(i)
                      << "' of " << node.op_type() << " node '" << node.name()
                      << "' is read; it exists only in training\n";
