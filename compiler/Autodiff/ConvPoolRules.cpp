@@ -15,8 +15,9 @@
 //   avg_pool: dY / count spread over every window position the same way
 //     (count: the window's size, or its unpadded elements without
 //     count_include_pad).
-// Dilated convolutions and pools and ceil_mode are not supported yet: the
-// rule says so.
+// ceil_mode max pools: the last window's overhang is more padding that
+// never wins. Dilated convolutions and pools and ceil_mode average pools
+// are not supported yet: the rule says so.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,14 +158,23 @@ FailureOr<PoolGeometry> poolGeometry(Op op) {
   RankedTensorType xt = typeOf(op.getInput()), yt = typeOf(op.getResult());
   if (xt.getRank() != 4 || !xt.hasStaticShape() || !yt.hasStaticShape())
     return op.emitOpError("gradient of a pool needs 2-D, static shapes for now");
-  if (op.getCeilMode() || llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }))
-    return op.emitOpError("gradient of a pool with ceil_mode or dilations is not supported yet");
+  if (llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }))
+    return op.emitOpError("gradient of a pool with dilations is not supported yet");
+  // ceil_mode's last window reaches past the high padding: for a max pool
+  // that is more padding no element of which wins; an average pool would
+  // have to leave it out of its count.
+  if (op.getCeilMode() && !isa<MaxPoolOp>(op.getOperation()))
+    return op.emitOpError("gradient of an average pool with ceil_mode is not supported yet");
   PoolGeometry geo{op.getLoc(), xt.getElementType()};
   geo.n = xt.getDimSize(0), geo.c = xt.getDimSize(1), geo.h = xt.getDimSize(2);
   geo.w = xt.getDimSize(3), geo.oh = yt.getDimSize(2), geo.ow = yt.getDimSize(3);
   geo.kh = op.getKernelShape()[0], geo.kw = op.getKernelShape()[1];
   geo.sh = op.getStrides()[0], geo.sw = op.getStrides()[1];
   geo.pads.assign(op.getPads().begin(), op.getPads().end());
+  if (op.getCeilMode()) {
+    geo.pads[2] = std::max(geo.pads[2], (geo.oh - 1) * geo.sh + geo.kh - geo.h - geo.pads[0]);
+    geo.pads[3] = std::max(geo.pads[3], (geo.ow - 1) * geo.sw + geo.kw - geo.w - geo.pads[1]);
+  }
   return geo;
 }
 

@@ -160,6 +160,10 @@ CASES = {
     "max_pool_3x3_s2_p1": ([("x", (1, 2, 7, 7), normal)], (1, 2, 4, 4),
                            f"%r = kiln.max_pool %x {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}} : ({ttype((1, 2, 7, 7))}) -> {ttype((1, 2, 4, 4))}",
                            lambda x: torch.nn.functional.max_pool2d(x, 3, 2, 1)),
+    # ceil_mode: a fourth window per row reaching past the input (squeezenet's pools).
+    "max_pool_3x3_s2_ceil": ([("x", (1, 2, 8, 8), normal)], (1, 2, 4, 4),
+                             f"%r = kiln.max_pool %x {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true}} : ({ttype((1, 2, 8, 8))}) -> {ttype((1, 2, 4, 4))}",
+                             lambda x: torch.nn.functional.max_pool2d(x, 3, 2, ceil_mode=True)),
     "avg_pool_exclude_pad": ([("x", (1, 2, 5, 5), normal)], (1, 2, 5, 5),
                              f"%r = kiln.avg_pool %x {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}} : ({ttype((1, 2, 5, 5))}) -> {ttype((1, 2, 5, 5))}",
                              lambda x: torch.nn.functional.avg_pool2d(x, 3, 1, 1, count_include_pad=False)),

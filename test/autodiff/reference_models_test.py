@@ -1,7 +1,7 @@
 """The reference models' training steps: every op on their gradient paths has a rule.
 
 reference_models_test.py KILN MODELS_DIR WORK_DIR   (python with the `kiln` module)
-resnet18 and mobilenet_v2 (cross-entropy) and the BERT-style encoder (mse
+resnet18, mobilenet_v2 and squeezenet1_1 (cross-entropy) and the BERT-style encoder (mse
 on its output), as exported into the build tree by models-compile-run,
 compiled with `kiln compile --train` at batch 2 and run for 3 steps of
 SGD with momentum on random data: each step's loss is finite, a gradient
@@ -26,6 +26,7 @@ KILN, MODELS, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
 BATCH, STEPS = 2, 3
 MODELS_TO_TRAIN = [("resnet18", "cross-entropy"), ("mobilenet_v2", "cross-entropy"),
+                   ("squeezenet1_1", "cross-entropy"),
                    ("bert_encoder", "mse")]
 
 
