@@ -30,6 +30,8 @@ llvm::StringRef issueKindName(IssueKind kind) {
     return "needs a constant";
   case IssueKind::Invalid:
     return "invalid";
+  case IssueKind::Internal:
+    return "internal (a Kiln bug or unnamed limitation, not the model's fault; please report it)";
   }
   return "unknown";
 }
@@ -238,7 +240,7 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
     }
     if (failed(evaluateSymbolic(ctx)) || ctx.failed()) {
       if (!ctx.failed())
-        ctx.invalid("the shape arithmetic failed without saying why");
+        ctx.internal("the shape arithmetic failed without saying why");
       for (const std::string &out : node.output())
         state.poisoned.insert(out);
     }
@@ -246,7 +248,7 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
   }
   if (failed(importer->import(ctx)) || ctx.failed()) {
     if (!ctx.failed())
-      ctx.invalid("the importer failed without saying why");
+      ctx.internal("the importer failed without saying why");
     for (const std::string &out : node.output())
       state.poisoned.insert(out);
     return;

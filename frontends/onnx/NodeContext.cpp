@@ -43,6 +43,10 @@ RecordedFailure NodeContext::invalid(const llvm::Twine &why) {
   return record(IssueKind::Invalid, why);
 }
 
+RecordedFailure NodeContext::internal(const llvm::Twine &why) {
+  return record(IssueKind::Internal, why);
+}
+
 RecordedFailure NodeContext::needsConstant(size_t i, llvm::StringRef what) {
   std::string name = i < numInputs() ? node.input(i) : "";
   bool isGraphInput = false;
@@ -91,7 +95,15 @@ Value NodeContext::input(size_t i) {
     invalid("required input " + llvm::Twine(i) + " is missing");
     return {};
   }
-  return optionalInput(i);
+  Value v = optionalInput(i);
+  // Say why there is no value, rather than fail later on a null one.
+  if (!v && state.symbolic.count(node.input(i)))
+    unsupported("input " + llvm::Twine(i) + " ('" + node.input(i) +
+                "') is a shape computed at run time from dynamic dims; this op cannot read "
+                "it as a tensor yet");
+  else if (!v && !state.poisoned.contains(node.input(i)))
+    internal("input " + llvm::Twine(i) + " ('" + node.input(i) + "') has no value");
+  return v;
 }
 
 RankedTensorType NodeContext::typeOf(Value v) {
@@ -143,6 +155,10 @@ std::optional<SmallVector<int64_t>> NodeContext::intsInput(size_t i,
       out.push_back(static_cast<int64_t>(x.convertToDouble()));
   }
   return out;
+}
+
+bool NodeContext::isSymbolic(size_t i) const {
+  return hasInput(i) && state.symbolic.count(node.input(i)) != 0;
 }
 
 std::optional<SymbolicInts> NodeContext::symbolicInput(size_t i, StringRef what) {
@@ -286,7 +302,7 @@ LogicalResult NodeContext::setOutput(size_t i, Value value) {
   if (hasFailed)
     return failure();
   if (!value)
-    return invalid("no value for output " + llvm::Twine(i));
+    return internal("the importer produced no value for output " + llvm::Twine(i));
   if (hasOutput(i))
     state.values[node.output(i)] = value;
   return success();

@@ -38,6 +38,8 @@ enum class IssueKind {
   Unsupported,   ///< a valid model that Kiln cannot import (yet)
   NeedsConstant, ///< an input must be known at compile time but is not
   Invalid,       ///< the model is wrong (types, attributes, arity)
+  Internal,      ///< Kiln failed without a reason of the model's: a bug or
+                 ///< a limitation it did not name
 };
 
 /// What the diagnostics below return: a failure that converts to
@@ -83,6 +85,9 @@ public:
   /// NeedsConstant issue naming `what` otherwise.
   std::optional<llvm::SmallVector<int64_t>> intsInput(size_t i,
                                                       llvm::StringRef what);
+  /// Whether input `i` is a shape computed at run time (SymbolicShapes.h):
+  /// it has no kiln value, only symbolicInput reads it.
+  bool isSymbolic(size_t i) const;
   /// Input `i` as shape arithmetic: a symbolic shape computation, or a
   /// constant integer tensor of rank 0 or 1 (else a NeedsConstant issue).
   std::optional<SymbolicInts> symbolicInput(size_t i, llvm::StringRef what);
@@ -128,6 +133,8 @@ public:
   //===--- diagnostics ----------------------------------------------------===//
   RecordedFailure unsupported(const llvm::Twine &why);
   RecordedFailure invalid(const llvm::Twine &why);
+  /// A failure inside Kiln, never blamed on the model.
+  RecordedFailure internal(const llvm::Twine &why);
   RecordedFailure needsConstant(size_t input, llvm::StringRef what);
   /// `axis` in [-rank, rank) made non-negative; records an error otherwise.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank,

@@ -8,7 +8,8 @@
 namespace kiln::onnx_frontend {
 
 void printImportIssues(llvm::raw_ostream &os, const ImportResult &result) {
-  for (IssueKind kind : {IssueKind::Invalid, IssueKind::Unsupported, IssueKind::NeedsConstant}) {
+  for (IssueKind kind : {IssueKind::Invalid, IssueKind::Internal, IssueKind::Unsupported,
+                         IssueKind::NeedsConstant}) {
     size_t count =
         llvm::count_if(result.issues, [&](const ImportIssue &i) { return i.kind == kind; });
     if (count == 0)

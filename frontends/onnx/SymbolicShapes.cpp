@@ -15,7 +15,7 @@ bool SymbolicInts::fullyKnown() const {
 
 bool isSymbolicArithmetic(llvm::StringRef opType) {
   return llvm::is_contained({"Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Mul", "Div",
-                             "Add", "Sub", "Slice", "Identity"},
+                             "Add", "Sub", "Slice", "Identity", "Shape", "Equal", "Where"},
                             opType);
 }
 
@@ -64,6 +64,56 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
     if (!r)
       return ctx.invalid("operand lengths do not broadcast");
     out = *r;
+    return success();
+  }
+  if (op == "Equal") {
+    // A dim known only at run time is >= 0: never equal to a negative
+    // constant (torch's exporter compares shapes with -1 before Expand).
+    std::optional<SymbolicInts> a = in(0), b = in(1);
+    if (!a || !b)
+      return failure();
+    size_t n = std::max(a->values.size(), b->values.size());
+    if ((a->values.size() != n && a->values.size() != 1) ||
+        (b->values.size() != n && b->values.size() != 1))
+      return ctx.invalid("operand lengths do not broadcast");
+    out.scalar = a->scalar && b->scalar;
+    for (size_t i = 0; i < n; ++i) {
+      Element x = a->values[a->values.size() == 1 ? 0 : i];
+      Element y = b->values[b->values.size() == 1 ? 0 : i];
+      if (x && y)
+        out.values.push_back(*x == *y ? 1 : 0);
+      else if ((x && *x < 0) || (y && *y < 0))
+        out.values.push_back(0);
+      else
+        out.values.push_back(std::nullopt);
+    }
+    return success();
+  }
+  if (op == "Where") {
+    std::optional<SymbolicInts> c = in(0), a = in(1), b = in(2);
+    if (!c || !a || !b)
+      return failure();
+    size_t n = std::max({c->values.size(), a->values.size(), b->values.size()});
+    for (const SymbolicInts *v : {&*c, &*a, &*b})
+      if (v->values.size() != n && v->values.size() != 1)
+        return ctx.invalid("operand lengths do not broadcast");
+    out.scalar = c->scalar && a->scalar && b->scalar;
+    auto at = [&](const SymbolicInts &v, size_t i) { return v.values[v.values.size() == 1 ? 0 : i]; };
+    for (size_t i = 0; i < n; ++i) {
+      Element cond = at(*c, i), x = at(*a, i), y = at(*b, i);
+      out.values.push_back(cond ? (*cond ? x : y) : (x && y && *x == *y ? x : std::nullopt));
+    }
+    return success();
+  }
+  if (op == "Shape") {
+    // The shape of a shape: its length, known.
+    std::optional<SymbolicInts> x = in(0);
+    if (!x)
+      return failure();
+    if (ctx.hasAttr("start") || ctx.hasAttr("end"))
+      return ctx.unsupported("Shape with start or end of a run-time shape");
+    if (!x->scalar)
+      out.values.push_back(static_cast<int64_t>(x->values.size()));
     return success();
   }
   if (op == "Gather") {
@@ -131,6 +181,16 @@ LogicalResult evaluateSymbolic(NodeContext &ctx) {
   SymbolicInts out;
   if (failed(evaluate(ctx, out)) || ctx.failed())
     return failure();
+  // A comparison known at compile time is a boolean constant.
+  if (ctx.opType() == "Equal" && out.fullyKnown()) {
+    llvm::SmallVector<bool> bits;
+    for (const Element &v : out.values)
+      bits.push_back(*v != 0);
+    auto type = mlir::RankedTensorType::get(
+        out.scalar ? llvm::ArrayRef<int64_t>{} : llvm::ArrayRef<int64_t>{int64_t(bits.size())},
+        ctx.b.getI1Type());
+    return ctx.setOutput(0, ctx.constant(mlir::DenseElementsAttr::get(type, bits)));
+  }
   return ctx.setSymbolicOutput(0, out);
 }
 

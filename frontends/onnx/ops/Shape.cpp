@@ -58,6 +58,20 @@ shapeWithUnknowns(NodeContext &ctx, size_t i, int64_t unknownAs) {
 }
 
 LogicalResult importReshape(NodeContext &ctx) {
+  // A shape computed at run time, reshaped to one dim (a flattening, as
+  // torch's exporter writes between shape computations): the same dims.
+  if (ctx.opset >= 5 && ctx.isSymbolic(0)) {
+    std::optional<SymbolicInts> dims = ctx.symbolicInput(0, "data");
+    std::optional<SmallVector<int64_t>> target = ctx.intsInput(1, "shape");
+    if (!dims || !target)
+      return failure();
+    int64_t length = static_cast<int64_t>(dims->values.size());
+    if (target->size() != 1 || ((*target)[0] != -1 && (*target)[0] != length))
+      return ctx.unsupported("Reshape of a shape computed at run time to anything but one dim");
+    SymbolicInts flat = *dims;
+    flat.scalar = false;
+    return ctx.setSymbolicOutput(0, flat);
+  }
   Value x = ctx.input(0);
   std::optional<SmallVector<int64_t>> shape =
       ctx.opset < 5 ? std::optional(ctx.intsAttr("shape")) : shapeWithUnknowns(ctx, 1, -2);
