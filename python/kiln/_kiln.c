@@ -1,39 +1,17 @@
 /*===- _kiln.c - the `kiln` Python module over Kiln's C runtime -----------===*
  *
- * Model (a loaded artifact), Session (runs it) and Tensor (an output: a
- * block of memory it owns, handed to NumPy/PyTorch over DLPack without a
- * copy). Inputs are read in place through the buffer protocol (any
+ * Model (a loaded artifact), Session (runs it) and the module; Tensor (an
+ * output's memory over DLPack) is _tensor.c. Inputs are read in place through the buffer protocol (any
  * C-contiguous NumPy array); errors are kiln.Error with the runtime's
  * message and status. Plain CPython API, no NumPy C API.
  *
  *===----------------------------------------------------------------------===*/
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include "kiln/kiln.h"
+#include "_kiln.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* DLPack (https://dmlc.github.io/dlpack): the structs of its v0.8 ABI. */
-typedef struct { int32_t device_type, device_id; } DLDevice;
-typedef struct { uint8_t code, bits; uint16_t lanes; } DLDataType;
-typedef struct {
-  void *data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t *shape, *strides;
-  uint64_t byte_offset;
-} DLTensor;
-typedef struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void *manager_ctx;
-  void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
-enum { kDLCPU = 1, kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
-
-static PyObject *KilnError;
+PyObject *KilnError;
 static PyObject *numpy_from_dlpack; /* numpy.from_dlpack, looked up once */
 static PyObject *numpy_asarray;     /* numpy.asarray */
 
@@ -53,21 +31,6 @@ static PyObject *raise_status(kiln_status status) {
 }
 
 static const char *dtype_name(int32_t dtype) { return kiln_dtype_name(dtype); }
-
-static int dlpack_dtype(int32_t dtype, DLDataType *out) {
-  out->lanes = 1;
-  out->bits = (uint8_t)(8 * kiln_dtype_size(dtype));
-  switch (dtype) {
-  case KILN_DTYPE_F32: case KILN_DTYPE_F64: case KILN_DTYPE_F16: out->code = kDLFloat; return 0;
-  case KILN_DTYPE_BF16: out->code = kDLBfloat; return 0;
-  case KILN_DTYPE_I64: case KILN_DTYPE_I32: case KILN_DTYPE_I16: case KILN_DTYPE_I8:
-    out->code = kDLInt; return 0;
-  case KILN_DTYPE_U8: case KILN_DTYPE_U16: case KILN_DTYPE_U32: case KILN_DTYPE_U64:
-    out->code = kDLUInt; return 0;
-  case KILN_DTYPE_BOOL: out->code = kDLBool; return 0;
-  }
-  return -1;
-}
 
 /* The kiln dtype of a buffer-protocol format ("f", "<f", "q", ...). */
 static int32_t dtype_of_format(const char *format, Py_ssize_t itemsize) {
@@ -92,172 +55,6 @@ static int32_t dtype_of_format(const char *format, Py_ssize_t itemsize) {
   case '?': return KILN_DTYPE_BOOL;
   }
   return 0;
-}
-
-/*===--- Tensor: an output's memory, owned, exported over DLPack ---------===*/
-
-typedef struct {
-  PyObject_HEAD
-  void *data;
-  int32_t dtype, rank;
-  int64_t dims[KILN_MAX_RANK];
-  Py_ssize_t shape[KILN_MAX_RANK]; /* for the buffer protocol */
-  PyObject *owner; /* NULL: `data` is the tensor's own; else what holds it */
-} TensorObject;
-
-static PyTypeObject TensorType;
-
-static void tensor_dealloc(TensorObject *self) {
-  if (self->owner)
-    Py_DECREF(self->owner);
-  else
-    free(self->data);
-  Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-/* The buffer protocol's one-character format of a dtype. */
-static const char *buffer_format(int32_t dtype) {
-  switch (dtype) {
-  case KILN_DTYPE_F32: return "f";
-  case KILN_DTYPE_F64: return "d";
-  case KILN_DTYPE_F16: return "e";
-  case KILN_DTYPE_BF16: return "H"; /* raw bits */
-  case KILN_DTYPE_I64: return "q";
-  case KILN_DTYPE_I32: return "i";
-  case KILN_DTYPE_I16: return "h";
-  case KILN_DTYPE_I8: return "b";
-  case KILN_DTYPE_U8: return "B";
-  case KILN_DTYPE_U16: return "H";
-  case KILN_DTYPE_U32: return "I";
-  case KILN_DTYPE_U64: return "Q";
-  case KILN_DTYPE_BOOL: return "?";
-  }
-  return "B";
-}
-
-/* Writable, C-contiguous: numpy.asarray(tensor) is a view of it. */
-static int tensor_getbuffer(TensorObject *self, Py_buffer *view, int flags) {
-  size_t count = 1;
-  for (int32_t d = 0; d < self->rank; ++d) {
-    self->shape[d] = (Py_ssize_t)self->dims[d];
-    count *= (size_t)self->dims[d];
-  }
-  view->buf = self->data;
-  view->obj = (PyObject *)self;
-  Py_INCREF(self);
-  view->itemsize = (Py_ssize_t)kiln_dtype_size(self->dtype);
-  view->len = (Py_ssize_t)count * view->itemsize;
-  view->readonly = 0;
-  view->ndim = self->rank;
-  view->format = (flags & PyBUF_FORMAT) ? (char *)buffer_format(self->dtype) : NULL;
-  view->shape = (flags & PyBUF_ND) ? self->shape : NULL;
-  view->strides = NULL; /* C-contiguous */
-  view->suboffsets = NULL;
-  view->internal = NULL;
-  return 0;
-}
-
-static PyBufferProcs tensor_buffer = {(getbufferproc)tensor_getbuffer, NULL};
-
-static void managed_deleter(DLManagedTensor *managed) {
-  PyGILState_STATE gil = PyGILState_Ensure();
-  Py_XDECREF((PyObject *)managed->manager_ctx);
-  PyGILState_Release(gil);
-  free(managed);
-}
-
-static void capsule_destructor(PyObject *capsule) {
-  /* Renamed "used_dltensor" by a consumer that took it over. */
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    DLManagedTensor *managed = PyCapsule_GetPointer(capsule, "dltensor");
-    if (managed && managed->deleter)
-      managed->deleter(managed);
-  }
-}
-
-static PyObject *tensor_dlpack(TensorObject *self, PyObject *args, PyObject *kwargs) {
-  (void)args, (void)kwargs; /* stream: a CPU tensor has none */
-  DLManagedTensor *managed = calloc(1, sizeof(DLManagedTensor));
-  if (!managed)
-    return PyErr_NoMemory();
-  DLTensor *t = &managed->dl_tensor;
-  t->data = self->data;
-  t->device.device_type = kDLCPU;
-  t->ndim = self->rank;
-  if (dlpack_dtype(self->dtype, &t->dtype) != 0) {
-    free(managed);
-    PyErr_Format(KilnError, "no DLPack type for %s", dtype_name(self->dtype));
-    return NULL;
-  }
-  t->shape = self->dims;
-  t->strides = NULL; /* row-major */
-  Py_INCREF(self);
-  managed->manager_ctx = self;
-  managed->deleter = managed_deleter;
-  PyObject *capsule = PyCapsule_New(managed, "dltensor", capsule_destructor);
-  if (!capsule)
-    managed_deleter(managed);
-  return capsule;
-}
-
-static PyObject *tensor_dlpack_device(PyObject *self, PyObject *unused) {
-  return Py_BuildValue("(ii)", kDLCPU, 0);
-}
-
-static PyObject *tensor_shape(TensorObject *self, void *closure) {
-  PyObject *shape = PyTuple_New(self->rank);
-  for (int32_t d = 0; shape && d < self->rank; ++d)
-    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(self->dims[d]));
-  return shape;
-}
-
-static PyObject *tensor_dtype(TensorObject *self, void *closure) {
-  return PyUnicode_FromString(dtype_name(self->dtype));
-}
-
-static PyMethodDef tensor_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))tensor_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "A DLPack capsule over this tensor's memory (no copy)."},
-    {"__dlpack_device__", tensor_dlpack_device, METH_NOARGS, "(kDLCPU, 0)"},
-    {NULL}};
-static PyGetSetDef tensor_getset[] = {
-    {"shape", (getter)tensor_shape, NULL, "dims", NULL},
-    {"dtype", (getter)tensor_dtype, NULL, "element type name", NULL},
-    {NULL}};
-
-static PyTypeObject TensorType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kiln.Tensor",
-    .tp_basicsize = sizeof(TensorObject),
-    .tp_dealloc = (destructor)tensor_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A model output: memory of its own, exported over DLPack (numpy.from_dlpack, "
-              "torch.from_dlpack) without a copy.",
-    .tp_methods = tensor_methods,
-    .tp_getset = tensor_getset,
-    .tp_as_buffer = &tensor_buffer,
-};
-
-/* A Tensor holding a copy of the session's output `out`. */
-static PyObject *tensor_from_output(const kiln_tensor *out) {
-  TensorObject *t = PyObject_New(TensorObject, &TensorType);
-  if (!t)
-    return NULL;
-  size_t count = 1;
-  for (int32_t d = 0; d < out->rank; ++d)
-    count *= (size_t)out->dims[d];
-  size_t bytes = count * kiln_dtype_size(out->dtype);
-  t->data = malloc(bytes ? bytes : 1);
-  if (!t->data) {
-    Py_TYPE(t)->tp_free((PyObject *)t);
-    return PyErr_NoMemory();
-  }
-  if (bytes)
-    memcpy(t->data, out->data, bytes);
-  t->dtype = out->dtype;
-  t->rank = out->rank;
-  memcpy(t->dims, out->dims, sizeof(t->dims));
-  t->owner = NULL;
-  return (PyObject *)t;
 }
 
 /*===--- Model -----------------------------------------------------------===*/
@@ -599,7 +396,7 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
       Py_CLEAR(result);
       break;
     }
-    PyObject *tensor = tensor_from_output(&out);
+    PyObject *tensor = kiln_tensor_from_output(&out);
     PyObject *value = tensor;
     if (tensor && !as_tensors) {
       value = PyObject_CallOneArg(numpy_from_dlpack, tensor);
@@ -632,7 +429,7 @@ static PyObject *session_parameter(SessionObject *self, PyObject *arg) {
   kiln_status status = kiln_session_parameter(self->session, name, &t);
   if (status != KILN_OK)
     return raise_status(status);
-  TensorObject *view = PyObject_New(TensorObject, &TensorType);
+  TensorObject *view = PyObject_New(TensorObject, &KilnTensorType);
   if (!view)
     return NULL;
   view->data = t.data;
@@ -779,7 +576,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "kiln._kiln",
                                         module_methods};
 
 PyMODINIT_FUNC PyInit__kiln(void) {
-  if (PyType_Ready(&TensorType) < 0 || PyType_Ready(&ModelType) < 0 ||
+  if (PyType_Ready(&KilnTensorType) < 0 || PyType_Ready(&ModelType) < 0 ||
       PyType_Ready(&SessionType) < 0)
     return NULL;
   PyObject *numpy = PyImport_ImportModule("numpy");
@@ -802,7 +599,7 @@ PyMODINIT_FUNC PyInit__kiln(void) {
   PyModule_AddObject(m, "Model", (PyObject *)&ModelType);
   Py_INCREF(&SessionType);
   PyModule_AddObject(m, "Session", (PyObject *)&SessionType);
-  Py_INCREF(&TensorType);
-  PyModule_AddObject(m, "Tensor", (PyObject *)&TensorType);
+  Py_INCREF(&KilnTensorType);
+  PyModule_AddObject(m, "Tensor", (PyObject *)&KilnTensorType);
   return m;
 }

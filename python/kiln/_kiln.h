@@ -1,0 +1,35 @@
+/*===- _kiln.h - what the `kiln` module's C files share ------------------===*
+ *
+ * _kiln.c (Model, Session, the module) and _tensor.c (Tensor: an output's
+ * memory, exported over DLPack and the buffer protocol).
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_PYTHON_KILN_H
+#define KILN_PYTHON_KILN_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "kiln/kiln.h"
+
+#define KILN_HIDDEN __attribute__((visibility("hidden")))
+
+/* A tensor's memory: its own (`owner` NULL), or a view into what `owner`
+ * keeps alive (a session's parameter). */
+typedef struct {
+  PyObject_HEAD
+  void *data;
+  int32_t dtype, rank;
+  int64_t dims[KILN_MAX_RANK];
+  Py_ssize_t shape[KILN_MAX_RANK]; /* for the buffer protocol */
+  PyObject *owner; /* NULL: `data` is the tensor's own; else what holds it */
+} TensorObject;
+
+extern KILN_HIDDEN PyTypeObject KilnTensorType;
+/* kiln.Error, created when the module is. */
+extern KILN_HIDDEN PyObject *KilnError;
+
+/* A Tensor holding a copy of the session's output `out`. */
+KILN_HIDDEN PyObject *kiln_tensor_from_output(const kiln_tensor *out);
+
+#endif
