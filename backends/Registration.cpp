@@ -8,6 +8,8 @@
 #include "backends/Registration.h"
 #include "backends/cpu/CpuBackend.h"
 #include "backends/cpu/Pipeline.h"
+#include "backends/cuda/CudaBackend.h"
+#include "backends/cuda/Pipeline.h"
 
 namespace kiln {
 
@@ -15,6 +17,8 @@ void registerAllBackends() {
   static bool registered = [] {
     cpu::registerCpuBackend();
     cpu::registerCpuPipelines();
+    cuda::registerCudaBackend();
+    cuda::registerCudaPipelines();
     return true;
   }();
   (void)registered;

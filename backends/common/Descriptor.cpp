@@ -254,7 +254,7 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
      << buckets.size() << "u, batch_buckets, " << contents.stackBytes << "u, "
      << contents.sessionTensors.size() << "u, session_tensors, " << fields.runFunction << ", "
      << (contents.inferenceSymbol.empty() ? std::string("0") : "&" + contents.inferenceSymbol)
-     << "};\n";
+     << ", " << (fields.gpuCode.empty() ? std::string("0") : fields.gpuCode) << "};\n";
   return s;
 }
 

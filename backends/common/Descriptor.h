@@ -41,6 +41,9 @@ struct DescriptorFields {
   /// A `static int NAME(...)` of type kiln_model_run_fn defined before
   /// the descriptor.
   std::string runFunction = "run";
+  /// An expression for the descriptor's `gpu` (a kiln_gpu_code pointer
+  /// defined before the descriptor), or empty for none.
+  std::string gpuCode;
 };
 
 /// C source: the tensor tables, the library-call table (arrays

@@ -9,8 +9,9 @@
 
 #include "backends/cpu/CpuBackend.h"
 #include "backends/common/Descriptor.h"
-#include "backends/cpu/Artifact.h"
-#include "backends/cpu/CpuCodegen.h"
+#include "backends/common/EntryPoint.h"
+#include "backends/common/HostCode.h"
+#include "backends/common/LibraryClaims.h"
 #include "backends/cpu/LibraryCalls.h"
 #include "backends/cpu/Passes.h"
 #include "backends/cpu/Pipeline.h"
@@ -25,6 +26,7 @@
 using namespace mlir;
 
 namespace kiln::cpu {
+using namespace host;
 namespace {
 
 llvm::Error error(const llvm::Twine &message) {
@@ -86,6 +88,17 @@ static void prepackWeights(ArtifactContents &contents,
   }
 }
 
+/// The C source of the artifact's entry point and descriptor (device
+/// CPU, needing `requiredFeatures`).
+static std::string artifactSource(const ArtifactContents &contents,
+                                  llvm::StringRef requiredFeatures) {
+  artifact::DescriptorFields fields;
+  fields.device = KILN_DEVICE_CPU;
+  fields.requiredFeatures = requiredFeatures.str();
+  fields.runFunction = "run";
+  return artifact::entryPointSource(contents) + artifact::descriptorSource(contents, fields);
+}
+
 class CpuBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "cpu"; }
@@ -117,10 +130,7 @@ public:
           return error("the cpu target's conv-layout is nhwc or nchw, not '" + value + "'");
         settings.calls.channelsLast = value == "nhwc";
       } else {
-        std::string known;
-        for (const auto &[k, help] : settingsHelp())
-          known += (known.empty() ? "" : ", ") + k;
-        return error("the cpu target has no setting '" + key + "' (known: " + known + ")");
+        return unknownSetting(key);
       }
     }
     return settings;
@@ -136,7 +146,7 @@ public:
   }
 
   void registerDialects(DialectRegistry &registry) const override {
-    registerLibraryCallBufferization(registry);
+    library::registerLibraryCallBufferization(registry);
     registerTranslations(registry);
   }
 

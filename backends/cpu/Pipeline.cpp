@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - pass order of the CPU backend -----------------------===//
 
 #include "backends/cpu/Pipeline.h"
+#include "backends/common/HostCode.h"
 #include "backends/cpu/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 
@@ -31,23 +32,10 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &options
   // Row temporaries are freed at the end of each iteration (no
   // canonicalisation may run between this and the lowering to branches).
   pm.addPass(createScopeLoopAllocas());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  // Expanding strided metadata of dynamic views builds affine.apply.
-  pm.addPass(createLowerAffinePass());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = options.genericAllocation;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  // Intrinsics first; what LLVM has no intrinsic for (erf, atan, tanh)
-  // becomes a libm call.
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  ConvertFuncToLLVMPassOptions func;
-  func.useBarePtrCallConv = options.barePointerCalls;
-  pm.addPass(createConvertFuncToLLVMPass(func));
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  host::HostLoweringOptions lowering;
+  lowering.genericAllocation = options.genericAllocation;
+  lowering.barePointerCalls = options.barePointerCalls;
+  host::buildHostLowering(pm, lowering);
   // Chunk calls become the runtime's parallel_for once their arguments are
   // plain LLVM values that fit in one struct.
   if (options.parallelChunks)

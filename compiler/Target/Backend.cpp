@@ -15,6 +15,15 @@ std::string Backend::codeSummary(mlir::ModuleOp, const ArtifactContents &content
   return "kernels: " + std::to_string(contents.libraryCalls.size()) + " library calls";
 }
 
+llvm::Error Backend::unknownSetting(llvm::StringRef key) const {
+  std::string known;
+  for (const auto &[k, help] : settingsHelp())
+    known += (known.empty() ? "" : ", ") + k;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "the " + name().str() + " target has no setting '" + key.str() +
+                                     "' (known: " + known + ")");
+}
+
 static std::map<std::string, std::unique_ptr<Backend>> &registry() {
   static std::map<std::string, std::unique_ptr<Backend>> backends;
   return backends;

@@ -104,6 +104,10 @@ public:
   /// The settings the backend takes (key, help), for errors and --help.
   virtual std::vector<std::pair<std::string, std::string>> settingsHelp() const { return {}; }
 
+  /// "the NAME target has no setting 'KEY' (known: ...)", for a backend's
+  /// settings parser.
+  llvm::Error unknownSetting(llvm::StringRef key) const;
+
   /// Dialect extensions and translations its passes need; called before
   /// the compile's context is created.
   virtual void registerDialects(mlir::DialectRegistry &registry) const {}

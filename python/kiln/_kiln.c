@@ -498,12 +498,25 @@ static PyObject *session_memory(SessionObject *self, PyObject *unused) {
                        s.heap_allocations, "requests", s.requests);
 }
 
+static PyObject *session_device(SessionObject *self, PyObject *unused) {
+  kiln_device_stats s;
+  if (kiln_session_device_stats(self->session, &s) != KILN_OK)
+    return raise_status(KILN_ERROR_INVALID_ARGUMENT);
+  return Py_BuildValue("{sKsKsKsKsKsKss}", "stream_runs", s.stream_runs, "graph_captures",
+                       s.graph_captures, "graph_replays", s.graph_replays, "kernel_launches",
+                       s.kernel_launches, "library_calls", s.library_calls,
+                       "device_allocations", s.device_allocations, "fallback", s.fallback);
+}
+
 static PyMethodDef session_methods[] = {
     {"run", (PyCFunction)(void (*)(void))session_run, METH_VARARGS | METH_KEYWORDS,
      "run(inputs, dlpack=False) -> {output name: numpy array (kiln.Tensor with dlpack=True)}\n"
      "inputs: {name: array} or [array, ...] in the model's order; arrays are read in place.\n"
      "A training step's parameter updates are not returned: session.parameter(name) reads them."},
     {"memory_stats", (PyCFunction)session_memory, METH_NOARGS, "the pooled allocator's counters"},
+    {"device_stats", (PyCFunction)session_device, METH_NOARGS,
+     "a GPU session's launches: stream runs, CUDA Graph captures and replays, kernels, device "
+     "allocations, why a capture fell back (all zero on the CPU)"},
     {"parameter", (PyCFunction)session_parameter, METH_O,
      "parameter(name) -> numpy array over the session's buffer of that parameter (writable; "
      "each run updates it; valid while the session lives)"},

@@ -445,23 +445,27 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
     kiln_session_free(s);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  /* The arena comes from the pool at every run; taking it once now means
-   * the first run allocates nothing for it either. */
-  if (model->abi->arena_bytes) {
-    void *arena = kiln_pool_alloc(s->pool, (size_t)model->abi->arena_bytes);
-    if (!arena) {
-      kiln_session_free(s);
-      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "cannot reserve the model's %llu-byte arena",
-                  (unsigned long long)model->abi->arena_bytes);
-    }
-    kiln_pool_free(s->pool, arena);
-  }
+  /* The device's part first (a GPU device checks its driver there). */
   int saved_threads = s->device->enter(s->num_threads);
   kiln_status status = s->device->library_create(model->abi, &s->library);
   s->device->leave(s->num_threads, saved_threads);
   if (status != KILN_OK) {
     kiln_session_free(s); /* keeps the device's message */
     return status;
+  }
+  /* The arena comes from the pool at every run; taking it once now means
+   * the first run allocates nothing for it either. */
+  if (model->abi->arena_bytes) {
+    saved_threads = s->device->enter(s->num_threads);
+    void *arena = kiln_pool_alloc(s->pool, (size_t)model->abi->arena_bytes);
+    if (arena)
+      kiln_pool_free(s->pool, arena);
+    s->device->leave(s->num_threads, saved_threads);
+    if (!arena) {
+      kiln_session_free(s);
+      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "cannot reserve the model's %llu-byte arena",
+                  (unsigned long long)model->abi->arena_bytes);
+    }
   }
   *session = s;
   return kiln_ok();
@@ -503,9 +507,26 @@ static void service_kernel_begin(void *state, uint32_t kernel) {
     session->kernel_hook(session->kernel_hook_user, kernel);
 }
 
-static const kiln_runtime_services services = {service_library_call, service_allocate,
-                                               service_release, service_parallel_for,
-                                               service_kernel_begin};
+static int service_launch_kernel(void *state, uint32_t kernel, const uint32_t grid[3],
+                                 const uint32_t block[3], void **params) {
+  kiln_session *session = state;
+  if (!session->device->launch_kernel)
+    return -1;
+  return session->device->launch_kernel(session->library, kernel, grid, block, params);
+}
+
+static void *service_device_constant(void *state, uint32_t index, const void *host,
+                                     size_t bytes) {
+  kiln_session *session = state;
+  if (!session->device->device_constant)
+    return NULL;
+  return session->device->device_constant(session->library, index, host, bytes);
+}
+
+static const kiln_runtime_services services = {
+    service_library_call, service_allocate,        service_release,
+    service_parallel_for, service_kernel_begin,    service_launch_kernel,
+    service_device_constant};
 
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user) {
@@ -640,9 +661,12 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   release_outputs(session);
   const kiln_device *device = session->device;
   int saved_threads = device->enter(session->num_threads);
-  int rc = abi->run(&services, session, session->in_data,
-                    session->in_dims, session->out_alloc,
-                    session->out_data, session->out_dims_ptrs);
+  int rc = device->run ? device->run(session->library, abi, &services, session,
+                                     session->in_data, session->in_dims, session->out_alloc,
+                                     session->out_data, session->out_dims_ptrs)
+                       : abi->run(&services, session, session->in_data, session->in_dims,
+                                  session->out_alloc, session->out_data,
+                                  session->out_dims_ptrs);
   if (rc == 0)
     rc = device->synchronize(session->library);
   if (session->kernel_hook)
@@ -682,6 +706,15 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
   output->rank = abi->outputs[i].rank;
   for (int32_t d = 0; d < output->rank; ++d)
     output->dims[d] = session->out_dims[i][d];
+  return kiln_ok();
+}
+
+kiln_status kiln_session_device_stats(const kiln_session *session, kiln_device_stats *stats) {
+  if (!session || !stats)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_device_stats: null argument");
+  memset(stats, 0, sizeof *stats);
+  if (session->device->stats)
+    session->device->stats(session->library, stats);
   return kiln_ok();
 }
 

@@ -17,6 +17,10 @@ typedef struct block {
   uint32_t in_use; /* handed out and not yet freed */
   /* While handed out: the list of every block in use. */
   struct block *live_prev, *live_next;
+  /* What the caller gets: right after the header, or (a device whose
+   * memory the host cannot touch) the device's memory, the header on the
+   * host. */
+  void *data;
 } block;
 
 #define KILN_BLOCK_MAGIC 0x6b626c6bu
@@ -54,7 +58,12 @@ void kiln_pool_destroy(kiln_pool *pool) {
     block *b = pool->free_lists[c];
     while (b) {
       block *next = b->next;
-      pool->device->release(hook(pool), b);
+      if (pool->device->memory_is_host) {
+        pool->device->release(hook(pool), b);
+      } else {
+        pool->device->release(hook(pool), b->data);
+        free(b);
+      }
       b = next;
     }
   }
@@ -82,9 +91,21 @@ void *kiln_pool_alloc(kiln_pool *pool, size_t size) {
   if (b) {
     pool->free_lists[c] = b->next;
   } else {
-    b = pool->device->allocate(hook(pool), KILN_POOL_ALIGN + bytes, KILN_POOL_ALIGN);
-    if (!b)
-      return NULL;
+    if (pool->device->memory_is_host) {
+      b = pool->device->allocate(hook(pool), KILN_POOL_ALIGN + bytes, KILN_POOL_ALIGN);
+      if (!b)
+        return NULL;
+      b->data = (char *)b + KILN_POOL_ALIGN;
+    } else {
+      b = calloc(1, sizeof(block));
+      if (!b)
+        return NULL;
+      b->data = pool->device->allocate(hook(pool), bytes, KILN_POOL_ALIGN);
+      if (!b->data) {
+        free(b);
+        return NULL;
+      }
+    }
     b->size_class = c;
     b->magic = KILN_BLOCK_MAGIC;
     pool->stats.reserved_bytes += bytes;
@@ -101,13 +122,25 @@ void *kiln_pool_alloc(kiln_pool *pool, size_t size) {
   pool->stats.in_use_bytes += bytes;
   if (pool->stats.in_use_bytes > pool->stats.peak_bytes)
     pool->stats.peak_bytes = pool->stats.in_use_bytes;
-  return (char *)b + KILN_POOL_ALIGN;
+  return b->data;
 }
 
 void kiln_pool_free(kiln_pool *pool, void *ptr) {
   if (!ptr)
     return;
-  block *b = (block *)((char *)ptr - KILN_POOL_ALIGN);
+  block *b = NULL;
+  if (pool->device->memory_is_host) {
+    b = (block *)((char *)ptr - KILN_POOL_ALIGN);
+  } else {
+    /* Device memory: the header is found among the blocks in use. */
+    for (block *live = pool->live; live; live = live->live_next)
+      if (live->data == ptr) {
+        b = live;
+        break;
+      }
+    if (!b)
+      return;
+  }
   if (b->magic != KILN_BLOCK_MAGIC || b->size_class >= KILN_POOL_CLASSES || !b->in_use)
     return; /* not ours, or freed already: never free it (again) */
   b->in_use = 0;
@@ -125,7 +158,7 @@ void kiln_pool_free(kiln_pool *pool, void *ptr) {
 
 void kiln_pool_free_all(kiln_pool *pool) {
   while (pool->live)
-    kiln_pool_free(pool, (char *)pool->live + KILN_POOL_ALIGN);
+    kiln_pool_free(pool, pool->live->data);
 }
 
 void kiln_pool_stats(const kiln_pool *pool, kiln_memory_stats *stats) { *stats = pool->stats; }

@@ -56,7 +56,7 @@ TEST_CASE_METHOD(DriverFixture, "driver: an unknown target is an error naming th
                  "[driver]") {
   auto backend = driver::findBackend("tpu");
   REQUIRE(!bool(backend));
-  CHECK(errorText(backend.takeError()) == "unknown target 'tpu' (known: cpu)");
+  CHECK(errorText(backend.takeError()) == "unknown target 'tpu' (known: cpu, cuda)");
   auto cpu = driver::findBackend("cpu");
   REQUIRE(bool(cpu));
   CHECK((*cpu)->name() == "cpu");

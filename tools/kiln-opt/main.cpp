@@ -4,6 +4,7 @@
 #include "compiler/Autodiff/GradientBuilder.h"
 #include "compiler/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Target/Backend.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/InitAllDialects.h"
@@ -23,6 +24,10 @@ int main(int argc, char **argv) {
   kiln::registerKilnPasses();
   kiln::registerAllBackends();
   kiln::registerPipelines();
+  // What each backend's passes need (translations, interfaces), as the
+  // compile driver registers it for the backend it runs.
+  for (const std::string &name : kiln::registeredBackendNames())
+    kiln::lookupBackend(name)->registerDialects(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
 }

@@ -257,6 +257,19 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                << " KiB in use, " << memory.reserved_bytes / 1024 << " KiB reserved in "
                << memory.heap_allocations << " blocks\n"
                << "  peak RSS " << usage.ru_maxrss / 1024 << " MiB\n";
+  // A GPU session: how its runs were launched (the timed ones replay a
+  // CUDA Graph once a bucket is captured: their median is the replay's
+  // whole cost, copies of inputs and outputs included).
+  kiln_device_stats device;
+  if (kiln_session_device_stats(session, &device) == KILN_OK &&
+      device.stream_runs + device.graph_replays > 0)
+    llvm::outs() << "  GPU: " << device.stream_runs << " runs on the stream, "
+                 << device.graph_captures << " CUDA Graph captures, " << device.graph_replays
+                 << " replays; " << device.kernel_launches << " kernels and "
+                 << device.library_calls << " library calls launched or captured, "
+                 << device.device_allocations << " device allocations"
+                 << (device.fallback[0] ? std::string("; ") + device.fallback : std::string())
+                 << "\n";
   if (profile && kernels.empty())
     llvm::outs() << "  (the model's report lists no kernels: no per-kernel times)\n";
   if (perKernel > 0 && !runSpans.empty()) {

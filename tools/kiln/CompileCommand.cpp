@@ -30,6 +30,11 @@ static void printCompileUsage(llvm::raw_ostream &os) {
     os << (i ? ", " : "") << names[i] << (names[i] == "cpu" ? " (default)" : "");
   os << "\n"
         "  --cpu=NAME           target CPU: host (default), x86-64, x86-64-v3, ...\n"
+        "  --gpu=sm_XY[,..]     --target=cuda: the GPUs (default sm_80,sm_90; may be\n"
+        "                       given several times): a cubin each, PTX for later GPUs\n"
+        "  --block-size=N       --target=cuda: threads a block of generated kernels (256)\n"
+        "  --emulate-gpu        --target=cuda: a CPU artifact of the loop nests as mapped\n"
+        "                       onto GPU blocks and threads (no libraries), to check them\n"
         "  --no-libraries       generate every convolution and matmul instead of\n"
         "                       calling the target's library (oneDNN)\n"
         "  --report             print the memory plan and the kernels' summary\n"
@@ -230,6 +235,14 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
         return 2;
     } else if (auto v = value("--cpu")) {
       options.targetOptions.settings["cpu"] = *v;
+    } else if (auto v = value("--gpu")) {
+      // Several --gpu add up: a cubin for each.
+      std::string &gpus = options.targetOptions.settings["gpu"];
+      gpus += (gpus.empty() ? "" : ",") + *v;
+    } else if (auto v = value("--block-size")) {
+      options.targetOptions.settings["block-size"] = *v;
+    } else if (arg == "--emulate-gpu") {
+      options.targetOptions.settings["emulate"] = "1";
     } else if (auto v = value("-o")) {
       options.outputPath = *v;
     } else if (!model.consume(cursor, "compile", exitCode)) {

@@ -232,7 +232,8 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
       else
         ++varying;
     }
-    if (prepacked + plain + varying)
+    // (How oneDNN takes weights: the CPU's; a GPU's calls read them as they are.)
+    if (prepacked + plain + varying && llvm::StringRef(kiln_model_device(model)) == "cpu")
       llvm::outs() << "weights: " << prepacked
                    << " prepacked in the library's layout at compile time (used in place when "
                       "this host's library picks the same layout, repacked once otherwise), "

@@ -221,6 +221,22 @@ typedef struct kiln_memory_stats {
 kiln_status kiln_session_memory_stats(const kiln_session *session,
                                       kiln_memory_stats *stats);
 
+/* A GPU session's launches (all zero on the CPU). A CUDA session runs the
+ * first run of each batch bucket on its stream, captures the second into
+ * a CUDA Graph and replays that graph from then on; when a capture fails
+ * the bucket stays on the stream and `fallback` says why. */
+typedef struct kiln_device_stats {
+  uint64_t stream_runs;        /* runs launched kernel by kernel */
+  uint64_t graph_captures;     /* graphs captured (one per bucket) */
+  uint64_t graph_replays;      /* runs that replayed a graph */
+  uint64_t kernel_launches;    /* kernels launched on the stream or captured */
+  uint64_t library_calls;      /* cuBLASLt calls enqueued or captured */
+  uint64_t device_allocations; /* device memory allocations, all time */
+  char fallback[256];          /* why a capture failed, or "" */
+} kiln_device_stats;
+kiln_status kiln_session_device_stats(const kiln_session *session,
+                                      kiln_device_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

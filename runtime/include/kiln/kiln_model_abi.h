@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 10u
+#define KILN_MODEL_ABI_VERSION 11u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -177,6 +177,17 @@ typedef struct kiln_runtime_services {
    * the report's kernel list, `kiln inspect`'s numbering), once per kernel
    * per run, in order; for profiling. */
   void (*kernel_begin)(void *state, uint32_t kernel);
+  /* A GPU device's (KILN_DEVICE_CUDA; NULL on the CPU). `launch_kernel`
+   * enqueues kernel `kernel` (its index in kiln_gpu_code.kernels) on the
+   * session's stream with `grid` x `block` threads and the kernel's
+   * parameters (`params[i]` points at parameter i's value); 0 on success.
+   * It neither synchronises nor allocates, so a run can be captured into
+   * a CUDA Graph. `device_constant` returns the device copy of the
+   * artifact's constant `index` (`bytes` at `host`), copied to the device
+   * on its first use by the session, or NULL when that failed. */
+  int (*launch_kernel)(void *state, uint32_t kernel, const uint32_t grid[3],
+                       const uint32_t block[3], void **params);
+  void *(*device_constant)(void *state, uint32_t index, const void *host, size_t bytes);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.
@@ -206,6 +217,30 @@ typedef struct kiln_model_state {
   uint32_t output;
   const void *initial;
 } kiln_model_state;
+
+/* A GPU artifact's device code: one binary per GPU it was compiled for
+ * and PTX for later ones (`kiln compile --target=cuda --gpu=...`). */
+typedef enum kiln_gpu_format {
+  KILN_GPU_CUBIN = 1, /* runs on GPUs of `arch`'s major version, minor >= its minor */
+  KILN_GPU_PTX = 2    /* NUL-terminated text the driver compiles for GPUs >= `arch` */
+} kiln_gpu_format;
+
+typedef struct kiln_gpu_binary {
+  uint32_t format; /* kiln_gpu_format */
+  uint32_t arch;   /* compute capability times 10: 80 for sm_80 */
+  uint64_t size;   /* bytes at `data` (PTX: with its NUL) */
+  const void *data;
+} kiln_gpu_binary;
+
+typedef struct kiln_gpu_code {
+  uint32_t num_binaries;
+  const kiln_gpu_binary *binaries;
+  /* The kernels' entry names, in every binary; launch_kernel's index. */
+  uint32_t num_kernels;
+  const char *const *kernels;
+  /* How many constants the code asks for with device_constant. */
+  uint32_t num_constants;
+} kiln_gpu_code;
 
 typedef struct kiln_model_v1 {
   uint32_t magic;       /* KILN_MODEL_MAGIC */
@@ -258,6 +293,8 @@ typedef struct kiln_model_v1 {
    * session's parameters (kiln_session_create_inference) computes with
    * their current values. NULL for other artifacts; it has none itself. */
   const struct kiln_model_v1 *inference;
+  /* KILN_DEVICE_CUDA: the device code (kiln_gpu_code); NULL on the CPU. */
+  const kiln_gpu_code *gpu;
 } kiln_model_v1;
 
 /* The most batch buckets an artifact declares. */

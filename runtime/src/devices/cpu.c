@@ -188,13 +188,16 @@ static int cpu_synchronize(void *library_state) { return 0; }
 static const kiln_device cpu_device = {
     "cpu",           KILN_DEVICE_CPU,    cpu_check_model,     cpu_allocate,
     cpu_release,     kiln_onednn_create, kiln_onednn_free,    kiln_onednn_execute,
-    cpu_parallel_for, cpu_enter,         cpu_leave,           cpu_synchronize};
+    cpu_parallel_for, cpu_enter,         cpu_leave,           cpu_synchronize,
+    /* memory_is_host */ 1, NULL,        NULL,                NULL,
+    NULL};
 
 const kiln_device *kiln_device_for(uint32_t kind) {
   switch (kind) {
   case KILN_DEVICE_CPU: return &cpu_device;
+  case KILN_DEVICE_CUDA: return kiln_cuda_device();
   }
   return NULL;
 }
 
-const char *kiln_device_names(void) { return "cpu"; }
+const char *kiln_device_names(void) { return "cpu, cuda"; }

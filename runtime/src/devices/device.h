@@ -7,7 +7,7 @@
  * session picks the table from the artifact's descriptor (`device`,
  * kiln_device_kind). The CPU device (OpenMP + oneDNN) is the only one
  * today; a CUDA device joins by providing the same table and adding its
- * kind to kiln_device_for(). Vendor libraries are loaded with dlopen on
+ * kind to kiln_device_for() (devices/cuda.c). Vendor libraries are loaded with dlopen on
  * first use, so a host without them still runs artifacts that need none.
  *
  *===----------------------------------------------------------------------===*/
@@ -44,7 +44,26 @@ typedef struct kiln_device {
   void (*leave)(int32_t num_threads, int saved);
   /* Waits until the device has finished the work of a run; 0 on success. */
   int (*synchronize)(void *library_state);
+  /* Devices whose memory the host cannot touch (CUDA); NULL on the CPU.
+   * `memory_is_host` is 0 for them: the pool keeps its block headers on
+   * the host. `run` does what kiln_session_run does with the compiled
+   * code (`abi->run` with `services`): staging inputs into device memory,
+   * launching (or replaying a captured graph) and copying the outputs
+   * into host memory it owns (out_data), leaving out_alloc to the pool.
+   * `launch_kernel` / `device_constant` serve kiln_runtime_services. */
+  int memory_is_host;
+  int (*run)(void *library_state, const kiln_model_v1 *abi,
+             const kiln_runtime_services *services, void *session, void *const *in_data,
+             const int64_t *const *in_dims, void **out_alloc, void **out_data,
+             int64_t *const *out_dims);
+  int (*launch_kernel)(void *library_state, uint32_t kernel, const uint32_t grid[3],
+                       const uint32_t block[3], void **params);
+  void *(*device_constant)(void *library_state, uint32_t index, const void *host, size_t bytes);
+  void (*stats)(void *library_state, kiln_device_stats *stats);
 } kiln_device;
+
+/* The CUDA device (devices/cuda.c). */
+const kiln_device *kiln_cuda_device(void);
 
 /* The device of kind `kind` (kiln_device_kind), or NULL when this runtime
  * has none. */

@@ -2,6 +2,9 @@
 // LLVM and run (mlir-runner JIT); the expected values are worked out by
 // hand and with numpy.
 // RUN: kiln-opt %s --kiln-lower-to-llvm | %mlir-runner | FileCheck %s
+// The same loop nests mapped onto blocks and threads as the CUDA backend maps
+// them (kiln-gpu-map-loops, 4 threads a block), run on the CPU: the same numbers.
+// RUN: kiln-opt %s --kiln-lower-to-llvm-gpu-mapped | %mlir-runner | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefI64(tensor<*xi64>)

@@ -4,6 +4,9 @@
 // run; the expected numbers are PyTorch's (torch.nn.functional) for the
 // same inputs.
 // RUN: kiln-opt %s --kiln-lower-to-llvm | %mlir-runner | FileCheck %s
+// The same loop nests mapped onto blocks and threads as the CUDA backend maps
+// them (kiln-gpu-map-loops, 4 threads a block), run on the CPU: the same numbers.
+// RUN: kiln-opt %s --kiln-lower-to-llvm-gpu-mapped | %mlir-runner | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

@@ -1,24 +1,23 @@
-//===- Artifact.cpp - the CPU artifact's entry point ----------------------===//
+//===- EntryPoint.cpp - the artifact's C entry point ----------------------===//
 //
-// The generated C half of a CPU artifact: the `run` function that turns the
-// runtime's plain pointers into MLIR memref descriptors and calls the
-// compiled entry function, and the symbols the compiled code calls back
-// (allocation, parallel_for, each library call). The descriptor, the
-// header and linking are shared by every backend (backends/common).
+// The generated C half of an artifact whose host code MLIR compiled: the
+// `run` function that turns the runtime's plain pointers into MLIR memref
+// descriptors and calls the compiled entry function, and the symbols the
+// compiled code calls back (allocation, parallel_for, each library call),
+// plus what the backend adds (the CUDA backend: kernel launches).
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/cpu/Artifact.h"
+#include "backends/common/EntryPoint.h"
 #include "backends/common/Descriptor.h"
 #include "kiln/kiln_model_abi.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <set>
+namespace kiln::artifact {
 
-namespace kiln::cpu {
-
-static std::string entryPointSource(const ArtifactContents &info) {
+std::string entryPointSource(const ArtifactContents &info, const std::set<int64_t> &extraRanks,
+                             llvm::StringRef extra) {
   std::string s;
   llvm::raw_string_ostream os(s);
   // MLIR's C interface of the entry function.
@@ -55,7 +54,7 @@ static std::string entryPointSource(const ArtifactContents &info) {
         "    if (r < 0) return;\n"
         "  }\n"
         "}\n\n";
-  std::set<int64_t> ranks;
+  std::set<int64_t> ranks = extraRanks;
   for (const auto *list : {&info.inputs, &info.outputs})
     for (const ModelTensor &t : *list)
       ranks.insert(t.dims.size());
@@ -141,6 +140,7 @@ static std::string entryPointSource(const ArtifactContents &info) {
        << "  if (services->library_call(services_state, " << i << ", operands, dims) != 0)\n"
        << "    call_failed = 1;\n}\n";
   }
+  os << extra;
   os << "\nstatic int run(const kiln_runtime_services *svc, void *state,\n"
         "               void *const *in_data, const int64_t *const *in_dims,\n"
         "               void **out_alloc, void **out_data, int64_t *const *out_dims) {\n"
@@ -184,12 +184,4 @@ static std::string entryPointSource(const ArtifactContents &info) {
   return s;
 }
 
-std::string artifactSource(const ArtifactContents &contents, llvm::StringRef requiredFeatures) {
-  artifact::DescriptorFields fields;
-  fields.device = KILN_DEVICE_CPU;
-  fields.requiredFeatures = requiredFeatures.str();
-  fields.runFunction = "run";
-  return entryPointSource(contents) + artifact::descriptorSource(contents, fields);
-}
-
-} // namespace kiln::cpu
+} // namespace kiln::artifact

@@ -1,17 +1,20 @@
-//===- CpuCodegen.h - LLVM dialect -> x86-64 object code --------*- C++ -*-===//
+//===- HostCode.h - LLVM dialect -> x86-64 object code ----------*- C++ -*-===//
 //
 // Translates a module in the LLVM dialect to LLVM IR, optimises it at -O3
-// for the chosen CPU and emits a relocatable object, all in process.
+// for the chosen CPU and emits a relocatable object, all in process; and
+// the lowering of host code to the LLVM dialect. The CPU backend's code is
+// all host code; the CUDA backend's host code allocates and launches.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_BACKENDS_CPU_CPUCODEGEN_H
-#define KILN_BACKENDS_CPU_CPUCODEGEN_H
+#ifndef KILN_BACKENDS_COMMON_HOSTCODE_H
+#define KILN_BACKENDS_COMMON_HOSTCODE_H
 
 #include "backends/common/Descriptor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -19,7 +22,18 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::host {
+
+/// Lowers bufferised host code (scf, memref, arith, math, func; no
+/// parallel loops left to outline) to the LLVM dialect: allocation through
+/// MLIR's generic functions (which the artifact routes to the runtime's
+/// pool) unless `genericAllocation` is off (malloc, for mlir-runner), and
+/// memref arguments as descriptors unless `barePointerCalls`.
+struct HostLoweringOptions {
+  bool genericAllocation = true;
+  bool barePointerCalls = false;
+};
+void buildHostLowering(mlir::OpPassManager &pm, const HostLoweringOptions &options);
 
 struct CpuTarget {
   /// "host" for the machine compiling, or an LLVM CPU name
@@ -66,6 +80,6 @@ void measureRowTemporaries(mlir::ModuleOp module, StackUse &use);
 llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachine &machine,
                                        StackUse &use);
 
-} // namespace kiln::cpu
+} // namespace kiln::host
 
-#endif // KILN_BACKENDS_CPU_CPUCODEGEN_H
+#endif // KILN_BACKENDS_COMMON_HOSTCODE_H

@@ -1,8 +1,10 @@
-//===- CpuCodegen.cpp - LLVM dialect -> x86-64 object code ----------------===//
+//===- HostCode.cpp - LLVM dialect -> x86-64 object code ------------------===//
 
-#include "backends/cpu/CpuCodegen.h"
+#include "backends/common/HostCode.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -25,7 +27,28 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
-namespace kiln::cpu {
+namespace kiln::host {
+
+void buildHostLowering(mlir::OpPassManager &pm, const HostLoweringOptions &options) {
+  using namespace mlir;
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  // Expanding strided metadata of dynamic views builds affine.apply.
+  pm.addPass(createLowerAffinePass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.genericAllocation;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  // Intrinsics first; what LLVM has no intrinsic for (erf, atan, tanh)
+  // becomes a libm call.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions func;
+  func.useBarePtrCallConv = options.barePointerCalls;
+  pm.addPass(createConvertFuncToLLVMPass(func));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
 
 void registerTranslations(mlir::DialectRegistry &registry) {
   mlir::registerBuiltinDialectTranslation(registry);
@@ -205,4 +228,4 @@ llvm::Expected<std::string> emitObject(mlir::ModuleOp module, llvm::TargetMachin
   return object;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::host

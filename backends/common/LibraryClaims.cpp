@@ -1,0 +1,219 @@
+//===- LibraryClaims.cpp - what every backend's library calls share -------===//
+//
+// Marking an op as a library call, describing a kernel's epilogue, and the
+// bufferisation of `kiln.library_call` into a call of the runtime, for
+// every backend that hands ops to a vendor library (CPU: oneDNN; CUDA:
+// cuBLASLt).
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/LibraryClaims.h"
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+
+namespace kiln::library {
+
+std::vector<int64_t> dimsOf(Type type) {
+  std::vector<int64_t> dims;
+  for (int64_t d : cast<RankedTensorType>(type).getShape())
+    dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return dims;
+}
+
+/// Vendor libraries reject (or divide by) zero-size dims; generated code
+/// handles them.
+bool hasZeroDim(ArrayRef<Type> types) {
+  return llvm::any_of(types, [](Type t) {
+    return llvm::is_contained(cast<RankedTensorType>(t).getShape(), 0);
+  });
+}
+
+/// The operand a call's output starts as, if any.
+std::optional<unsigned> residualOperand(Operation *op) {
+  if (auto index = op->getAttrOfType<IntegerAttr>(kResidualAttr))
+    return static_cast<unsigned>(index.getInt());
+  return std::nullopt;
+}
+
+/// The library call an op was marked as, if any.
+std::optional<unsigned> callIndex(Operation *op) {
+  if (!op)
+    return std::nullopt;
+  if (auto id = op->getAttrOfType<IntegerAttr>(kCallAttr))
+    return static_cast<unsigned>(id.getInt());
+  return std::nullopt;
+}
+
+/// Adds an epilogue kernel's bias, residual and activation to `call`;
+/// fails on an op no library epilogue covers (each backend then checks
+/// what its library takes). The kernel's body is the
+/// root, then the epilogue in kiln-fuse's order; the kernel's operands are
+/// the root's two, then what the epilogue reads, in order.
+LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
+  auto ops = llvm::to_vector(llvm::map_range(kernel.bodyOps(), [](Operation &op) { return &op; }));
+  for (Operation *op : llvm::drop_begin(ops)) {
+    if (auto add = dyn_cast<AddOp>(op)) {
+      // One operand is the chain so far, the other a kernel operand.
+      auto other = dyn_cast<BlockArgument>(add.getLhs().getDefiningOp() ? add.getRhs()
+                                                                        : add.getLhs());
+      if (!other || other.getArgNumber() < 2)
+        return failure();
+      bool isBias = other.getType() != op->getResult(0).getType();
+      LibraryEpilogue &epilogue = call.epilogue;
+      if (isBias && !epilogue.bias && !epilogue.residual) {
+        epilogue.bias = true;
+        epilogue.biasRank = cast<RankedTensorType>(other.getType()).getRank();
+      }
+      else if (!isBias && !epilogue.residual) {
+        epilogue.residual = true;
+        // The output buffer starts as the residual (oneDNN's sum post-op).
+        kernel->setAttr(kResidualAttr, IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                                        other.getArgNumber()));
+      }
+      else
+        return failure();
+    } else if (isa<ReluOp>(op)) {
+      call.epilogue.activation = LibraryActivation::Relu;
+    } else if (auto clip = dyn_cast<ClipOp>(op)) {
+      call.epilogue.activation = LibraryActivation::Clip;
+      call.epilogue.alpha = static_cast<float>(clip.getMin().convertToDouble());
+      call.epilogue.beta = static_cast<float>(clip.getMax().convertToDouble());
+    } else if (isa<SigmoidOp>(op)) {
+      call.epilogue.activation = LibraryActivation::Sigmoid;
+    } else if (isa<TanhOp>(op)) {
+      call.epilogue.activation = LibraryActivation::Tanh;
+    } else if (auto gelu = dyn_cast<GeluOp>(op)) {
+      call.epilogue.activation = gelu.getApproximation() == GeluApproximation::tanh
+                                     ? LibraryActivation::GeluTanh
+                                     : LibraryActivation::GeluErf;
+    } else {
+      return failure();
+    }
+  }
+  // Operands beyond the root's must be exactly the bias and residual.
+  size_t extra = kernel.getInputs().size() - 2;
+  if (extra != static_cast<size_t>(call.epilogue.bias) + static_cast<size_t>(call.epilogue.residual))
+    return failure();
+  return success();
+}
+
+void markLibraryCall(Operation *op, LibraryCall call, std::vector<LibraryCall> &calls) {
+  op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32), calls.size()));
+  // The inputs and the weight the code passes before the output.
+  size_t inputs = call.operands().size() - 1;
+  op->setAttr(kInputsAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 64), inputs));
+  calls.push_back(std::move(call));
+}
+
+namespace {
+
+/// A contiguous buffer of `value` (copied when its layout is strided).
+FailureOr<Value> contiguousBuffer(RewriterBase &rewriter, Location loc, Value tensor,
+                                  const bufferization::BufferizationOptions &options,
+                                  bufferization::BufferizationState &state) {
+  FailureOr<Value> buffer = bufferization::getBuffer(rewriter, tensor, options, state);
+  if (failed(buffer))
+    return failure();
+  auto type = cast<MemRefType>(buffer->getType());
+  if (type.getLayout().isIdentity())
+    return buffer;
+  auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(rewriter, loc, *buffer, d));
+  Value copy = memref::AllocOp::create(rewriter, loc, contiguous, sizes);
+  memref::CopyOp::create(rewriter, loc, *buffer, copy);
+  return copy;
+}
+
+
+/// Bufferises `kiln.library_call N (input, weight, extras...)` into `call
+/// @kiln_library_call_N(input, weight, output, bias?)` (the runtime's
+/// operand order). The output is a new buffer, or, for a call with a
+/// residual, the residual's buffer, written in place (one-shot
+/// bufferisation copies it first when the residual is still needed); a
+/// dynamic output dim takes its size from the same dim of the input.
+struct LibraryCallModel
+    : bufferization::BufferizableOpInterface::ExternalModel<LibraryCallModel, LibraryCallOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+                               const bufferization::AnalysisState &) const {
+    return residualOperand(op) == operand.getOperandNumber();
+  }
+  bufferization::AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                                     const bufferization::AnalysisState &) const {
+    if (residualOperand(op) != operand.getOperandNumber())
+      return {};
+    return {{op->getResult(0), bufferization::BufferRelation::Equivalent}};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto call = cast<LibraryCallOp>(op);
+    Location loc = op->getLoc();
+    std::optional<unsigned> residual = residualOperand(op);
+    auto inputs = op->getAttrOfType<IntegerAttr>(kInputsAttr);
+    if (!inputs)
+      return op->emitOpError("needs '") << kInputsAttr << "' (set when a backend claims it)";
+    SmallVector<Value> buffers;
+    Value output;
+    for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+      FailureOr<Value> buffer = contiguousBuffer(rewriter, loc, operand, options, state);
+      if (failed(buffer))
+        return failure();
+      if (residual == i)
+        output = *buffer;
+      else
+        buffers.push_back(*buffer);
+    }
+    size_t leading = static_cast<size_t>(inputs.getInt());
+    if (buffers.empty() || leading > buffers.size())
+      return op->emitOpError("needs its ") << leading << " inputs";
+    auto resultType = cast<RankedTensorType>(call.getType());
+    auto outType = MemRefType::get(resultType.getShape(), resultType.getElementType());
+    if (!output) {
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < resultType.getRank(); ++d)
+        if (resultType.isDynamicDim(d))
+          sizes.push_back(memref::DimOp::create(rewriter, loc, buffers[0], d));
+      output = memref::AllocOp::create(rewriter, loc, outType, sizes);
+    } else if (output.getType() != outType) {
+      output = memref::CastOp::create(rewriter, loc, outType, output);
+    }
+    // After the inputs and the weight, before a bias.
+    buffers.insert(buffers.begin() + leading, output);
+    // One private declaration per call, typed like its operands.
+    std::string name = "kiln_library_call_" + std::to_string(call.getId());
+    auto module = op->getParentOfType<ModuleOp>();
+    auto callType = rewriter.getFunctionType(ValueRange(buffers).getTypes(), {});
+    if (!module.lookupSymbol<func::FuncOp>(name)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      auto decl = func::FuncOp::create(rewriter, loc, name, callType);
+      decl.setPrivate();
+      decl->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+    }
+    func::CallOp::create(rewriter, loc, name, TypeRange{}, buffers);
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, output);
+    return success();
+  }
+};
+
+} // namespace
+
+void registerLibraryCallBufferization(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
+    LibraryCallOp::attachInterface<LibraryCallModel>(*context);
+  });
+}
+
+} // namespace kiln::library

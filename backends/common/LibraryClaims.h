@@ -1,0 +1,61 @@
+//===- LibraryClaims.h - what every backend's library calls share -*- C++ -*-===//
+//
+// A backend claims convolutions, matmuls and their fused epilogues for its
+// vendor library (compiler/Target/LibraryCall.h); these are the pieces
+// every such backend uses: the attributes that mark a claimed op, the
+// description of an epilogue kernel, and the bufferisation of
+// `kiln.library_call N (...)` into `call @kiln_library_call_N(inputs...,
+// weight, output[, bias])` on buffers, which the artifact's entry point
+// forwards to kiln_runtime_services.library_call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BACKENDS_COMMON_LIBRARYCLAIMS_H
+#define KILN_BACKENDS_COMMON_LIBRARYCLAIMS_H
+
+#include "compiler/Target/LibraryCall.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <optional>
+#include <vector>
+
+namespace kiln::library {
+
+/// On a claimed op or kernel: the index of its call.
+inline constexpr llvm::StringLiteral kCallAttr = KilnDialect::LibraryCallAttrHelper::getNameStr();
+/// On a call whose output starts as one of its operands (the residual):
+/// that operand's index.
+inline constexpr llvm::StringLiteral kResidualAttr =
+    KilnDialect::ResidualOperandAttrHelper::getNameStr();
+/// On every call: how many leading operands are its inputs and weight.
+inline constexpr llvm::StringLiteral kInputsAttr =
+    KilnDialect::LibraryInputsAttrHelper::getNameStr();
+
+/// A ranked tensor type's dims, -1 where dynamic.
+std::vector<int64_t> dimsOf(mlir::Type type);
+/// Whether any of the ranked tensor types has a zero-size dim.
+bool hasZeroDim(llvm::ArrayRef<mlir::Type> types);
+/// The operand a call's output starts as, if any.
+std::optional<unsigned> residualOperand(mlir::Operation *op);
+/// The library call an op was marked as, if any.
+std::optional<unsigned> callIndex(mlir::Operation *op);
+
+/// Adds an epilogue kernel's bias, residual and activation to `call`
+/// (marking the kernel's residual operand); fails on an op no library
+/// epilogue covers. The kernel's body is the root, then the epilogue in
+/// kiln-fuse's order; its operands are the root's two, then what the
+/// epilogue reads.
+mlir::LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call);
+
+/// Marks `op` as call `calls.size()` and appends `call`.
+void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryCall> &calls);
+
+/// The bufferisation of `kiln.library_call`.
+void registerLibraryCallBufferization(mlir::DialectRegistry &registry);
+
+} // namespace kiln::library
+
+#endif // KILN_BACKENDS_COMMON_LIBRARYCLAIMS_H

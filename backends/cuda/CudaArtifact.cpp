@@ -1,0 +1,256 @@
+//===- CudaArtifact.cpp - a CUDA artifact's device code and entry ---------===//
+
+#include "backends/cuda/CudaArtifact.h"
+#include "backends/cuda/Passes.h"
+#include "kiln/kiln_model_abi.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace kiln::cuda {
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string findToolkit() {
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable); value && *value &&
+                                                    llvm::sys::fs::is_directory(value))
+      return value;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+llvm::Expected<std::string> findPtxas(llvm::StringRef toolkitPath) {
+  if (const char *value = std::getenv("KILN_PTXAS"); value && *value) {
+    if (llvm::sys::fs::can_execute(value))
+      return std::string(value);
+    return error(llvm::Twine("KILN_PTXAS names '") + value + "', which is not an executable");
+  }
+  if (!toolkitPath.empty()) {
+    llvm::SmallString<128> path(toolkitPath);
+    llvm::sys::path::append(path, "bin", "ptxas");
+    if (llvm::sys::fs::can_execute(path))
+      return path.str().str();
+  }
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  return error("the CUDA backend needs ptxas (the CUDA toolkit's assembler) and found none: "
+               "tried $KILN_PTXAS, " +
+               (toolkitPath.empty() ? std::string("no toolkit") : toolkitPath.str() + "/bin") +
+               " and the PATH (install the CUDA toolkit or set CUDA_HOME)");
+}
+
+/// "sm_90" -> 90.
+static unsigned archOf(llvm::StringRef chip) {
+  unsigned arch = 0;
+  if (chip.consume_front("sm_"))
+    chip.take_while([](char c) { return c >= '0' && c <= '9'; }).getAsInteger(10, arch);
+  return arch;
+}
+
+/// Assembles `ptx` for `chip` into a cubin.
+static llvm::Expected<std::string> assemble(llvm::StringRef ptxas, llvm::StringRef ptx,
+                                            llvm::StringRef chip) {
+  llvm::SmallString<128> work;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-ptxas", work))
+    return error("cannot create a temporary folder: " + ec.message());
+  std::string in = (work + "/kernels.ptx").str(), out = (work + "/kernels.cubin").str();
+  std::string log = (work + "/ptxas.log").str();
+  auto cleanup = [&] { llvm::sys::fs::remove_directories(work); };
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      cleanup();
+      return error("cannot write '" + in + "': " + ec.message());
+    }
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  llvm::SmallVector<llvm::StringRef> argv = {ptxas, arch, "-O3", in, "-o", out};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, argv, std::nullopt, redirects, 0, 0, &message);
+  if (rc != 0) {
+    std::string output;
+    if (auto buffer = llvm::MemoryBuffer::getFile(log))
+      output = (*buffer)->getBuffer().str();
+    cleanup();
+    return error("ptxas " + arch + " failed (" + std::to_string(rc) + "): " +
+                 (output.empty() ? message : output));
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+  if (!buffer) {
+    cleanup();
+    return error("ptxas wrote no '" + out + "'");
+  }
+  std::string cubin = (*buffer)->getBuffer().str();
+  cleanup();
+  return cubin;
+}
+
+/// The C type of a scalar kernel operand; "" for one the ABI lacks.
+static std::string cType(Type t) {
+  if (t.isIndex())
+    return "int64_t";
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    switch (i.getWidth()) {
+    case 1:
+    case 8:
+      return "uint8_t";
+    case 16:
+      return "int16_t";
+    case 32:
+      return "int32_t";
+    case 64:
+      return "int64_t";
+    default:
+      return "";
+    }
+  }
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  return "";
+}
+
+llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxasPath) {
+  DeviceCode code;
+  auto kernels = module->getAttrOfType<ArrayAttr>(kKernelsAttr);
+  auto launches = module->getAttrOfType<ArrayAttr>(kLaunchesAttr);
+  auto ptx = module->getAttrOfType<DictionaryAttr>(kPtxAttr);
+  auto constants = module->getAttrOfType<ArrayAttr>(kConstantsAttr);
+  if (!kernels || !launches || !ptx)
+    return error("the CUDA backend's module lacks its kernels (kiln-cuda-lower-launches did "
+                 "not run)");
+  code.kernels = kernels.size();
+  code.launches = launches.size();
+  llvm::raw_string_ostream os(code.forwarders);
+  os << "\n/* The CUDA backend's forwarders: kernel launches and constants. */\n";
+
+  // Launches: the operands as the kernel's parameters (a memref expands
+  // into its descriptor's fields, as the kernel's signature does).
+  for (auto [n, entry] : llvm::enumerate(launches)) {
+    auto launch = cast<DictionaryAttr>(entry);
+    int64_t kernel = cast<IntegerAttr>(launch.get("kernel")).getInt();
+    auto args = cast<ArrayAttr>(launch.get("args"));
+    std::string signature, params;
+    size_t count = 0;
+    for (auto [k, attr] : llvm::enumerate(args)) {
+      Type t = cast<TypeAttr>(attr).getValue();
+      std::string a = "a" + std::to_string(k);
+      if (auto memref = dyn_cast<MemRefType>(t)) {
+        int64_t rank = memref.getRank();
+        code.ranks.insert(rank);
+        signature += ", memref" + std::to_string(rank) + " *" + a;
+        params += "&" + a + "->allocated, &" + a + "->aligned, &" + a + "->offset, ";
+        count += 3;
+        for (const char *field : {"sizes", "strides"})
+          for (int64_t d = 0; d < rank; ++d) {
+            params += "&" + a + "->" + field + "[" + std::to_string(d) + "], ";
+            ++count;
+          }
+        continue;
+      }
+      std::string type = cType(t);
+      if (type.empty())
+        return error("the CUDA backend cannot pass a value of this type to a kernel");
+      signature += ", " + type + " " + a;
+      params += "&" + a + ", ";
+      ++count;
+    }
+    os << "__attribute__((visibility(\"hidden\"))) void _mlir_ciface_" << kLaunchPrefix << n
+       << "(int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by, int64_t bz"
+       << signature << ") {\n"
+       << "  if (call_failed || gx <= 0 || gy <= 0 || gz <= 0)\n    return;\n"
+       << "  const uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};\n"
+       << "  const uint32_t block[3] = {(uint32_t)bx, (uint32_t)by, (uint32_t)bz};\n"
+       << "  void *params[" << std::max<size_t>(count, 1) << "] = {"
+       << (count ? params.substr(0, params.size() - 2) : std::string("0")) << "};\n"
+       << "  if (services->launch_kernel(services_state, " << kernel
+       << "u, grid, block, params) != 0)\n    call_failed = 1;\n}\n";
+  }
+
+  // Constants: the session's device copy in the host descriptor's place.
+  size_t numConstants = constants ? constants.size() : 0;
+  for (size_t i = 0; i < numConstants; ++i) {
+    auto type = cast<MemRefType>(cast<TypeAttr>(constants[i]).getValue());
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+      return error("the CUDA backend expects constants of static shape");
+    int64_t rank = type.getRank();
+    code.ranks.insert(rank);
+    uint64_t bytes = static_cast<uint64_t>(type.getNumElements()) *
+                     ((type.getElementTypeBitWidth() + 7) / 8);
+    os << "__attribute__((visibility(\"hidden\"))) void _mlir_ciface_" << kConstantPrefix << i
+       << "(memref" << rank << " *result, memref" << rank << " *host) {\n"
+       << "  *result = *host;\n"
+       << "  void *device = services->device_constant(services_state, " << i
+       << "u, host->aligned, " << bytes << "u);\n"
+       << "  if (!device)\n    allocation_failed();\n"
+       << "  else\n    result->allocated = result->aligned = device;\n}\n";
+  }
+
+  // The binaries: a cubin each GPU, the newest GPU's PTX for later ones.
+  std::vector<std::pair<unsigned, std::string>> chips;
+  for (NamedAttribute entry : ptx)
+    chips.push_back({archOf(entry.getName().getValue()), entry.getName().str()});
+  llvm::sort(chips);
+  if (chips.empty() && !kernels.empty())
+    return error("the CUDA backend produced no PTX");
+  code.storage.reserve(chips.size() + 1);
+  std::string table;
+  llvm::raw_string_ostream ts(table);
+  size_t blob = 0;
+  auto add = [&](std::string bytes, unsigned format, unsigned arch) {
+    code.storage.push_back(std::move(bytes));
+    artifact::ConstantBlob c;
+    c.symbol = "kiln_gpu_binary_" + std::to_string(blob++);
+    c.alignment = 64;
+    c.bytes = llvm::ArrayRef<char>(code.storage.back().data(), code.storage.back().size());
+    code.blobs.push_back(c);
+    ts << "  {" << (format == KILN_GPU_CUBIN ? "KILN_GPU_CUBIN" : "KILN_GPU_PTX") << ", " << arch
+       << "u, " << code.storage.back().size() << "u, " << c.symbol << "},\n";
+  };
+  for (const auto &[arch, chip] : chips) {
+    llvm::StringRef text = cast<StringAttr>(ptx.get(chip)).getValue();
+    auto cubin = assemble(ptxasPath, text, chip);
+    if (!cubin)
+      return cubin.takeError();
+    add(std::move(*cubin), KILN_GPU_CUBIN, arch);
+  }
+  if (!chips.empty()) {
+    const auto &[arch, chip] = chips.back();
+    std::string text = cast<StringAttr>(ptx.get(chip)).getValue().str();
+    text.push_back('\0');
+    add(std::move(text), KILN_GPU_PTX, arch);
+  }
+  os << "\n";
+  for (const artifact::ConstantBlob &c : code.blobs)
+    os << "extern const char " << c.symbol << "[] __attribute__((visibility(\"hidden\")));\n";
+  // (A model without kernels, only views of its inputs, has no binary.)
+  os << "static const kiln_gpu_binary gpu_binaries[] = {\n"
+     << (table.empty() ? std::string("  {0, 0, 0, 0}\n") : table) << "};\n";
+  os << "static const char *const gpu_kernels[] = {";
+  for (auto [i, k] : llvm::enumerate(kernels))
+    os << (i ? ", " : "") << artifact::quoted(cast<StringAttr>(k).getValue());
+  os << (kernels.empty() ? "0" : "") << "};\n";
+  os << "static const kiln_gpu_code gpu_code = {" << code.blobs.size() << "u, gpu_binaries, "
+     << kernels.size() << "u, gpu_kernels, " << numConstants << "u};\n";
+  return code;
+}
+
+} // namespace kiln::cuda

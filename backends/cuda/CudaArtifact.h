@@ -1,0 +1,49 @@
+//===- CudaArtifact.h - a CUDA artifact's device code and entry -*- C++ -*-===//
+//
+// A CUDA artifact is a host object (the entry function: allocation, kernel
+// launches) plus the kernels' PTX assembled by ptxas into a cubin for each
+// named GPU, with the PTX of the newest one for GPUs after it; the C entry
+// point forwards each launch to the runtime's CUDA device
+// (kiln_runtime_services.launch_kernel) and describes the binaries
+// (kiln_gpu_code).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BACKENDS_CUDA_CUDAARTIFACT_H
+#define KILN_BACKENDS_CUDA_CUDAARTIFACT_H
+
+#include "backends/common/Descriptor.h"
+#include "compiler/Target/Backend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::cuda {
+
+/// The device code the module's attributes describe (kiln-cuda-lower-
+/// launches): the cubins and PTX as `blobs` (bytes in `storage`), and the
+/// C source of the launch and constant forwarders and the kiln_gpu_code
+/// `gpu_code`. Runs `ptxas` (found as `ptxasPath`).
+struct DeviceCode {
+  std::vector<std::string> storage;
+  std::vector<artifact::ConstantBlob> blobs;
+  std::string forwarders;
+  std::set<int64_t> ranks;
+  size_t kernels = 0, launches = 0;
+};
+llvm::Expected<DeviceCode> buildDeviceCode(mlir::ModuleOp module, llvm::StringRef ptxasPath);
+
+/// ptxas: $KILN_PTXAS, the toolkit's bin/, or the PATH; an error naming
+/// what was tried.
+llvm::Expected<std::string> findPtxas(llvm::StringRef toolkitPath);
+
+/// The CUDA toolkit: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda ("" if none).
+std::string findToolkit();
+
+} // namespace kiln::cuda
+
+#endif // KILN_BACKENDS_CUDA_CUDAARTIFACT_H

@@ -1,0 +1,254 @@
+//===- CudaBackend.cpp - the CUDA target ----------------------------------===//
+//
+// The CUDA `Backend`: every loop nest becomes a kernel (threads mapped by
+// kiln-gpu-map-loops), lowered through MLIR's NVVM path to PTX and by
+// ptxas to a cubin for each `--gpu`; the host code (allocation from the
+// session's device pool, the launches) is compiled for x86-64 as the CPU
+// backend compiles its code. The runtime's CUDA device loads the cubin
+// that fits the GPU (or JIT-compiles the PTX), launches on the session's
+// stream, and captures a run into a CUDA Graph per batch bucket.
+//
+// Matmuls run in cuBLASLt, convolutions in cuDNN (backends/cuda/
+// LibraryCalls.cpp). Not yet: training steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/cuda/CudaBackend.h"
+#include "backends/common/Descriptor.h"
+#include "backends/common/EntryPoint.h"
+#include "backends/common/HostCode.h"
+#include "backends/common/LibraryClaims.h"
+#include "backends/cuda/CudaArtifact.h"
+#include "backends/cuda/LibraryCalls.h"
+#include "backends/cuda/Passes.h"
+#include "backends/cuda/Pipeline.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The GPUs the code is for: sm_XY, X.Y >= 7.0 (what LLVM's NVPTX and the
+/// PTX version Kiln emits cover).
+llvm::Expected<std::vector<std::string>> parseChips(llvm::StringRef list) {
+  std::vector<std::string> chips;
+  llvm::SmallVector<llvm::StringRef> parts;
+  list.split(parts, ',', -1, false);
+  for (llvm::StringRef part : parts) {
+    part = part.trim();
+    llvm::StringRef digits = part;
+    unsigned arch = 0;
+    if (!digits.consume_front("sm_") || digits.consume_back("a") ||
+        digits.getAsInteger(10, arch) || arch < 70 || arch > 121)
+      return error("unknown GPU '" + part +
+                   "' (--gpu takes sm_70 .. sm_121, e.g. sm_80 for A100, sm_90 for H100/H200)");
+    if (llvm::find(chips, part.str()) == chips.end())
+      chips.push_back(part.str());
+  }
+  if (chips.empty())
+    return error("--gpu names no GPU");
+  return chips;
+}
+
+class CudaBackend : public Backend {
+public:
+  llvm::StringRef name() const override { return "cuda"; }
+  llvm::StringRef description() const override {
+    return "NVIDIA GPUs: generated kernels as PTX and cubins (ptxas), matmuls in cuBLASLt, "
+           "convolutions in cuDNN, CUDA Graphs at run time";
+  }
+  std::vector<std::pair<std::string, std::string>> settingsHelp() const override {
+    return {{"gpu", "the GPUs, comma-separated (default sm_80,sm_90): a cubin each, and PTX "
+                    "of the newest for later GPUs"},
+            {"block-size", "threads a block of the generated kernels (default 256)"},
+            {"emulate", "1: no GPU code; the loop nests as mapped onto blocks and threads, "
+                        "compiled for this CPU and run sequentially (a CPU artifact, to check "
+                        "the mapping; no library calls)"}};
+  }
+
+  llvm::Expected<CudaCodegenOptions> settings(const TargetOptions &options) const {
+    CudaCodegenOptions settings;
+    settings.toolkitPath = findToolkit();
+    for (const auto &entry : options.settings) {
+      llvm::StringRef key = entry.getKey(), value = entry.getValue();
+      if (key == "gpu") {
+        auto chips = parseChips(value);
+        if (!chips)
+          return chips.takeError();
+        settings.chips = *chips;
+      } else if (key == "emulate") {
+        settings.emulate = value != "0";
+      } else if (key == "block-size") {
+        if (value.getAsInteger(10, settings.blockSize) || settings.blockSize < 32 ||
+            settings.blockSize > 1024 || settings.blockSize % 32 != 0)
+          return error("the cuda target's block-size is a multiple of 32 in [32, 1024], not '" +
+                       value + "'");
+      } else {
+        return unknownSetting(key);
+      }
+    }
+    return settings;
+  }
+
+  void registerDialects(DialectRegistry &registry) const override {
+    registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+    library::registerLibraryCallBufferization(registry);
+    NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+    // What convert-gpu-to-nvvm lowers through each dialect's interface.
+    arith::registerConvertArithToLLVMInterface(registry);
+    cf::registerConvertControlFlowToLLVMInterface(registry);
+    registerConvertFuncToLLVMInterface(registry);
+    index::registerConvertIndexToLLVMInterface(registry);
+    registerConvertMathToLLVMInterface(registry);
+    registerConvertMemRefToLLVMInterface(registry);
+    registerConvertNVVMToLLVMInterface(registry);
+    ub::registerConvertUBToLLVMInterface(registry);
+    // LLVM IR of the kernels (PTX) and of the host code.
+    registerGPUDialectTranslation(registry);
+    registerNVVMDialectTranslation(registry);
+    host::registerTranslations(registry);
+  }
+
+  llvm::Expected<std::string> targetDescription(const TargetOptions &options) const override {
+    auto parsed = settings(options);
+    if (!parsed)
+      return parsed.takeError();
+    if (parsed->emulate)
+      return "x86_64 x86-64: CUDA loop nests emulated (block " +
+             std::to_string(parsed->blockSize) + ")";
+    return "nvptx64-nvidia-cuda " + llvm::join(parsed->chips, ",") + " block " +
+           std::to_string(parsed->blockSize) + " (host x86-64)";
+  }
+
+  std::vector<LibraryCall> claimLibraryCalls(ModuleOp module,
+                                             const TargetOptions &options) const override {
+    auto parsed = settings(options);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError()); // targetDescription reported it
+      return {};
+    }
+    if (parsed->emulate)
+      return {}; // the CPU runs every loop nest as the GPU would
+    return cuda::claimLibraryCalls(module);
+  }
+
+  std::string libraryCallLabel(const LibraryCall &call) const override {
+    return (call.kind == LibraryKind::Matmul ? "cuBLASLt " : "cuDNN ") + call.summary();
+  }
+
+  void buildCodegenPipeline(OpPassManager &pm, const TargetOptions &options) const override {
+    auto parsed = settings(options);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError()); // targetDescription reported it
+      buildCudaCodegenPipeline(pm, CudaCodegenOptions{});
+      return;
+    }
+    buildCudaCodegenPipeline(pm, *parsed);
+  }
+
+  std::string codeSummary(ModuleOp module, const ArtifactContents &) const override {
+    if (!module->hasAttr(kKernelsAttr))
+      return "loop nests mapped onto blocks and threads, emulated on the CPU";
+    auto kernels = module->getAttrOfType<ArrayAttr>(kKernelsAttr);
+    auto launches = module->getAttrOfType<ArrayAttr>(kLaunchesAttr);
+    auto ptx = module->getAttrOfType<DictionaryAttr>(kPtxAttr);
+    std::string chips;
+    if (ptx)
+      for (NamedAttribute entry : ptx)
+        chips += (chips.empty() ? "" : ",") + entry.getName().str();
+    return "kernels: " + std::to_string(kernels ? kernels.size() : 0) + " generated CUDA " +
+           "kernels (" + std::to_string(launches ? launches.size() : 0) + " launches a run) for " +
+           chips;
+  }
+
+  llvm::Error emitEmulation(ModuleOp module, const ArtifactContents &contents) const;
+
+  llvm::Error emitArtifact(ModuleOp module, const ArtifactContents &contents,
+                           const TargetOptions &options) const override {
+    if (!contents.sessionTensors.empty() || !contents.inferenceObject.empty())
+      return error("the cuda target does not compile training steps yet (--train): compile "
+                   "them for --target=cpu");
+    auto parsed = settings(options);
+    if (!parsed)
+      return parsed.takeError();
+    if (parsed->emulate)
+      return emitEmulation(module, contents);
+    auto ptxas = findPtxas(parsed->toolkitPath);
+    if (!ptxas)
+      return ptxas.takeError();
+    auto device = buildDeviceCode(module, *ptxas);
+    if (!device)
+      return device.takeError();
+    // The host code: portable x86-64 (it only allocates and launches).
+    host::CpuTarget host;
+    host.cpu = "x86-64";
+    auto machine = host::createTargetMachine(host);
+    if (!machine)
+      return machine.takeError();
+    std::vector<artifact::ConstantBlob> constants = host::extractConstants(module);
+    host::StackUse stack;
+    auto object = host::emitObject(module, **machine, stack);
+    if (!object)
+      return object.takeError();
+    ArtifactContents withStack = contents;
+    withStack.stackBytes = stack.total();
+    llvm::append_range(constants, device->blobs);
+    artifact::DescriptorFields fields;
+    fields.device = KILN_DEVICE_CUDA;
+    fields.runFunction = "run";
+    fields.gpuCode = "&gpu_code";
+    std::string source = artifact::entryPointSource(withStack, device->ranks, device->forwarders) +
+                         artifact::descriptorSource(withStack, fields);
+    return artifact::writeArtifact(*object, source, withStack, constants);
+  }
+};
+
+/// `emulate=1`: the mapped loop nests, compiled for this machine's x86-64
+/// baseline, as a CPU artifact.
+llvm::Error CudaBackend::emitEmulation(ModuleOp module, const ArtifactContents &contents) const {
+  host::CpuTarget target;
+  target.cpu = "x86-64";
+  auto machine = host::createTargetMachine(target);
+  if (!machine)
+    return machine.takeError();
+  std::vector<artifact::ConstantBlob> constants = host::extractConstants(module);
+  host::StackUse stack;
+  host::measureRowTemporaries(module, stack);
+  auto object = host::emitObject(module, **machine, stack);
+  if (!object)
+    return object.takeError();
+  ArtifactContents withStack = contents;
+  withStack.stackBytes = stack.total();
+  artifact::DescriptorFields fields;
+  fields.device = KILN_DEVICE_CPU;
+  fields.runFunction = "run";
+  return artifact::writeArtifact(*object,
+                                 artifact::entryPointSource(withStack) +
+                                     artifact::descriptorSource(withStack, fields),
+                                 withStack, constants);
+}
+
+} // namespace
+
+void registerCudaBackend() { registerBackend(std::make_unique<CudaBackend>()); }
+
+} // namespace kiln::cuda

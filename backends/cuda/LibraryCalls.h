@@ -1,0 +1,31 @@
+//===- LibraryCalls.h - what the CUDA backend hands to its libraries -*- C++ -*-===//
+//
+// Matmuls (a linear layer's, attention's batched ones) run in cuBLASLt with
+// the epilogue it fuses: bias, ReLU or tanh-GELU, and a residual added in
+// place (beta = 1); 2-D convolutions with symmetric pads in cuDNN with a
+// bias, ReLU and a residual. A kernel whose epilogue the library does not
+// cover is dissolved: the matmul or convolution is the call, its epilogue
+// a generated kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BACKENDS_CUDA_LIBRARYCALLS_H
+#define KILN_BACKENDS_CUDA_LIBRARYCALLS_H
+
+#include "compiler/Target/LibraryCall.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <vector>
+
+namespace kiln::cuda {
+
+/// Marks the matmuls and convolutions (and their kernels) the libraries
+/// run and returns their calls: LibraryKind::Matmul (row-major lhs
+/// [.., M, K], rhs [K, N] or [.., K, N], output [.., M, N]) and
+/// LibraryKind::Convolution (channels-first).
+std::vector<LibraryCall> claimLibraryCalls(mlir::ModuleOp module);
+
+} // namespace kiln::cuda
+
+#endif // KILN_BACKENDS_CUDA_LIBRARYCALLS_H

@@ -1,0 +1,297 @@
+//===- MapLoops.cpp - host loop nests onto GPU blocks and threads ---------===//
+//
+// Implements kiln-gpu-map-loops (Passes.td): every loop nest at the top of
+// a function becomes a 2-D scf.parallel (blocks, threads) with the GPU
+// mapping attribute, linearised with the innermost dim fastest so that
+// neighbouring threads touch neighbouring elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/cuda/Passes.h"
+
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace kiln::cuda {
+#define GEN_PASS_DEF_GPUMAPLOOPS
+#include "backends/cuda/Passes.h.inc"
+} // namespace kiln::cuda
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+
+/// Whether `op` (or an op nested in it) reads or writes memory: what
+/// must run on the device once buffers live there.
+static bool touchesMemory(Operation *op) {
+  bool touches = false;
+  op->walk([&](Operation *inner) {
+    if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp>(inner) ||
+        inner->getName().getDialectNamespace() == "vector")
+      touches = true;
+  });
+  return touches;
+}
+
+/// The mapping attribute of a (block, thread) loop.
+static void setBlockThreadMapping(scf::ParallelOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+  SmallVector<gpu::ParallelLoopDimMappingAttr> mapping = {
+      gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::BlockX, id, id),
+      gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::ThreadX, id, id)};
+  (void)gpu::setMappingAttr(loop, mapping);
+}
+
+/// Parallel loops inside a kernel run sequentially in their thread.
+static LogicalResult serializeNestedParallel(scf::ParallelOp outer) {
+  SmallVector<scf::ParallelOp> nested;
+  outer.getBody()->walk([&](scf::ParallelOp p) { nested.push_back(p); });
+  // Innermost first, so that each conversion sees a body without others.
+  for (scf::ParallelOp p : llvm::reverse(nested)) {
+    if (p.getNumResults() != 0)
+      return p.emitError("the CUDA backend cannot run a parallel loop with reductions "
+                         "inside a kernel");
+    OpBuilder b(p);
+    IRMapping map;
+    scf::buildLoopNest(b, p.getLoc(), p.getLowerBound(), p.getUpperBound(), p.getStep(),
+                       [&](OpBuilder &nb, Location, ValueRange ivs) {
+                         for (auto [from, to] : llvm::zip(p.getInductionVars(), ivs))
+                           map.map(from, to);
+                         for (Operation &op : p.getBody()->without_terminator())
+                           nb.clone(op, map);
+                       });
+    p.erase();
+  }
+  return success();
+}
+
+/// A kernel's body may not allocate (the runtime's allocator is on the
+/// host) nor call; the memory of constants is passed in, not looked up.
+static LogicalResult checkKernelBody(Operation *root) {
+  WalkResult result = root->walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::DeallocOp, memref::ReallocOp>(op)) {
+      op->emitError("the CUDA backend cannot allocate inside a kernel (a buffer whose "
+                    "size is only known inside a loop)");
+      return WalkResult::interrupt();
+    }
+    if (isa<func::CallOp, func::CallIndirectOp>(op)) {
+      op->emitError("the CUDA backend cannot call a function inside a kernel");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Moves the body's memref.get_global ops (pure, no operands) before
+/// `loop`, so that outlining passes their memrefs in.
+static void hoistGlobals(scf::ParallelOp loop) {
+  SmallVector<memref::GetGlobalOp> globals;
+  loop.getBody()->walk([&](memref::GetGlobalOp g) { globals.push_back(g); });
+  for (memref::GetGlobalOp g : globals)
+    g->moveBefore(loop);
+}
+
+struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
+  using GpuMapLoopsBase::GpuMapLoopsBase;
+
+  /// `(blocks, threads)` over `total` iterations; `body(b, linear)` fills
+  /// the masked body.
+  scf::ParallelOp buildMapped(OpBuilder &b, Location loc, Value total, int64_t threadCount,
+                              function_ref<void(OpBuilder &, Location, Value)> body) {
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    Value threads = arith::ConstantIndexOp::create(b, loc, threadCount);
+    Value blocks = b.createOrFold<arith::CeilDivUIOp>(loc, total, threads);
+    auto mapped = scf::ParallelOp::create(
+        b, loc, ValueRange{c0, c0}, ValueRange{blocks, threads}, ValueRange{c1, c1},
+        [&](OpBuilder &nb, Location l, ValueRange ivs) {
+          Value base = arith::MulIOp::create(nb, l, ivs[0], threads);
+          Value linear = arith::AddIOp::create(nb, l, base, ivs[1]);
+          Value inside =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, linear, total);
+          scf::IfOp::create(nb, l, inside, [&](OpBuilder &ib, Location il) {
+            body(ib, il, linear);
+            scf::YieldOp::create(ib, il);
+          });
+        });
+    setBlockThreadMapping(mapped);
+    return mapped;
+  }
+
+  /// Replaces the parallel loop `p` by its mapped form.
+  LogicalResult mapParallel(scf::ParallelOp p) {
+    if (p.getNumResults() != 0)
+      return p.emitError("the CUDA backend cannot map a parallel loop with reductions");
+    if (failed(checkKernelBody(p)))
+      return failure();
+    OpBuilder b(p);
+    Location loc = p.getLoc();
+    size_t rank = p.getNumLoops();
+    SmallVector<Value> counts;
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (size_t d = 0; d < rank; ++d) {
+      Value extent = b.createOrFold<arith::SubIOp>(loc, p.getUpperBound()[d],
+                                                   p.getLowerBound()[d]);
+      Value count = matchPattern(p.getStep()[d], m_One())
+                        ? extent
+                        : b.createOrFold<arith::CeilDivSIOp>(loc, extent, p.getStep()[d]);
+      counts.push_back(count);
+      total = b.createOrFold<arith::MulIOp>(loc, total, count);
+    }
+    scf::ParallelOp mapped = buildMapped(b, loc, total, blockSize, [&](OpBuilder &ib,
+                                                                       Location il,
+                                                                       Value linear) {
+      // Innermost dim fastest: consecutive threads, consecutive elements.
+      SmallVector<Value> ivs(rank);
+      Value rest = linear;
+      for (size_t d = rank; d-- > 0;) {
+        Value index = d == 0 ? rest : ib.createOrFold<arith::RemUIOp>(il, rest, counts[d]);
+        if (d > 0)
+          rest = ib.createOrFold<arith::DivUIOp>(il, rest, counts[d]);
+        Value scaled = matchPattern(p.getStep()[d], m_One())
+                           ? index
+                           : ib.createOrFold<arith::MulIOp>(il, index, p.getStep()[d]);
+        ivs[d] = ib.createOrFold<arith::AddIOp>(il, p.getLowerBound()[d], scaled);
+      }
+      IRMapping map;
+      for (size_t d = 0; d < rank; ++d)
+        map.map(p.getInductionVars()[d], ivs[d]);
+      for (Operation &op : p.getBody()->without_terminator())
+        ib.clone(op, map);
+    });
+    p.erase();
+    hoistGlobals(mapped);
+    return serializeNestedParallel(mapped);
+  }
+
+  /// Runs `op` (no results) on one thread (a block of one).
+  LogicalResult mapSequential(Operation *op) {
+    if (op->getNumResults() != 0)
+      return op->emitError("the CUDA backend cannot run this on the host: it reads device "
+                           "memory into a value the host uses");
+    if (failed(checkKernelBody(op)))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    scf::ParallelOp mapped = buildMapped(b, loc, one, 1, [&](OpBuilder &ib, Location, Value) {
+      ib.clone(*op);
+    });
+    op->erase();
+    hoistGlobals(mapped);
+    return serializeNestedParallel(mapped);
+  }
+
+  /// memref.copy as a parallel loop over the target, then mapped.
+  LogicalResult mapCopy(memref::CopyOp copy) {
+    OpBuilder b(copy);
+    Location loc = copy.getLoc();
+    auto type = cast<MemRefType>(copy.getTarget().getType());
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    if (type.getRank() == 0) {
+      auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+      b.createBlock(&region.getRegion());
+      Value v = memref::LoadOp::create(b, loc, copy.getSource());
+      memref::StoreOp::create(b, loc, v, copy.getTarget());
+      scf::YieldOp::create(b, loc);
+      copy.erase();
+      return mapSequential(region);
+    }
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      lbs.push_back(c0);
+      steps.push_back(c1);
+      ubs.push_back(b.createOrFold<memref::DimOp>(loc, copy.getTarget(), d));
+    }
+    auto loop = scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps, [&](OpBuilder &nb, Location l, ValueRange ivs) {
+          Value v = memref::LoadOp::create(nb, l, copy.getSource(), ivs);
+          memref::StoreOp::create(nb, l, v, copy.getTarget(), ivs);
+        });
+    copy.erase();
+    return mapParallel(loop);
+  }
+
+  /// Scalar code at the top of a block (a 0-d generic lowers to loads,
+  /// arithmetic and a store with no loop): each run of loads and what
+  /// computes on them up to the store that ends it becomes one region,
+  /// which then runs on one thread. Fails if a loaded value is used by
+  /// the host, or memory is written between the loads and their store.
+  LogicalResult groupScalarCode(Block &block) {
+    SmallVector<Operation *> group;
+    llvm::DenseSet<Value> tainted;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      bool reads = isa<memref::LoadOp>(op) ||
+                   llvm::any_of(op.getOperands(), [&](Value v) { return tainted.contains(v); });
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        if (group.empty())
+          continue; // a store of a host value: mapped on its own
+        group.push_back(&op);
+        llvm::DenseSet<Operation *> members(group.begin(), group.end());
+        for (Operation *member : group)
+          for (Operation *user : member->getUsers())
+            if (!members.contains(user))
+              return user->emitError("the CUDA backend cannot read device memory on the "
+                                     "host (a value computed by the model that decides a "
+                                     "shape or a branch)");
+        OpBuilder b(&op);
+        auto region = scf::ExecuteRegionOp::create(b, op.getLoc(), TypeRange{});
+        Block *body = b.createBlock(&region.getRegion());
+        for (Operation *member : group)
+          member->moveBefore(body, body->end());
+        b.setInsertionPointToEnd(body);
+        scf::YieldOp::create(b, op.getLoc());
+        group.clear();
+        tainted.clear();
+        continue;
+      }
+      if (reads && op.getNumRegions() == 0 && !isa<func::CallOp>(op)) {
+        group.push_back(&op);
+        for (Value r : op.getResults())
+          tainted.insert(r);
+        continue;
+      }
+      if (!group.empty() && (op.getNumRegions() > 0 || isa<func::CallOp>(op) || reads))
+        return op.emitError("the CUDA backend cannot run this on the host: it uses a value "
+                            "read from device memory");
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      for (Block &block : func.getBody())
+        if (failed(groupScalarCode(block)))
+          return signalPassFailure();
+      for (Block &block : func.getBody()) {
+        for (Operation &op : llvm::make_early_inc_range(block)) {
+          LogicalResult done = success();
+          if (auto p = dyn_cast<scf::ParallelOp>(op))
+            done = mapParallel(p);
+          else if (auto copy = dyn_cast<memref::CopyOp>(op))
+            done = mapCopy(copy);
+          else if (op.getNumRegions() > 0 && touchesMemory(&op))
+            done = mapSequential(&op);
+          else if (isa<memref::StoreOp>(op))
+            done = mapSequential(&op);
+          else if (isa<memref::LoadOp>(op) && !op.use_empty())
+            done = op.emitError("the CUDA backend cannot read device memory on the host (a "
+                                "value computed by the model that decides a shape or a "
+                                "branch)");
+          if (failed(done))
+            return signalPassFailure();
+        }
+      }
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln::cuda

@@ -1,0 +1,89 @@
+//===- Passes.td - CUDA code generation passes -*- tablegen -*-===//
+//
+// Passes that only CUDA code generation runs; their order lives in
+// backends/cuda/Pipeline.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BACKENDS_CUDA_PASSES_TD
+#define KILN_BACKENDS_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
+  let summary = "Map the host's loop nests onto GPU blocks and threads";
+  let description = [{
+    Every loop nest at the top of a function (after
+    `convert-linalg-to-parallel-loops`) becomes one GPU kernel's worth of
+    work: an outermost `scf.parallel` of any rank is linearised into
+    `(blocks, threads)` with `block-size` threads a block and the
+    innermost dim fastest, so that consecutive threads touch consecutive
+    elements (coalesced); iterations past the end are masked. Parallel
+    loops nested inside run sequentially in their thread. `memref.copy`
+    becomes such a loop; other host-level ops that read or write memory
+    (sequential loops, scalar stores) run on one thread. The result is an
+    `scf.parallel (%block, %thread)` with the GPU mapping attribute, which
+    `convert-parallel-loops-to-gpu` turns into `gpu.launch`; as it is, it
+    still runs on the CPU (the lit tests run it there and compare with
+    the unmapped loops).
+
+    Refused, naming the op: allocation or calls inside a loop nest (a
+    kernel cannot call the runtime), a host value read from device
+    memory, a parallel loop with reductions.
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c4) step (%c1, %c1) {
+      ... body(%i, %j)
+    }
+    ```
+    After:
+    ```mlir
+    %total = arith.muli %n, %c4 : index
+    %blocks = arith.ceildivui %total, %c256 : index
+    scf.parallel (%b, %t) = (%c0, %c0) to (%blocks, %c256) step (%c1, %c1) {
+      %l = %b * 256 + %t
+      scf.if (%l < %total) { %i = %l / 4; %j = %l % 4; ... body(%i, %j) }
+    } {mapping = [block_x, thread_x]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads a block">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
+def CudaGatherKernels : Pass<"kiln-cuda-gather-kernels", "mlir::ModuleOp"> {
+  let summary = "One GPU module for every kernel; constants passed as device copies";
+  let description = [{
+    After `gpu-kernel-outlining`: moves every outlined kernel into one
+    `gpu.module @kiln_kernels` (one PTX module a model) and updates the
+    launches. A `memref.get_global` whose memref a launch passes to a
+    kernel is the host's copy of a constant: the launch gets instead the
+    result of `func.call @__kiln_cuda_constant_<i>(%host)`, which the
+    artifact's entry point answers with the session's device copy
+    (`kiln_runtime_services.device_constant`); the module attribute
+    `kiln_cuda.constants` counts them.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::gpu::GPUDialect"];
+}
+
+def CudaLowerLaunches : Pass<"kiln-cuda-lower-launches", "mlir::ModuleOp"> {
+  let summary = "Kernel launches become calls of the runtime; binaries become attributes";
+  let description = [{
+    After `gpu-module-to-binary`: each `gpu.launch_func` becomes
+    `func.call @__kiln_cuda_launch_<n>(grid x, y, z, block x, y, z,
+    operands...)`, a C-interface function the artifact's entry point
+    defines (it passes the operands as the kernel's parameters to
+    `kiln_runtime_services.launch_kernel`). Module attributes record what
+    the entry point needs: `kiln_cuda.kernels` (the kernels' names, the
+    runtime's kernel index), `kiln_cuda.launches` (per launch: its kernel
+    and operand types) and `kiln_cuda.ptx` (the PTX of each GPU, from the
+    `gpu.binary`, which is erased).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+#endif // KILN_BACKENDS_CUDA_PASSES_TD

@@ -1,0 +1,90 @@
+//===- Pipeline.cpp - pass order of the CUDA backend ----------------------===//
+
+#include "backends/cuda/Pipeline.h"
+#include "backends/common/HostCode.h"
+#include "backends/cuda/CudaArtifact.h"
+#include "backends/cuda/Passes.h"
+#include "compiler/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace kiln::cuda {
+
+/// Host loops as GPU-mapped parallel loops (what both the CUDA pipeline
+/// and the CPU emulation of the mapping start with).
+static void addMapping(OpPassManager &pm, int64_t blockSize) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  GpuMapLoopsOptions map;
+  map.blockSize = blockSize;
+  pm.addPass(createGpuMapLoops(map));
+}
+
+void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &options) {
+  addMapping(pm, options.blockSize);
+  if (options.emulate) {
+    // The mapped loop nests as they are, run by the host (sequentially).
+    host::buildHostLowering(pm, host::HostLoweringOptions{});
+    return;
+  }
+  // No canonicalisation before this: it would dissolve one-thread loops.
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCudaGatherKernels());
+  pm.addPass(createLowerAffinePass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  for (const std::string &chip : options.chips) {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = chip;
+    // PTX 8.0 (CUDA 12): sm_90 needs >= 7.8; LLVM's default aborts.
+    target.features = "+ptx80";
+    target.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa"; // PTX; ptxas makes the cubins
+  binary.toolkitPath = options.toolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCudaLowerLaunches());
+  // The host code: allocation and launches, down to the LLVM dialect.
+  host::buildHostLowering(pm, host::HostLoweringOptions{});
+}
+
+void registerCudaPipelines() {
+  registerKilnCudaPasses();
+  PassPipelineRegistration<>(
+      "kiln-cuda-codegen",
+      "The CUDA backend's code generation after `plan` (sm_80 and sm_90): kernels to PTX, "
+      "launches as calls, the host code in the LLVM dialect",
+      [](OpPassManager &pm) {
+        CudaCodegenOptions options;
+        options.toolkitPath = findToolkit();
+        buildCudaCodegenPipeline(pm, options);
+      });
+  PassPipelineRegistration<>(
+      "kiln-lower-to-llvm-gpu-mapped",
+      "As kiln-lower-to-llvm, with the loop nests mapped as the CUDA backend maps them "
+      "(blocks x threads, masked), run on the CPU: checks the mapping numerically",
+      [](OpPassManager &pm) {
+        buildPipeline(pm, PipelineOptions{Phase::Plan});
+        addMapping(pm, /*blockSize=*/4); // small: exercises the mask and several blocks
+        host::HostLoweringOptions options;
+        options.genericAllocation = false;
+        host::buildHostLowering(pm, options);
+      });
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,270 @@
+/*===- cublaslt.c - a CUDA session's matmul calls in cuBLASLt ----------------===*
+ *
+ * Row-major C = A . B (A [M, K], B [K, N]) is, read column-major, C^T =
+ * B^T . A^T: cuBLASLt's "A" is Kiln's rhs (N x K, leading dim N), its "B"
+ * Kiln's lhs (K x M, leading dim K) and D is N x M (leading dim N); the
+ * bias (one value per N) is then cuBLASLt's per-row bias, and a residual
+ * is C = D with beta = 1. An lhs with leading dims over a matrix rhs folds
+ * them into M; an rhs with the same batch dims is a strided batch.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "cublaslt.h"
+#include "cublaslt_api.h"
+#include "vendor_load.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+  pthread_once_t once;
+  int ready;
+  char error[512];
+  kiln_cublaslt_api api;
+} lib = {PTHREAD_ONCE_INIT};
+
+static void load_library(void) {
+  static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
+  static const char *const symbols[] = {
+#define KILN_CUBLASLT_NAME(name, parameters) #name,
+      KILN_CUBLASLT_ENTRY_POINTS(KILN_CUBLASLT_NAME)
+#undef KILN_CUBLASLT_NAME
+  };
+  const char *file = NULL;
+  void *handle = kiln_vendor_open(
+      "cuBLASLt", "KILN_CUBLASLT_LIBRARY", names, sizeof names / sizeof *names,
+      "the model's matmuls run in it (install cuBLAS, or compile with --no-libraries)", &file,
+      lib.error, sizeof lib.error);
+  if (handle && kiln_vendor_resolve(handle, "cuBLASLt", file, symbols, &lib.api,
+                                    sizeof symbols / sizeof *symbols, lib.error,
+                                    sizeof lib.error) == 0)
+    lib.ready = 1;
+}
+
+kiln_status kiln_cublaslt_check(const kiln_model_v1 *abi, const char *what) {
+  int any = 0;
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i) {
+    const kiln_library_call *call = &abi->library_calls[i];
+    if (call->kind != KILN_LIBRARY_MATMUL)
+      continue; /* cudnn.c's */
+    any = 1;
+    /* lhs, rhs, output (the bias is passed after them, not counted) */
+    if (call->num_operands != 3 ||
+        call->num_params != 0 || !call->operand_ranks || !call->operand_dims)
+      return kiln_fail(KILN_ERROR_LOAD,
+                       "%s: library call %u is not a matmul this runtime's CUDA device runs", what,
+                       i);
+    int32_t rank = call->operand_ranks[0], rhs = call->operand_ranks[1];
+    if (rank < 2 || rank > 4 || call->operand_ranks[2] != rank || (rhs != 2 && rhs != rank))
+      return kiln_fail(KILN_ERROR_LOAD, "%s: library call %u has operands of ranks %d, %d, %d",
+                       what, i, rank, rhs, call->operand_ranks[2]);
+    int32_t act = call->epilogue.activation;
+    if (act != KILN_ACTIVATION_NONE && act != KILN_ACTIVATION_RELU &&
+        act != KILN_ACTIVATION_GELU_TANH)
+      return kiln_fail(KILN_ERROR_LOAD, "%s: library call %u has an epilogue cuBLASLt lacks",
+                       what, i);
+  }
+  if (!any)
+    return KILN_OK;
+  pthread_once(&lib.once, load_library);
+  if (!lib.ready)
+    return kiln_fail(KILN_ERROR_LOAD, "%s: %s", what, lib.error);
+  return KILN_OK;
+}
+
+#define KILN_CUBLASLT_PLANS 8
+
+typedef struct plan {
+  int used;
+  uint64_t m, batch, last_use;
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t a, b, d;
+  cublasLtMatmulAlgo_t algo;
+} plan;
+
+struct kiln_cublaslt {
+  const kiln_model_v1 *abi;
+  cublasLtHandle_t handle;
+  cublasLtMatmulPreference_t preference;
+  void *workspace;
+  size_t workspace_bytes;
+  plan (*plans)[KILN_CUBLASLT_PLANS];
+  uint64_t clock;
+};
+
+static void free_plan(plan *p) {
+  if (p->desc)
+    lib.api.cublasLtMatmulDescDestroy(p->desc);
+  if (p->a)
+    lib.api.cublasLtMatrixLayoutDestroy(p->a);
+  if (p->b)
+    lib.api.cublasLtMatrixLayoutDestroy(p->b);
+  if (p->d)
+    lib.api.cublasLtMatrixLayoutDestroy(p->d);
+  memset(p, 0, sizeof *p);
+}
+
+void kiln_cublaslt_free(kiln_cublaslt *blas) {
+  if (!blas)
+    return;
+  for (uint32_t i = 0; blas->plans && i < blas->abi->num_library_calls; ++i)
+    for (int k = 0; k < KILN_CUBLASLT_PLANS; ++k)
+      free_plan(&blas->plans[i][k]);
+  if (blas->preference)
+    lib.api.cublasLtMatmulPreferenceDestroy(blas->preference);
+  if (blas->handle)
+    lib.api.cublasLtDestroy(blas->handle);
+  free(blas->plans);
+  free(blas);
+}
+
+kiln_status kiln_cublaslt_create(const kiln_model_v1 *abi, void *workspace,
+                                 size_t workspace_bytes, kiln_cublaslt **out) {
+  *out = NULL;
+  int any = 0;
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i)
+    any |= abi->library_calls[i].kind == KILN_LIBRARY_MATMUL;
+  if (!any)
+    return KILN_OK; /* no matmul call: no state */
+  kiln_cublaslt *blas = calloc(1, sizeof *blas);
+  if (!blas)
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  blas->abi = abi;
+  blas->workspace = workspace;
+  blas->workspace_bytes = workspace_bytes;
+  blas->plans = calloc(abi->num_library_calls + 1, sizeof *blas->plans);
+  uint64_t max_bytes = workspace_bytes;
+  if (!blas->plans || lib.api.cublasLtCreate(&blas->handle) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulPreferenceCreate(&blas->preference) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulPreferenceSetAttribute(blas->preference,
+                                                   KILN_CUBLASLT_PREF_MAX_WORKSPACE_BYTES,
+                                                   &max_bytes, sizeof max_bytes) !=
+          KILN_CUBLAS_SUCCESS) {
+    kiln_cublaslt_free(blas);
+    return kiln_fail(KILN_ERROR_LOAD, "cuBLASLt cannot be initialised");
+  }
+  *out = blas;
+  return KILN_OK;
+}
+
+/* A column-major rows x cols float matrix, `batch` of them `stride` apart. */
+static int make_layout(cublasLtMatrixLayout_t *layout, uint64_t rows, uint64_t cols,
+                       uint64_t batch, int64_t stride) {
+  if (lib.api.cublasLtMatrixLayoutCreate(layout, KILN_CUDA_R_32F, rows, cols, (int64_t)rows) !=
+      KILN_CUBLAS_SUCCESS)
+    return -1;
+  if (batch > 1) {
+    int32_t count = (int32_t)batch;
+    if (lib.api.cublasLtMatrixLayoutSetAttribute(*layout, KILN_CUBLASLT_LAYOUT_BATCH_COUNT,
+                                                 &count, sizeof count) != KILN_CUBLAS_SUCCESS ||
+        lib.api.cublasLtMatrixLayoutSetAttribute(*layout,
+                                                 KILN_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                 &stride, sizeof stride) != KILN_CUBLAS_SUCCESS)
+      return -1;
+  }
+  return 0;
+}
+
+/* The plan of call `id` for `m` rows in `batch` batches, made if new. */
+static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, uint64_t n,
+                      uint64_t batch) {
+  plan *plans = blas->plans[id], *slot = &plans[0];
+  for (int i = 0; i < KILN_CUBLASLT_PLANS; ++i) {
+    if (plans[i].used && plans[i].m == m && plans[i].batch == batch) {
+      plans[i].last_use = ++blas->clock;
+      return &plans[i];
+    }
+    if (!plans[i].used || (slot->used && plans[i].last_use < slot->last_use))
+      slot = &plans[i];
+  }
+  free_plan(slot);
+  const kiln_library_call *call = &blas->abi->library_calls[id];
+  int32_t epilogue = 0;
+  if (call->epilogue.activation == KILN_ACTIVATION_RELU)
+    epilogue |= KILN_CUBLASLT_EPILOGUE_RELU;
+  else if (call->epilogue.activation == KILN_ACTIVATION_GELU_TANH)
+    epilogue |= KILN_CUBLASLT_EPILOGUE_GELU;
+  if (call->epilogue.has_bias)
+    epilogue |= KILN_CUBLASLT_EPILOGUE_BIAS;
+  if (!epilogue)
+    epilogue = KILN_CUBLASLT_EPILOGUE_DEFAULT;
+  int32_t no_transpose = KILN_CUBLAS_OP_N;
+  int rhs_batched = call->operand_ranks[1] > 2;
+  if (lib.api.cublasLtMatmulDescCreate(&slot->desc, KILN_CUBLAS_COMPUTE_32F, KILN_CUDA_R_32F) !=
+          KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSA, &no_transpose,
+                                             sizeof no_transpose) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSB, &no_transpose,
+                                             sizeof no_transpose) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_EPILOGUE, &epilogue,
+                                             sizeof epilogue) != KILN_CUBLAS_SUCCESS ||
+      make_layout(&slot->a, n, k, batch, rhs_batched ? (int64_t)(k * n) : 0) != 0 ||
+      make_layout(&slot->b, k, m, batch, (int64_t)(m * k)) != 0 ||
+      make_layout(&slot->d, n, m, batch, (int64_t)(m * n)) != 0) {
+    free_plan(slot);
+    kiln_fail(KILN_ERROR_RUN, "cuBLASLt refused the descriptors of call %u", id);
+    return NULL;
+  }
+  cublasLtMatmulHeuristicResult_t result;
+  int returned = 0;
+  if (lib.api.cublasLtMatmulAlgoGetHeuristic(blas->handle, slot->desc, slot->a, slot->b, slot->d,
+                                             slot->d, blas->preference, 1, &result, &returned) !=
+          KILN_CUBLAS_SUCCESS ||
+      returned < 1 || result.workspaceSize > blas->workspace_bytes) {
+    free_plan(slot);
+    kiln_fail(KILN_ERROR_RUN,
+              "cuBLASLt has no algorithm for call %u (M %llu, K %llu, N %llu, batch %llu)", id,
+              (unsigned long long)m, (unsigned long long)k, (unsigned long long)n,
+              (unsigned long long)batch);
+    return NULL;
+  }
+  slot->algo = result.algo;
+  slot->used = 1;
+  slot->m = m;
+  slot->batch = batch;
+  slot->last_use = ++blas->clock;
+  return slot;
+}
+
+int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,
+                          const int64_t *const *dims, void *stream) {
+  if (!blas || id >= blas->abi->num_library_calls ||
+      blas->abi->library_calls[id].kind != KILN_LIBRARY_MATMUL)
+    return -1;
+  const kiln_library_call *call = &blas->abi->library_calls[id];
+  int32_t rank = call->operand_ranks[0], rhs_rank = call->operand_ranks[1];
+  uint64_t batch = 1;
+  for (int32_t d = 0; d + 2 < rank; ++d)
+    batch *= (uint64_t)dims[0][d];
+  uint64_t m = (uint64_t)dims[0][rank - 2], k = (uint64_t)dims[0][rank - 1];
+  uint64_t n = (uint64_t)dims[1][rhs_rank - 1];
+  if (rhs_rank == 2) { /* leading dims fold into M */
+    m *= batch;
+    batch = 1;
+  }
+  if (!m || !n || !batch)
+    return 0;
+  plan *p = plan_for(blas, id, m, k, n, batch);
+  if (!p)
+    return -1;
+  if (call->epilogue.has_bias) {
+    const void *bias = operands[3];
+    if (lib.api.cublasLtMatmulDescSetAttribute(p->desc, KILN_CUBLASLT_DESC_BIAS_POINTER, &bias,
+                                               sizeof bias) != KILN_CUBLAS_SUCCESS) {
+      kiln_fail(KILN_ERROR_RUN, "cuBLASLt refused the bias of call %u", id);
+      return -1;
+    }
+  }
+  float alpha = 1.0f, beta = call->epilogue.has_residual ? 1.0f : 0.0f;
+  /* cuBLASLt's A is Kiln's rhs, its B Kiln's lhs; C is D (the residual). */
+  cublasStatus_t status =
+      lib.api.cublasLtMatmul(blas->handle, p->desc, &alpha, operands[1], p->a, operands[0], p->b,
+                             &beta, operands[2], p->d, operands[2], p->d, &p->algo,
+                             blas->workspace, blas->workspace_bytes, stream);
+  if (status != KILN_CUBLAS_SUCCESS) {
+    kiln_fail(KILN_ERROR_RUN, "cublasLtMatmul failed (status %d) in call %u", status, id);
+    return -1;
+  }
+  return 0;
+}

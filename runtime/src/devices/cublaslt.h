@@ -1,0 +1,34 @@
+/*===- cublaslt.h - a CUDA session's matmul calls in cuBLASLt ----------------===*
+ *
+ * The CUDA device's library calls (KILN_LIBRARY_MATMUL, with its bias,
+ * ReLU / tanh-GELU and residual epilogue) run in cuBLASLt, loaded with
+ * dlopen ($KILN_CUBLASLT_LIBRARY, else libcublasLt.so.13 / .12) when a
+ * model with such calls is loaded. Float32 throughout (compute type 32F: no
+ * TF32). A call's plan (descriptor, layouts, the heuristic's algorithm) is
+ * made the first time its shape is seen (the first run of a batch bucket,
+ * never inside a CUDA Graph capture) and kept, up to 8 shapes a call; the
+ * workspace is the session's, allocated when it is created.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_RUNTIME_DEVICES_CUBLASLT_H
+#define KILN_RUNTIME_DEVICES_CUBLASLT_H
+
+#include "device.h"
+
+typedef struct kiln_cublaslt kiln_cublaslt;
+
+/* Whether the matmul calls of `abi` are ones cuBLASLt runs and the library
+ * loads (only when there are some); KILN_OK or an error naming `what` and
+ * the library. */
+kiln_status kiln_cublaslt_check(const kiln_model_v1 *abi, const char *what);
+/* A session's cuBLASLt state, with `workspace` (device memory) of
+ * `workspace_bytes`; NULL state when the model has no matmul call. */
+kiln_status kiln_cublaslt_create(const kiln_model_v1 *abi, void *workspace,
+                                 size_t workspace_bytes, kiln_cublaslt **out);
+void kiln_cublaslt_free(kiln_cublaslt *blas);
+/* Enqueues call `id` on `stream` (a CUstream); 0 on success, else -1 with
+ * the thread's last error set. */
+int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,
+                          const int64_t *const *dims, void *stream);
+
+#endif

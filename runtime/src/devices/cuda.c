@@ -1,0 +1,675 @@
+/*===- cuda.c - the CUDA device: driver API, device pool, CUDA Graphs -------===*
+ *
+ * A CUDA artifact's host code allocates from the session's pool (device
+ * memory here: the pool keeps its headers on the host) and launches its
+ * kernels through kiln_runtime_services.launch_kernel on the session's one
+ * stream; its matmul calls run in cuBLASLt (cublaslt.c), its convolutions
+ * in cuDNN (cudnn.c), on that stream. Loading an artifact needs no GPU
+ * (kiln inspect); creating a session checks the driver, the GPU and the
+ * libraries. The driver (libcuda.so.1, or $KILN_CUDA_DRIVER) is loaded with
+ * dlopen the first time a CUDA session is created; the process uses the
+ * primary context of GPU $KILN_CUDA_DEVICE (default 0).
+ *
+ * CUDA Graphs: a run's inputs are staged into device buffers that belong
+ * to its batch bucket (the smallest of the artifact's --batch-buckets that
+ * holds the batch, or the batch itself; a static model has one bucket).
+ * The first run of a bucket runs on the stream (constants reach the device,
+ * the pool fills with the blocks the run needs); the second is captured
+ * into a graph, which every later run of the bucket replays after copying
+ * its inputs into the same buffers: a replay allocates nothing and the
+ * host code does not run. A batch below its bucket runs padded (the extra
+ * rows zero) and its outputs' dim 0 is cut back. Nothing inside a capture
+ * allocates or synchronises (the pool serves what the first run took); if
+ * a capture fails anyway the bucket stays on the stream and
+ * kiln_session_device_stats says why. $KILN_CUDA_GRAPHS=0 turns graphs off.
+ *
+ * Between runs, graphs share the pool's memory (one session runs one graph
+ * at a time, and each run's outputs are copied to the host before the next
+ * starts), as torch's CUDA Graph trees share one private pool.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "cublaslt.h"
+#include "cudnn.h"
+#include "cuda_api.h"
+#include "device.h"
+#include "vendor_load.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- The driver, once a process -------------------------------------- */
+
+static struct {
+  pthread_once_t once;
+  int ready;
+  char error[512];
+  kiln_cuda_api api;
+  CUdevice device;
+  CUcontext context;
+  int major, minor;
+  /* Device allocations of the whole process (the pool's blocks, staging
+   * buffers, constants), and those made while a capture was under way. */
+  uint64_t allocations;
+  int capturing;
+} driver = {PTHREAD_ONCE_INIT};
+
+static const char *result_name(CUresult r) {
+  const char *name = NULL;
+  if (driver.api.cuGetErrorName && driver.api.cuGetErrorName(r, &name) == KILN_CUDA_SUCCESS &&
+      name)
+    return name;
+  return "unknown CUDA error";
+}
+
+static void load_driver(void) {
+  static const char *const names[] = {"libcuda.so.1"};
+  static const char *const symbols[] = {
+#define KILN_CUDA_NAME(name, symbol, parameters) symbol,
+      KILN_CUDA_ENTRY_POINTS(KILN_CUDA_NAME)
+#undef KILN_CUDA_NAME
+  };
+  const char *file = NULL;
+  void *handle = kiln_vendor_open("the CUDA driver", "KILN_CUDA_DRIVER", names, 1,
+                                  "a CUDA artifact needs an NVIDIA GPU and its driver", &file,
+                                  driver.error, sizeof driver.error);
+  if (!handle || kiln_vendor_resolve(handle, "the CUDA driver", file, symbols, &driver.api,
+                                     sizeof symbols / sizeof *symbols, driver.error,
+                                     sizeof driver.error) != 0)
+    return;
+  CUresult r = driver.api.cuInit(0);
+  if (r != KILN_CUDA_SUCCESS) {
+    snprintf(driver.error, sizeof driver.error, "cuInit failed (%s): no usable NVIDIA GPU",
+             result_name(r));
+    return;
+  }
+  int ordinal = 0, count = 0;
+  const char *chosen = getenv("KILN_CUDA_DEVICE");
+  if (chosen && *chosen)
+    ordinal = atoi(chosen);
+  if (driver.api.cuDeviceGetCount(&count) != KILN_CUDA_SUCCESS || ordinal < 0 ||
+      ordinal >= count) {
+    snprintf(driver.error, sizeof driver.error,
+             "no CUDA GPU %d (this host has %d; KILN_CUDA_DEVICE picks one)", ordinal, count);
+    return;
+  }
+  if ((r = driver.api.cuDeviceGet(&driver.device, ordinal)) != KILN_CUDA_SUCCESS ||
+      (r = driver.api.cuDeviceGetAttribute(&driver.major, KILN_CU_ATTRIBUTE_CC_MAJOR,
+                                           driver.device)) != KILN_CUDA_SUCCESS ||
+      (r = driver.api.cuDeviceGetAttribute(&driver.minor, KILN_CU_ATTRIBUTE_CC_MINOR,
+                                           driver.device)) != KILN_CUDA_SUCCESS ||
+      (r = driver.api.cuDevicePrimaryCtxRetain(&driver.context, driver.device)) !=
+          KILN_CUDA_SUCCESS) {
+    snprintf(driver.error, sizeof driver.error, "CUDA GPU %d cannot be used (%s)", ordinal,
+             result_name(r));
+    return;
+  }
+  driver.ready = 1;
+}
+
+static kiln_status driver_ready(void) {
+  pthread_once(&driver.once, load_driver);
+  if (!driver.ready)
+    return kiln_fail(KILN_ERROR_LOAD, "%s", driver.error);
+  return KILN_OK;
+}
+
+/* The binary of `gpu` this GPU runs: a cubin of its major version and a
+ * minor at most its own (the newest such), else PTX for an older GPU. */
+static const kiln_gpu_binary *pick_binary(const kiln_gpu_code *gpu) {
+  uint32_t arch = (uint32_t)(driver.major * 10 + driver.minor);
+  const kiln_gpu_binary *best = NULL;
+  for (uint32_t i = 0; i < gpu->num_binaries; ++i) {
+    const kiln_gpu_binary *b = &gpu->binaries[i];
+    if (b->format == KILN_GPU_CUBIN && b->arch / 10 == arch / 10 && b->arch <= arch &&
+        (!best || best->format != KILN_GPU_CUBIN || b->arch > best->arch))
+      best = b;
+  }
+  if (best)
+    return best;
+  for (uint32_t i = 0; i < gpu->num_binaries; ++i) {
+    const kiln_gpu_binary *b = &gpu->binaries[i];
+    if (b->format == KILN_GPU_PTX && b->arch <= arch && (!best || b->arch > best->arch))
+      best = b;
+  }
+  return best;
+}
+
+static kiln_status cuda_check_model(const kiln_model_v1 *abi, const char *what,
+                                    unsigned elf_machine) {
+  (void)elf_machine; /* the host code is x86-64, as the runtime checked */
+  const kiln_gpu_code *gpu = abi->gpu;
+  if (!gpu || (gpu->num_kernels && (!gpu->num_binaries || !gpu->binaries)))
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: a CUDA artifact without device code",
+                     what);
+  for (uint32_t i = 0; i < gpu->num_binaries; ++i)
+    if (!gpu->binaries[i].data || !gpu->binaries[i].size ||
+        (gpu->binaries[i].format != KILN_GPU_CUBIN && gpu->binaries[i].format != KILN_GPU_PTX))
+      return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: malformed GPU binary %u", what, i);
+  if (gpu->num_kernels && !gpu->kernels)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: no kernel names", what);
+  if (abi->num_state)
+    return kiln_fail(KILN_ERROR_LOAD, "%s: CUDA training steps are not supported", what);
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i)
+    if (abi->library_calls[i].kind != KILN_LIBRARY_MATMUL &&
+        abi->library_calls[i].kind != KILN_LIBRARY_CONV)
+      return kiln_fail(KILN_ERROR_LOAD,
+                       "%s: library call %u is of a kind this runtime's CUDA device lacks", what,
+                       i);
+  /* The GPU, its driver and the libraries are the session's to check: an
+   * artifact loads (kiln inspect) on a host without them. */
+  return KILN_OK;
+}
+
+/* Whether this host can run `abi`: the driver, a binary for its GPU, the
+ * libraries its calls need. */
+static kiln_status check_host(const kiln_model_v1 *abi) {
+  const kiln_gpu_code *gpu = abi->gpu;
+  const char *what = "the model";
+  kiln_status status = driver_ready();
+  if (status != KILN_OK)
+    return status;
+  if ((status = kiln_cublaslt_check(abi, what)) != KILN_OK ||
+      (status = kiln_cudnn_check(abi, what)) != KILN_OK)
+    return status;
+  if (gpu->num_kernels && !pick_binary(gpu)) {
+    char list[128] = "";
+    for (uint32_t i = 0; i < gpu->num_binaries; ++i) {
+      size_t used = strlen(list);
+      snprintf(list + used, sizeof list - used, "%ssm_%u%s", used ? ", " : "",
+               gpu->binaries[i].arch, gpu->binaries[i].format == KILN_GPU_PTX ? " (PTX)" : "");
+    }
+    return kiln_fail(KILN_ERROR_LOAD,
+                     "%s: compiled for %s; this GPU is sm_%d%d (kiln compile --target=cuda "
+                     "--gpu=sm_%d%d)",
+                     what, list, driver.major, driver.minor, driver.major, driver.minor);
+  }
+  return KILN_OK;
+}
+
+/* ---- Memory ------------------------------------------------------------ */
+
+static void *cuda_allocate(const kiln_allocator *allocator, size_t bytes, size_t alignment) {
+  (void)allocator; /* a caller's allocator serves host memory: not used here */
+  (void)alignment; /* the driver's allocations are 256-byte aligned */
+  if (!driver.ready)
+    return NULL;
+  CUdeviceptr p = 0;
+  if (driver.api.cuMemAlloc(&p, bytes ? bytes : 1) != KILN_CUDA_SUCCESS)
+    return NULL;
+  driver.allocations += 1;
+  return (void *)(uintptr_t)p;
+}
+
+static void cuda_release(const kiln_allocator *allocator, void *ptr) {
+  (void)allocator;
+  if (ptr && driver.ready)
+    driver.api.cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+}
+
+/* ---- A session ----------------------------------------------------------- */
+
+/* Graphs: one for each bucket, up to the artifact's buckets plus one. */
+#define KILN_CUDA_MAX_GRAPHS (KILN_MAX_BATCH_BUCKETS + 1)
+
+typedef struct bucket {
+  int used;
+  int64_t batch;       /* dim 0 of the batched inputs; -1: static model */
+  uint64_t runs;       /* runs of this bucket so far */
+  int failed;          /* its capture failed: stream from now on */
+  void **inputs;       /* device buffers, per input, sized for the bucket */
+  CUgraph graph;
+  CUgraphExec exec;
+  /* What the captured run produced: device pointers and dims. */
+  void **outputs;
+  int64_t (*out_dims)[KILN_MAX_RANK];
+} bucket;
+
+typedef struct cuda_session {
+  const kiln_model_v1 *abi;
+  CUstream stream;
+  CUmodule module;
+  CUfunction *functions;
+  void **constants; /* device copies, by index, made on first use */
+  /* Per output: pinned host memory the outputs are copied into. */
+  void **host_outputs;
+  size_t *host_bytes;
+  bucket buckets[KILN_CUDA_MAX_GRAPHS];
+  int graphs_enabled;
+  kiln_device_stats stats;
+  /* The matmul calls (cublaslt.c), the convolutions (cudnn.c) and the
+   * workspace they share (one stream: one call at a time). */
+  kiln_cublaslt *blas;
+  kiln_cudnn *dnn;
+  void *workspace;
+} cuda_session;
+
+/* The libraries' workspace a session: what their heuristics may ask for. */
+#define KILN_CUDA_WORKSPACE_BYTES ((size_t)32 << 20)
+
+static int set_error(cuda_session *s, const char *what, CUresult r) {
+  kiln_fail(KILN_ERROR_RUN, "%s failed (%s)", what, result_name(r));
+  (void)s;
+  return -1;
+}
+
+static void free_bucket(bucket *b, uint32_t num_inputs) {
+  if (b->exec)
+    driver.api.cuGraphExecDestroy(b->exec);
+  if (b->graph)
+    driver.api.cuGraphDestroy(b->graph);
+  for (uint32_t i = 0; b->inputs && i < num_inputs; ++i)
+    cuda_release(NULL, b->inputs[i]);
+  free(b->inputs);
+  free(b->outputs);
+  free(b->out_dims);
+  memset(b, 0, sizeof *b);
+}
+
+static void cuda_library_free(void *state) {
+  cuda_session *s = state;
+  if (!s)
+    return;
+  driver.api.cuCtxPushCurrent(driver.context);
+  if (s->stream)
+    driver.api.cuStreamSynchronize(s->stream);
+  for (int k = 0; k < KILN_CUDA_MAX_GRAPHS; ++k)
+    free_bucket(&s->buckets[k], s->abi->num_inputs);
+  for (uint32_t i = 0; s->constants && i < s->abi->gpu->num_constants; ++i)
+    cuda_release(NULL, s->constants[i]);
+  for (uint32_t i = 0; s->host_outputs && i < s->abi->num_outputs; ++i)
+    if (s->host_outputs[i])
+      driver.api.cuMemFreeHost(s->host_outputs[i]);
+  kiln_cublaslt_free(s->blas);
+  kiln_cudnn_free(s->dnn);
+  cuda_release(NULL, s->workspace);
+  if (s->module)
+    driver.api.cuModuleUnload(s->module);
+  if (s->stream)
+    driver.api.cuStreamDestroy(s->stream);
+  CUcontext popped;
+  driver.api.cuCtxPopCurrent(&popped);
+  free(s->functions);
+  free(s->constants);
+  free(s->host_outputs);
+  free(s->host_bytes);
+  free(s);
+}
+
+static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
+  *state = NULL;
+  kiln_status host = check_host(abi);
+  if (host != KILN_OK)
+    return host;
+  cuda_session *s = calloc(1, sizeof *s);
+  if (!s)
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  s->abi = abi;
+  const char *graphs = getenv("KILN_CUDA_GRAPHS");
+  s->graphs_enabled = !(graphs && strcmp(graphs, "0") == 0);
+  if (!s->graphs_enabled)
+    snprintf(s->stats.fallback, sizeof s->stats.fallback, "CUDA Graphs off (KILN_CUDA_GRAPHS=0)");
+  const kiln_gpu_code *gpu = abi->gpu;
+  s->functions = calloc(gpu->num_kernels + 1, sizeof(CUfunction));
+  s->constants = calloc(gpu->num_constants + 1, sizeof(void *));
+  s->host_outputs = calloc(abi->num_outputs + 1, sizeof(void *));
+  s->host_bytes = calloc(abi->num_outputs + 1, sizeof(size_t));
+  if (!s->functions || !s->constants || !s->host_outputs || !s->host_bytes) {
+    cuda_library_free(s);
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  driver.api.cuCtxPushCurrent(driver.context);
+  CUresult r = driver.api.cuStreamCreate(&s->stream, KILN_CU_STREAM_NON_BLOCKING);
+  /* A model without kernels (only views of its inputs) loads no module. */
+  const kiln_gpu_binary *binary = gpu->num_kernels ? pick_binary(gpu) : NULL;
+  if (r == KILN_CUDA_SUCCESS && binary)
+    r = driver.api.cuModuleLoadData(&s->module, binary->data);
+  CUcontext popped;
+  if (r != KILN_CUDA_SUCCESS) {
+    driver.api.cuCtxPopCurrent(&popped);
+    cuda_library_free(s);
+    return kiln_fail(KILN_ERROR_LOAD, "cannot load the model's %s for sm_%u (%s)",
+                     binary->format == KILN_GPU_PTX ? "PTX" : "cubin", binary->arch,
+                     result_name(r));
+  }
+  for (uint32_t k = 0; k < gpu->num_kernels; ++k) {
+    r = driver.api.cuModuleGetFunction(&s->functions[k], s->module, gpu->kernels[k]);
+    if (r != KILN_CUDA_SUCCESS) {
+      driver.api.cuCtxPopCurrent(&popped);
+      cuda_library_free(s);
+      return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "the model's GPU code has no kernel '%s' (%s)",
+                       gpu->kernels[k], result_name(r));
+    }
+  }
+  /* Library calls: cuBLASLt, cuDNN and their workspace, before any
+   * capture. */
+  if (abi->num_library_calls) {
+    s->workspace = cuda_allocate(NULL, KILN_CUDA_WORKSPACE_BYTES, 256);
+    kiln_status created =
+        !s->workspace
+            ? kiln_fail(KILN_ERROR_OUT_OF_MEMORY,
+                        "cannot allocate the libraries' workspace on the GPU")
+            : kiln_cublaslt_create(abi, s->workspace, KILN_CUDA_WORKSPACE_BYTES, &s->blas);
+    if (created == KILN_OK)
+      created = kiln_cudnn_create(abi, s->stream, s->workspace, KILN_CUDA_WORKSPACE_BYTES, &s->dnn);
+    if (created != KILN_OK) {
+      driver.api.cuCtxPopCurrent(&popped);
+      cuda_library_free(s);
+      return created;
+    }
+  }
+  driver.api.cuCtxPopCurrent(&popped);
+  *state = s;
+  return KILN_OK;
+}
+
+static int cuda_library_execute(void *state, uint32_t id, void *const *operands,
+                                const int64_t *const *dims) {
+  cuda_session *s = state;
+  int rc = s->abi->library_calls[id].kind == KILN_LIBRARY_CONV
+               ? kiln_cudnn_execute(s->dnn, id, operands, dims)
+               : kiln_cublaslt_execute(s->blas, id, operands, dims, s->stream);
+  if (rc != 0)
+    return -1;
+  s->stats.library_calls += 1;
+  return 0;
+}
+
+static void cuda_parallel_for(int32_t num_threads, void (*chunk)(void *, int64_t, int64_t),
+                              void *context, int64_t begin, int64_t end) {
+  (void)num_threads;
+  if (begin < end)
+    chunk(context, begin, end); /* host code of a CUDA artifact has none */
+}
+
+/* Around the runtime's work: the process's context current on this
+ * thread (nothing before the driver is ready: session creation checks
+ * it). */
+static int cuda_enter(int32_t num_threads) {
+  (void)num_threads;
+  if (!driver.ready)
+    return 0;
+  driver.api.cuCtxPushCurrent(driver.context);
+  return 1;
+}
+
+static void cuda_leave(int32_t num_threads, int pushed) {
+  (void)num_threads;
+  CUcontext popped;
+  if (pushed)
+    driver.api.cuCtxPopCurrent(&popped);
+}
+
+static int cuda_synchronize(void *state) {
+  (void)state; /* run synchronised already, after copying the outputs */
+  return 0;
+}
+
+static int cuda_launch_kernel(void *state, uint32_t kernel, const uint32_t grid[3],
+                              const uint32_t block[3], void **params) {
+  cuda_session *s = state;
+  if (kernel >= s->abi->gpu->num_kernels)
+    return -1;
+  CUresult r = driver.api.cuLaunchKernel(s->functions[kernel], grid[0], grid[1], grid[2],
+                                         block[0], block[1], block[2], 0, s->stream, params, NULL);
+  if (r != KILN_CUDA_SUCCESS)
+    return set_error(s, s->abi->gpu->kernels[kernel], r);
+  s->stats.kernel_launches += 1;
+  return 0;
+}
+
+static void *cuda_device_constant(void *state, uint32_t index, const void *host, size_t bytes) {
+  cuda_session *s = state;
+  if (index >= s->abi->gpu->num_constants)
+    return NULL;
+  if (s->constants[index])
+    return s->constants[index];
+  if (driver.capturing)
+    return NULL; /* the first run of every bucket uploads them, outside capture */
+  void *p = cuda_allocate(NULL, bytes, 256);
+  if (!p)
+    return NULL;
+  if (driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)p, host, bytes, s->stream) !=
+          KILN_CUDA_SUCCESS ||
+      driver.api.cuStreamSynchronize(s->stream) != KILN_CUDA_SUCCESS) {
+    cuda_release(NULL, p);
+    return NULL;
+  }
+  s->constants[index] = p;
+  return p;
+}
+
+static void cuda_stats(void *state, kiln_device_stats *stats) {
+  cuda_session *s = state;
+  if (!s)
+    return;
+  *stats = s->stats;
+  stats->device_allocations = driver.allocations;
+}
+
+/* The batch of this run when its only dynamic dims are dim 0 of inputs
+ * (all the same), else 0 (-1: a static model). */
+static int64_t batch_of(const kiln_model_v1 *abi, const int64_t *const *in_dims) {
+  int64_t batch = -1;
+  for (uint32_t i = 0; i < abi->num_inputs; ++i) {
+    const kiln_model_tensor *t = &abi->inputs[i];
+    for (int32_t d = 0; d < t->rank; ++d) {
+      if (t->dims[d] >= 0)
+        continue;
+      if (d != 0)
+        return 0;
+      if (batch >= 0 && batch != in_dims[i][0])
+        return 0;
+      batch = in_dims[i][0];
+    }
+  }
+  return batch;
+}
+
+/* The bucket's batch for `batch`: the smallest declared bucket that holds
+ * it, else the batch itself. */
+static int64_t bucket_batch(const kiln_model_v1 *abi, int64_t batch) {
+  int64_t best = -1;
+  for (uint32_t k = 0; k < abi->num_batch_buckets; ++k) {
+    int64_t b = (int64_t)abi->batch_buckets[k];
+    if (b >= batch && (best < 0 || b < best))
+      best = b;
+  }
+  return best > 0 ? best : batch;
+}
+
+static bucket *find_bucket(cuda_session *s, int64_t batch) {
+  for (int k = 0; k < KILN_CUDA_MAX_GRAPHS; ++k)
+    if (s->buckets[k].used && s->buckets[k].batch == batch)
+      return &s->buckets[k];
+  for (int k = 0; k < KILN_CUDA_MAX_GRAPHS; ++k)
+    if (!s->buckets[k].used) {
+      bucket *b = &s->buckets[k];
+      uint32_t n_in = s->abi->num_inputs, n_out = s->abi->num_outputs;
+      b->inputs = calloc(n_in + 1, sizeof(void *));
+      b->outputs = calloc(n_out + 1, sizeof(void *));
+      b->out_dims = calloc(n_out + 1, sizeof *b->out_dims);
+      if (!b->inputs || !b->outputs || !b->out_dims) {
+        free_bucket(b, n_in);
+        return NULL;
+      }
+      b->used = 1;
+      b->batch = batch;
+      return b;
+    }
+  return NULL; /* more shapes than graphs: the stream */
+}
+
+static size_t tensor_bytes(const kiln_model_tensor *t, const int64_t *dims) {
+  size_t n = 1;
+  for (int32_t d = 0; d < t->rank; ++d)
+    n *= (size_t)dims[d];
+  return n * kiln_dtype_size(t->dtype);
+}
+
+/* Copies output i (device `from`, dims `dims`) into the session's pinned
+ * host memory, enqueued on the stream. */
+static int fetch_output(cuda_session *s, uint32_t i, const void *from, const int64_t *dims,
+                        void **to) {
+  size_t bytes = tensor_bytes(&s->abi->outputs[i], dims);
+  if (bytes > s->host_bytes[i]) {
+    if (s->host_outputs[i])
+      driver.api.cuMemFreeHost(s->host_outputs[i]);
+    s->host_outputs[i] = NULL;
+    s->host_bytes[i] = 0;
+    CUresult r = driver.api.cuMemAllocHost(&s->host_outputs[i], bytes);
+    if (r != KILN_CUDA_SUCCESS)
+      return set_error(s, "cuMemAllocHost", r);
+    s->host_bytes[i] = bytes;
+  }
+  *to = s->host_outputs[i];
+  if (bytes == 0)
+    return 0;
+  CUresult r = driver.api.cuMemcpyDtoHAsync(*to, (CUdeviceptr)(uintptr_t)from, bytes, s->stream);
+  return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "copying an output to the host", r);
+}
+
+static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
+                    void *session, void *const *in_data, const int64_t *const *in_dims,
+                    void **out_alloc, void **out_data, int64_t *const *out_dims) {
+  cuda_session *s = state;
+  uint32_t n_in = abi->num_inputs, n_out = abi->num_outputs;
+  int64_t batch = batch_of(abi, in_dims);
+  int64_t padded = batch > 0 ? bucket_batch(abi, batch) : batch;
+  bucket *b = batch != 0 ? find_bucket(s, padded) : NULL;
+  void *device_in[64];
+  int64_t dims_storage[64][KILN_MAX_RANK];
+  const int64_t *dims_in[64];
+  void *device_out[64];
+  if (n_in > 64 || n_out > 64) {
+    kiln_fail(KILN_ERROR_LOAD, "the CUDA device takes at most 64 inputs and outputs");
+    return -1;
+  }
+  /* Inputs into device memory: the bucket's buffers (stable addresses for
+   * its graph), or pool blocks for a shape that has no bucket. */
+  for (uint32_t i = 0; i < n_in; ++i) {
+    const kiln_model_tensor *t = &abi->inputs[i];
+    memcpy(dims_storage[i], in_dims[i], (size_t)t->rank * sizeof(int64_t));
+    if (b && t->rank > 0 && t->dims[0] < 0)
+      dims_storage[i][0] = padded;
+    dims_in[i] = dims_storage[i];
+    size_t given = tensor_bytes(t, in_dims[i]), bytes = tensor_bytes(t, dims_storage[i]);
+    if (b) {
+      if (!b->inputs[i] && !(b->inputs[i] = cuda_allocate(NULL, bytes, 256)))
+        return KILN_RUN_OUT_OF_MEMORY;
+      device_in[i] = b->inputs[i];
+    } else {
+      device_in[i] = services->allocate(session, bytes, 64);
+      if (!device_in[i])
+        return KILN_RUN_OUT_OF_MEMORY;
+    }
+    CUresult r = KILN_CUDA_SUCCESS;
+    if (given)
+      r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], in_data[i], given,
+                                       s->stream);
+    if (r == KILN_CUDA_SUCCESS && bytes > given)
+      r = driver.api.cuMemsetD8Async((CUdeviceptr)(uintptr_t)device_in[i] + given, 0,
+                                     bytes - given, s->stream);
+    if (r != KILN_CUDA_SUCCESS)
+      return set_error(s, "copying an input to the device", r);
+  }
+
+  int rc = 0;
+  int replayed = 0;
+  if (b && b->exec) {
+    CUresult r = driver.api.cuGraphLaunch(b->exec, s->stream);
+    if (r != KILN_CUDA_SUCCESS)
+      return set_error(s, "cuGraphLaunch", r);
+    for (uint32_t i = 0; i < n_out; ++i) {
+      device_out[i] = b->outputs[i];
+      memcpy(out_dims[i], b->out_dims[i], (size_t)abi->outputs[i].rank * sizeof(int64_t));
+      out_alloc[i] = NULL; /* the graph's: nothing for the pool to take back */
+    }
+    s->stats.graph_replays += 1;
+    replayed = 1;
+  } else if (b && s->graphs_enabled && !b->failed && b->runs >= 1) {
+    /* The second run of the bucket: captured, then launched. */
+    uint64_t allocations = driver.allocations;
+    CUresult r = driver.api.cuStreamBeginCapture(s->stream, KILN_CU_CAPTURE_THREAD_LOCAL);
+    const char *why = NULL;
+    if (r == KILN_CUDA_SUCCESS) {
+      driver.capturing = 1;
+      rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+      driver.capturing = 0;
+      CUgraph graph = NULL;
+      CUresult ended = driver.api.cuStreamEndCapture(s->stream, &graph);
+      if (rc != 0)
+        why = "the captured run failed";
+      else if (driver.allocations != allocations)
+        why = "the captured run allocated device memory";
+      else if (ended != KILN_CUDA_SUCCESS)
+        why = result_name(ended);
+      else if ((r = driver.api.cuGraphInstantiateWithFlags(&b->exec, graph, 0)) !=
+               KILN_CUDA_SUCCESS)
+        why = result_name(r);
+      if (why) {
+        if (graph)
+          driver.api.cuGraphDestroy(graph);
+        b->exec = NULL;
+      } else {
+        b->graph = graph;
+      }
+    } else {
+      why = result_name(r);
+    }
+    if (why) {
+      b->failed = 1;
+      snprintf(s->stats.fallback, sizeof s->stats.fallback,
+               "capture of batch %lld failed (%s): that bucket runs on the stream",
+               (long long)b->batch, why);
+      /* What the captured run allocated goes back; the run again, live. */
+      for (uint32_t i = 0; i < n_out; ++i) {
+        if (rc == 0)
+          services->release(session, out_alloc[i]);
+        out_alloc[i] = NULL;
+      }
+      rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+      s->stats.stream_runs += 1;
+    } else {
+      for (uint32_t i = 0; i < n_out; ++i) {
+        b->outputs[i] = device_out[i];
+        memcpy(b->out_dims[i], out_dims[i], (size_t)abi->outputs[i].rank * sizeof(int64_t));
+      }
+      s->stats.graph_captures += 1;
+      r = driver.api.cuGraphLaunch(b->exec, s->stream);
+      if (r != KILN_CUDA_SUCCESS)
+        rc = set_error(s, "cuGraphLaunch", r);
+    }
+  } else {
+    rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+    s->stats.stream_runs += 1;
+  }
+  if (b)
+    b->runs += 1;
+  /* Outputs to the host; a padded batch's cut back to the rows asked for. */
+  for (uint32_t i = 0; rc == 0 && i < n_out; ++i) {
+    if (b && batch > 0 && abi->outputs[i].rank > 0 && abi->outputs[i].dims[0] < 0 &&
+        out_dims[i][0] == padded)
+      out_dims[i][0] = batch;
+    rc = fetch_output(s, i, device_out[i], out_dims[i], &out_data[i]);
+  }
+  CUresult r = driver.api.cuStreamSynchronize(s->stream);
+  if (rc == 0 && r != KILN_CUDA_SUCCESS)
+    rc = set_error(s, "running the model on the GPU", r);
+  if (!b)
+    for (uint32_t i = 0; i < n_in; ++i)
+      services->release(session, device_in[i]);
+  (void)replayed;
+  return rc;
+}
+
+static const kiln_device cuda_device = {
+    "cuda",           KILN_DEVICE_CUDA,     cuda_check_model,     cuda_allocate,
+    cuda_release,     cuda_library_create,  cuda_library_free,    cuda_library_execute,
+    cuda_parallel_for, cuda_enter,          cuda_leave,           cuda_synchronize,
+    /* memory_is_host */ 0, cuda_run,       cuda_launch_kernel,   cuda_device_constant,
+    cuda_stats};
+
+const kiln_device *kiln_cuda_device(void) { return &cuda_device; }

@@ -1,0 +1,274 @@
+/*===- cudnn.c - a CUDA session's convolution calls in cuDNN -----------------===*/
+#include "cudnn.h"
+#include "cudnn_api.h"
+#include "vendor_load.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+  pthread_once_t once;
+  int ready;
+  char error[512];
+  kiln_cudnn_api api;
+} lib = {PTHREAD_ONCE_INIT};
+
+static void load_library(void) {
+  static const char *const names[] = {"libcudnn.so.9"};
+  static const char *const symbols[] = {
+#define KILN_CUDNN_NAME(name, parameters) #name,
+      KILN_CUDNN_ENTRY_POINTS(KILN_CUDNN_NAME)
+#undef KILN_CUDNN_NAME
+  };
+  const char *file = NULL;
+  void *handle = kiln_vendor_open(
+      "cuDNN", "KILN_CUDNN_LIBRARY", names, 1,
+      "the model's convolutions run in it (install cuDNN 9, or compile with --no-libraries)",
+      &file, lib.error, sizeof lib.error);
+  if (handle && kiln_vendor_resolve(handle, "cuDNN", file, symbols, &lib.api,
+                                    sizeof symbols / sizeof *symbols, lib.error,
+                                    sizeof lib.error) == 0)
+    lib.ready = 1;
+}
+
+/* params: groups, strides[2], dilations[2], pads[4] (low, then high). */
+#define KILN_CUDNN_PARAMS 9
+
+kiln_status kiln_cudnn_check(const kiln_model_v1 *abi, const char *what) {
+  int any = 0;
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i) {
+    const kiln_library_call *call = &abi->library_calls[i];
+    if (call->kind != KILN_LIBRARY_CONV)
+      continue;
+    any = 1;
+    const int64_t *p = call->params;
+    if (call->num_operands != 3 || call->num_params != KILN_CUDNN_PARAMS || !p ||
+        !call->operand_ranks || call->operand_ranks[0] != 4 || call->operand_ranks[1] != 4 ||
+        call->operand_ranks[2] != 4 || p[0] < 1 || p[5] != p[7] || p[6] != p[8])
+      return kiln_fail(KILN_ERROR_LOAD,
+                       "%s: library call %u is not a convolution this runtime's CUDA device runs",
+                       what, i);
+    int32_t act = call->epilogue.activation;
+    if ((act != KILN_ACTIVATION_NONE && act != KILN_ACTIVATION_RELU) ||
+        (act == KILN_ACTIVATION_RELU && !call->epilogue.has_bias))
+      return kiln_fail(KILN_ERROR_LOAD, "%s: library call %u has an epilogue cuDNN lacks", what,
+                       i);
+  }
+  if (!any)
+    return KILN_OK;
+  pthread_once(&lib.once, load_library);
+  if (!lib.ready)
+    return kiln_fail(KILN_ERROR_LOAD, "%s: %s", what, lib.error);
+  return KILN_OK;
+}
+
+#define KILN_CUDNN_PLANS 8
+
+typedef struct plan {
+  int used;
+  int64_t batch;
+  uint64_t last_use;
+  cudnnTensorDescriptor_t x, y;
+  int algo;
+} plan;
+
+typedef struct conv_state {
+  cudnnFilterDescriptor_t w;
+  cudnnConvolutionDescriptor_t conv;
+  cudnnActivationDescriptor_t activation;
+  cudnnTensorDescriptor_t bias;
+  plan plans[KILN_CUDNN_PLANS];
+} conv_state;
+
+struct kiln_cudnn {
+  const kiln_model_v1 *abi;
+  cudnnHandle_t handle;
+  void *workspace;
+  size_t workspace_bytes;
+  conv_state *calls; /* by call id; unused for other kinds */
+  uint64_t clock;
+};
+
+static void free_plan(plan *p) {
+  if (p->x)
+    lib.api.cudnnDestroyTensorDescriptor(p->x);
+  if (p->y)
+    lib.api.cudnnDestroyTensorDescriptor(p->y);
+  memset(p, 0, sizeof *p);
+}
+
+void kiln_cudnn_free(kiln_cudnn *dnn) {
+  if (!dnn)
+    return;
+  for (uint32_t i = 0; dnn->calls && i < dnn->abi->num_library_calls; ++i) {
+    conv_state *c = &dnn->calls[i];
+    for (int k = 0; k < KILN_CUDNN_PLANS; ++k)
+      free_plan(&c->plans[k]);
+    if (c->w)
+      lib.api.cudnnDestroyFilterDescriptor(c->w);
+    if (c->conv)
+      lib.api.cudnnDestroyConvolutionDescriptor(c->conv);
+    if (c->activation)
+      lib.api.cudnnDestroyActivationDescriptor(c->activation);
+    if (c->bias)
+      lib.api.cudnnDestroyTensorDescriptor(c->bias);
+  }
+  if (dnn->handle)
+    lib.api.cudnnDestroy(dnn->handle);
+  free(dnn->calls);
+  free(dnn);
+}
+
+kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *workspace,
+                              size_t workspace_bytes, kiln_cudnn **out) {
+  *out = NULL;
+  int any = 0;
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i)
+    any |= abi->library_calls[i].kind == KILN_LIBRARY_CONV;
+  if (!any)
+    return KILN_OK;
+  kiln_cudnn *dnn = calloc(1, sizeof *dnn);
+  if (!dnn)
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  dnn->abi = abi;
+  dnn->workspace = workspace;
+  dnn->workspace_bytes = workspace_bytes;
+  dnn->calls = calloc(abi->num_library_calls, sizeof *dnn->calls);
+  if (!dnn->calls || lib.api.cudnnCreate(&dnn->handle) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnSetStream(dnn->handle, stream) != KILN_CUDNN_SUCCESS) {
+    kiln_cudnn_free(dnn);
+    return kiln_fail(KILN_ERROR_LOAD, "cuDNN cannot be initialised");
+  }
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i) {
+    const kiln_library_call *call = &abi->library_calls[i];
+    if (call->kind != KILN_LIBRARY_CONV)
+      continue;
+    conv_state *c = &dnn->calls[i];
+    const int64_t *p = call->params, *w = call->operand_dims[1];
+    int64_t out_channels = call->operand_dims[2][1];
+    int ok = lib.api.cudnnCreateFilterDescriptor(&c->w) == KILN_CUDNN_SUCCESS &&
+             lib.api.cudnnSetFilter4dDescriptor(c->w, KILN_CUDNN_DATA_FLOAT,
+                                                KILN_CUDNN_TENSOR_NCHW, (int)w[0], (int)w[1],
+                                                (int)w[2], (int)w[3]) == KILN_CUDNN_SUCCESS &&
+             lib.api.cudnnCreateConvolutionDescriptor(&c->conv) == KILN_CUDNN_SUCCESS &&
+             lib.api.cudnnSetConvolution2dDescriptor(
+                 c->conv, (int)p[5], (int)p[6], (int)p[1], (int)p[2], (int)p[3], (int)p[4],
+                 KILN_CUDNN_CROSS_CORRELATION, KILN_CUDNN_DATA_FLOAT) == KILN_CUDNN_SUCCESS &&
+             lib.api.cudnnSetConvolutionGroupCount(c->conv, (int)p[0]) == KILN_CUDNN_SUCCESS &&
+             lib.api.cudnnSetConvolutionMathType(c->conv, KILN_CUDNN_FMA_MATH) ==
+                 KILN_CUDNN_SUCCESS;
+    if (ok && call->epilogue.has_bias)
+      ok = lib.api.cudnnCreateActivationDescriptor(&c->activation) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetActivationDescriptor(
+               c->activation,
+               call->epilogue.activation == KILN_ACTIVATION_RELU ? KILN_CUDNN_ACTIVATION_RELU
+                                                                 : KILN_CUDNN_ACTIVATION_IDENTITY,
+               KILN_CUDNN_NOT_PROPAGATE_NAN, 0.0) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnCreateTensorDescriptor(&c->bias) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetTensor4dDescriptor(c->bias, KILN_CUDNN_TENSOR_NCHW,
+                                              KILN_CUDNN_DATA_FLOAT, 1, (int)out_channels, 1,
+                                              1) == KILN_CUDNN_SUCCESS;
+    if (!ok) {
+      kiln_cudnn_free(dnn);
+      return kiln_fail(KILN_ERROR_LOAD, "cuDNN refused the descriptors of call %u", i);
+    }
+  }
+  *out = dnn;
+  return KILN_OK;
+}
+
+/* The plan of call `id` for its dims (the batch is what varies). */
+static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) {
+  conv_state *c = &dnn->calls[id];
+  int64_t batch = dims[0][0];
+  plan *slot = &c->plans[0];
+  for (int i = 0; i < KILN_CUDNN_PLANS; ++i) {
+    if (c->plans[i].used && c->plans[i].batch == batch) {
+      c->plans[i].last_use = ++dnn->clock;
+      return &c->plans[i];
+    }
+    if (!c->plans[i].used || (slot->used && c->plans[i].last_use < slot->last_use))
+      slot = &c->plans[i];
+  }
+  free_plan(slot);
+  const kiln_library_call *call = &dnn->abi->library_calls[id];
+  const int64_t *x = dims[0], *y = dims[2];
+  if (lib.api.cudnnCreateTensorDescriptor(&slot->x) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnSetTensor4dDescriptor(slot->x, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
+                                         (int)x[0], (int)x[1], (int)x[2],
+                                         (int)x[3]) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnCreateTensorDescriptor(&slot->y) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnSetTensor4dDescriptor(slot->y, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
+                                         (int)y[0], (int)y[1], (int)y[2],
+                                         (int)y[3]) != KILN_CUDNN_SUCCESS) {
+    free_plan(slot);
+    kiln_fail(KILN_ERROR_RUN, "cuDNN refused the tensors of call %u", id);
+    return NULL;
+  }
+  int algo = -1;
+  if (call->epilogue.has_bias && call->epilogue.activation == KILN_ACTIVATION_NONE) {
+    /* The fused call without an activation takes this algorithm only. */
+    size_t bytes = 0;
+    if (lib.api.cudnnGetConvolutionForwardWorkspaceSize(
+            dnn->handle, slot->x, c->w, c->conv, slot->y, KILN_CUDNN_ALGO_IMPLICIT_PRECOMP_GEMM,
+            &bytes) == KILN_CUDNN_SUCCESS &&
+        bytes <= dnn->workspace_bytes)
+      algo = KILN_CUDNN_ALGO_IMPLICIT_PRECOMP_GEMM;
+  } else {
+    cudnnConvolutionFwdAlgoPerf_t results[8];
+    int returned = 0;
+    if (lib.api.cudnnGetConvolutionForwardAlgorithm_v7(dnn->handle, slot->x, c->w, c->conv,
+                                                       slot->y, 8, &returned, results) ==
+        KILN_CUDNN_SUCCESS)
+      for (int i = 0; i < returned && algo < 0; ++i)
+        if (results[i].status == KILN_CUDNN_SUCCESS &&
+            results[i].determinism == KILN_CUDNN_DETERMINISTIC &&
+            results[i].memory <= dnn->workspace_bytes)
+          algo = results[i].algo;
+  }
+  if (algo < 0) {
+    free_plan(slot);
+    kiln_fail(KILN_ERROR_RUN, "cuDNN has no deterministic algorithm for call %u at batch %lld",
+              id, (long long)batch);
+    return NULL;
+  }
+  slot->algo = algo;
+  slot->used = 1;
+  slot->batch = batch;
+  slot->last_use = ++dnn->clock;
+  return slot;
+}
+
+int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
+                       const int64_t *const *dims) {
+  if (!dnn || id >= dnn->abi->num_library_calls ||
+      dnn->abi->library_calls[id].kind != KILN_LIBRARY_CONV)
+    return -1;
+  if (!dims[0][0])
+    return 0; /* an empty batch */
+  const kiln_library_call *call = &dnn->abi->library_calls[id];
+  conv_state *c = &dnn->calls[id];
+  plan *p = plan_for(dnn, id, dims);
+  if (!p)
+    return -1;
+  float one = 1.0f, residual = call->epilogue.has_residual ? 1.0f : 0.0f;
+  cudnnStatus_t status;
+  if (call->epilogue.has_bias)
+    /* y = act(conv(x) + residual * z + bias), z the output's own buffer. */
+    status = lib.api.cudnnConvolutionBiasActivationForward(
+        dnn->handle, &one, p->x, operands[0], c->w, operands[1], c->conv, p->algo,
+        dnn->workspace, dnn->workspace_bytes, &residual, p->y, operands[2], c->bias, operands[3],
+        c->activation, p->y, operands[2]);
+  else
+    /* y = conv(x) + residual * y */
+    status = lib.api.cudnnConvolutionForward(dnn->handle, &one, p->x, operands[0], c->w,
+                                             operands[1], c->conv, p->algo, dnn->workspace,
+                                             dnn->workspace_bytes, &residual, p->y, operands[2]);
+  if (status != KILN_CUDNN_SUCCESS) {
+    kiln_fail(KILN_ERROR_RUN, "cuDNN failed (status %d) in call %u", status, id);
+    return -1;
+  }
+  return 0;
+}

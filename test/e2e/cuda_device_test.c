@@ -1,0 +1,168 @@
+/*===- cuda_device_test.c - the runtime's CUDA device, on a stand-in driver -===*
+ *
+ * Runs a CUDA artifact (compiled at test time with --batch-buckets=1,2,4)
+ * through the runtime's CUDA device with the driver stand-in
+ * (cuda_stand_in.c) in place of libcuda, and checks what the device asks
+ * of the driver: the first run of a bucket on the stream, the second
+ * captured (nothing allocated or synchronised inside the capture), later
+ * ones replayed without allocating or running the host code; a batch
+ * between buckets padded and its outputs cut back; a failed capture falls
+ * back to the stream, once, with a reason; the binary that fits the GPU
+ * (cubin of its major version, else PTX); clear errors for a GPU too old
+ * and for a missing driver when a session is created (the artifact itself
+ * loads without them). The kernels are not run (no GPU): numbers are
+ * checked on a GPU by test/gpu/run.sh.
+ *
+ * usage: cuda-device-test MODE model.so stand-in.so [expected]
+ *   MODE graphs | fallback | binary (expected: cubin or ptx) | old-gpu | no-driver
+ *
+ *===----------------------------------------------------------------------===*/
+#include "check.h"
+#include "cuda_stand_in.h"
+#include "kiln/kiln.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+static const kiln_stand_in_counters *driver;
+
+/* Runs `session` on a batch of `batch` [batch, 4, 5] inputs; checks the
+ * output's dims. */
+static int run_batch(kiln_session *session, int64_t batch) {
+  static float data[16 * 4 * 5];
+  for (size_t i = 0; i < sizeof data / sizeof *data; ++i)
+    data[i] = (float)(i % 7);
+  kiln_tensor in = {data, KILN_DTYPE_F32, 3, {batch, 4, 5}};
+  kiln_status s = kiln_session_run(session, &in, 1);
+  CHECK(s == KILN_OK, "run of batch %lld", (long long)batch);
+  if (s != KILN_OK)
+    return 0;
+  kiln_tensor out;
+  CHECK(kiln_session_output(session, 0, &out) == KILN_OK, "output");
+  CHECK(out.rank == 3 && out.dims[0] == batch && out.dims[1] == 4 && out.dims[2] == 5,
+        "output dims [%lld, %lld, %lld] for batch %lld", (long long)out.dims[0],
+        (long long)out.dims[1], (long long)out.dims[2], (long long)batch);
+  return 1;
+}
+
+static kiln_device_stats stats_of(kiln_session *session) {
+  kiln_device_stats s;
+  CHECK(kiln_session_device_stats(session, &s) == KILN_OK, "device stats");
+  return s;
+}
+
+static void graphs(kiln_session *session) {
+  /* Batch 3 runs in bucket 4: first on the stream. */
+  run_batch(session, 3);
+  kiln_device_stats s = stats_of(session);
+  CHECK(s.stream_runs == 1 && s.graph_captures == 0, "first run on the stream (%llu, %llu)",
+        (unsigned long long)s.stream_runs, (unsigned long long)s.graph_captures);
+  unsigned long long kernels = driver->launches;
+  CHECK(kernels > 0, "the first run launched its kernels");
+  /* The second is captured, then launched. */
+  run_batch(session, 3);
+  s = stats_of(session);
+  CHECK(s.graph_captures == 1 && driver->captures == 1, "second run captured");
+  CHECK(driver->launches_in_capture == kernels,
+        "the capture holds the run's %llu kernels (%llu)", kernels,
+        driver->launches_in_capture);
+  CHECK(driver->allocations_in_capture == 0, "no allocation inside the capture");
+  CHECK(driver->synchronizations_in_capture == 0, "no synchronisation inside the capture");
+  CHECK(driver->copies_in_capture == 0, "no copies inside the capture");
+  CHECK(driver->graph_launches == 1, "the captured graph ran once");
+  /* Batch 4 (same bucket) replays: no allocation, no stream launch. */
+  unsigned long long allocations = driver->allocations, launches = driver->launches;
+  for (int i = 0; i < 3; ++i)
+    run_batch(session, i == 1 ? 4 : 3);
+  s = stats_of(session);
+  CHECK(s.graph_replays == 3 && driver->graph_launches == 4, "three replays (%llu)",
+        (unsigned long long)s.graph_replays);
+  CHECK(driver->allocations == allocations, "replays allocate no device memory (%llu more)",
+        driver->allocations - allocations);
+  CHECK(driver->launches == launches, "replays launch nothing kernel by kernel");
+  CHECK(driver->graph_nodes_launched == 4 * kernels, "each replay runs every kernel");
+  /* Other buckets: one capture each. */
+  run_batch(session, 1);
+  run_batch(session, 1);
+  run_batch(session, 2);
+  run_batch(session, 2);
+  run_batch(session, 1);
+  s = stats_of(session);
+  CHECK(s.graph_captures == 3 && driver->captures == 3, "one capture a bucket (%llu)",
+        (unsigned long long)s.graph_captures);
+  CHECK(driver->allocations_in_capture == 0 && driver->synchronizations_in_capture == 0,
+        "nothing illegal in any capture");
+  CHECK(s.fallback[0] == '\0', "no fallback (%s)", s.fallback);
+  CHECK(driver->bad_launches == 0, "every launch valid");
+  CHECK(driver->module_format == 1, "the sm_90 cubin was loaded on an sm_90 GPU");
+}
+
+static void fallback(kiln_session *session) {
+  for (int i = 0; i < 4; ++i)
+    run_batch(session, 2);
+  kiln_device_stats s = stats_of(session);
+  CHECK(s.graph_captures == 0 && driver->captures == 1, "one capture tried (%llu)",
+        driver->captures);
+  CHECK(s.stream_runs == 4 && s.graph_replays == 0, "every run on the stream (%llu)",
+        (unsigned long long)s.stream_runs);
+  CHECK(strstr(s.fallback, "capture of batch 2 failed") != NULL, "fallback says why: '%s'",
+        s.fallback);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: cuda-device-test MODE model.so stand-in.so [expected]\n");
+    return 2;
+  }
+  const char *mode = argv[1], *model_path = argv[2], *stand_in = argv[3];
+  setenv("KILN_CUDA_DRIVER", strcmp(mode, "no-driver") == 0 ? "/nonexistent/libcuda.so.1"
+                                                              : stand_in,
+         1);
+  kiln_model *model = NULL;
+  kiln_status loaded = kiln_model_load(model_path, &model);
+  if (strcmp(mode, "no-driver") == 0 || strcmp(mode, "old-gpu") == 0) {
+    /* Loading needs no GPU (kiln inspect); a session does. */
+    CHECK(loaded == KILN_OK, "the artifact loads without a usable GPU");
+    kiln_session *session = NULL;
+    kiln_status created = model ? kiln_session_create(model, &session) : KILN_ERROR_LOAD;
+    if (strcmp(mode, "no-driver") == 0)
+      CHECK(created != KILN_OK && strstr(kiln_last_error(), "/nonexistent/libcuda.so.1"),
+            "a missing driver is named");
+    else
+      CHECK(created != KILN_OK && strstr(kiln_last_error(), "compiled for sm_80") &&
+                strstr(kiln_last_error(), "this GPU is sm_75"),
+            "an older GPU is refused, naming both");
+    kiln_session_free(session);
+    kiln_model_free(model);
+  } else {
+    CHECK(loaded == KILN_OK, "load");
+    kiln_session *session = NULL;
+    kiln_status created = model ? kiln_session_create(model, &session) : KILN_ERROR_LOAD;
+    /* The session loaded the driver: the stand-in, whose counters these are. */
+    void *library = dlopen(stand_in, RTLD_NOW | RTLD_NOLOAD);
+    kiln_stand_in_counters_fn counters =
+        library ? (kiln_stand_in_counters_fn)dlsym(library, "kiln_stand_in_get_counters") : NULL;
+    CHECK(counters != NULL, "the stand-in is the driver");
+    if (created == KILN_OK && counters) {
+      driver = counters();
+      if (strcmp(mode, "graphs") == 0)
+        graphs(session);
+      else if (strcmp(mode, "fallback") == 0)
+        fallback(session);
+      else if (strcmp(mode, "binary") == 0) {
+        run_batch(session, 1);
+        int want = argc > 4 && strcmp(argv[4], "ptx") == 0 ? 2 : 1;
+        CHECK(driver->module_format == want, "loaded %s",
+              want == 2 ? "the PTX" : "a cubin");
+      }
+      kiln_session_free(session);
+    } else {
+      CHECK(0, "session");
+    }
+    kiln_model_free(model);
+  }
+  printf("cuda-device-test %s: %d passed, %d failed\n", mode, passed, failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,241 @@
+/*===- cuda_stand_in.c - a CUDA driver without a GPU, for tests --------------===*
+ *
+ * The driver entry points Kiln's runtime loads (runtime/src/devices/
+ * cuda_api.h), on host memory: allocations are malloc, copies memcpy,
+ * kernels are checked (known function, a non-empty grid, at most 1024
+ * threads a block) and counted but not run, a capture records the launches
+ * into a graph that cuGraphLaunch counts. Environment: KILN_STAND_IN_CC
+ * (the GPU's compute capability times 10, default 90),
+ * KILN_STAND_IN_FAIL_CAPTURE=1 (cuStreamEndCapture fails as a real driver
+ * does when a capture was invalidated). What is illegal during a capture
+ * on a real driver (allocating, synchronising) fails here too, and is
+ * counted.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "cuda_stand_in.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+#define OK 0
+#define INVALID_VALUE 1
+#define NOT_FOUND 500
+#define CAPTURE_UNSUPPORTED 900
+#define CAPTURE_INVALIDATED 901
+#define EXPORT __attribute__((visibility("default")))
+
+static kiln_stand_in_counters counters;
+static int capturing;
+static int cc = 90;
+
+struct module {
+  const char *image;
+  int format;
+};
+struct function {
+  int magic;
+};
+struct graph {
+  unsigned long long nodes;
+};
+static struct function known_function = {0x4b465554};
+
+EXPORT const kiln_stand_in_counters *kiln_stand_in_get_counters(void) { return &counters; }
+
+EXPORT CUresult cuInit(unsigned flags) {
+  (void)flags;
+  const char *value = getenv("KILN_STAND_IN_CC");
+  if (value && *value)
+    cc = atoi(value);
+  return OK;
+}
+EXPORT CUresult cuDriverGetVersion(int *version) { *version = 13000; return OK; }
+EXPORT CUresult cuDeviceGetCount(int *count) { *count = 1; return OK; }
+EXPORT CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return OK; }
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  (void)device;
+  if (attribute == 75) *value = cc / 10;
+  else if (attribute == 76) *value = cc % 10;
+  else return INVALID_VALUE;
+  return OK;
+}
+EXPORT CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  (void)device;
+  static int the_context;
+  *context = &the_context;
+  return OK;
+}
+EXPORT CUresult cuCtxPushCurrent_v2(void *context) { (void)context; return OK; }
+EXPORT CUresult cuCtxPopCurrent_v2(void **context) { if (context) *context = NULL; return OK; }
+EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
+  switch (error) {
+  case OK: *name = "CUDA_SUCCESS"; break;
+  case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
+  case CAPTURE_UNSUPPORTED: *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"; break;
+  case CAPTURE_INVALIDATED: *name = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"; break;
+  default: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+  }
+  return OK;
+}
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  if (capturing) {
+    counters.allocations_in_capture++;
+    return CAPTURE_UNSUPPORTED;
+  }
+  void *p = calloc(1, bytes);
+  if (!p)
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  counters.allocations++;
+  *pointer = (CUdeviceptr)(uintptr_t)p;
+  return OK;
+}
+EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) { free((void *)(uintptr_t)pointer); return OK; }
+EXPORT CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
+  *pointer = malloc(bytes ? bytes : 1);
+  return *pointer ? OK : 2;
+}
+EXPORT CUresult cuMemFreeHost(void *pointer) { free(pointer); return OK; }
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void *from, size_t bytes, void *s) {
+  (void)s;
+  if (capturing)
+    counters.copies_in_capture++;
+  memcpy((void *)(uintptr_t)to, from, bytes);
+  return OK;
+}
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *to, CUdeviceptr from, size_t bytes, void *s) {
+  (void)s;
+  if (capturing)
+    counters.copies_in_capture++;
+  memcpy(to, (const void *)(uintptr_t)from, bytes);
+  return OK;
+}
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr to, unsigned char value, size_t bytes, void *s) {
+  (void)s;
+  if (capturing)
+    counters.copies_in_capture++;
+  memset((void *)(uintptr_t)to, value, bytes);
+  return OK;
+}
+EXPORT CUresult cuStreamCreate(void **stream, unsigned flags) {
+  (void)flags;
+  static int the_stream;
+  *stream = &the_stream;
+  return OK;
+}
+EXPORT CUresult cuStreamDestroy_v2(void *stream) { (void)stream; return OK; }
+EXPORT CUresult cuStreamSynchronize(void *stream) {
+  (void)stream;
+  if (capturing) {
+    counters.synchronizations_in_capture++;
+    return CAPTURE_UNSUPPORTED;
+  }
+  counters.synchronizations++;
+  return OK;
+}
+static struct graph *recording;
+EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  (void)stream, (void)mode;
+  if (capturing)
+    return INVALID_VALUE;
+  capturing = 1;
+  counters.captures++;
+  recording = calloc(1, sizeof *recording);
+  return recording ? OK : 2;
+}
+EXPORT CUresult cuStreamEndCapture(void *stream, struct graph **graph) {
+  (void)stream;
+  capturing = 0;
+  const char *fail = getenv("KILN_STAND_IN_FAIL_CAPTURE");
+  if (fail && strcmp(fail, "1") == 0) {
+    free(recording);
+    recording = NULL;
+    *graph = NULL;
+    return CAPTURE_INVALIDATED;
+  }
+  *graph = recording;
+  recording = NULL;
+  return OK;
+}
+EXPORT CUresult cuGraphInstantiateWithFlags(struct graph **exec, struct graph *graph,
+                                            unsigned long long flags) {
+  (void)flags;
+  struct graph *copy = malloc(sizeof *copy);
+  if (!copy)
+    return 2;
+  *copy = *graph;
+  *exec = copy;
+  return OK;
+}
+EXPORT CUresult cuGraphLaunch(struct graph *exec, void *stream) {
+  (void)stream;
+  counters.graph_launches++;
+  counters.graph_nodes_launched += exec->nodes;
+  return OK;
+}
+EXPORT CUresult cuGraphExecDestroy(struct graph *exec) { free(exec); return OK; }
+EXPORT CUresult cuGraphDestroy(struct graph *graph) { free(graph); return OK; }
+EXPORT CUresult cuModuleLoadData(struct module **module, const void *image) {
+  struct module *m = malloc(sizeof *m);
+  if (!m)
+    return 2;
+  m->image = image;
+  m->format = memcmp(image, "\177ELF", 4) == 0 ? 1 : strstr(image, ".version") ? 2 : 0;
+  if (!m->format) {
+    free(m);
+    return 200; /* CUDA_ERROR_INVALID_IMAGE */
+  }
+  counters.module_loads++;
+  counters.module_format = m->format;
+  *module = m;
+  return OK;
+}
+EXPORT CUresult cuModuleUnload(struct module *module) { free(module); return OK; }
+EXPORT CUresult cuModuleGetFunction(struct function **function, struct module *module,
+                                    const char *name) {
+  /* PTX names its entries ".entry NAME("; a cubin's string table holds
+   * them NUL-terminated. */
+  if (module->format == 2) {
+    char pattern[256];
+    snprintf(pattern, sizeof pattern, ".entry %s(", name);
+    if (!strstr(module->image, pattern))
+      return NOT_FOUND;
+  } else {
+    /* Search the file (its section headers end it) for \0NAME\0. */
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, module->image + 0x28, 8);
+    memcpy(&shentsize, module->image + 0x3a, 2);
+    memcpy(&shnum, module->image + 0x3c, 2);
+    size_t n = strlen(name);
+    const char *p = module->image, *end = p + shoff + (uint64_t)shentsize * shnum;
+    int found = 0;
+    for (; p + n + 1 < end && !found; ++p)
+      found = p[0] == '\0' && memcmp(p + 1, name, n) == 0 && p[n + 1] == '\0';
+    if (!found)
+      return NOT_FOUND;
+  }
+  *function = &known_function;
+  return OK;
+}
+EXPORT CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, unsigned gz,
+                               unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                               void *stream, void **params, void **extra) {
+  (void)shared, (void)stream, (void)extra;
+  if (f != &known_function || !gx || !gy || !gz || !bx || !by || !bz ||
+      (unsigned long long)bx * by * bz > 1024 || !params) {
+    counters.bad_launches++;
+    return INVALID_VALUE;
+  }
+  if (capturing) {
+    counters.launches_in_capture++;
+    recording->nodes++;
+  } else {
+    counters.launches++;
+  }
+  return OK;
+}

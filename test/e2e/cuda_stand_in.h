@@ -1,0 +1,32 @@
+/*===- cuda_stand_in.h - what the CUDA driver stand-in counts ---------------===*
+ *
+ * test/e2e/cuda_stand_in.c implements the CUDA driver entry points Kiln's
+ * runtime uses (runtime/src/devices/cuda_api.h) on host memory, without a
+ * GPU: kernels are recorded, not run. Tests load it as the driver
+ * (KILN_CUDA_DRIVER) and read these counters to check what the runtime
+ * asked of the driver.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_TEST_CUDA_STAND_IN_H
+#define KILN_TEST_CUDA_STAND_IN_H
+
+typedef struct kiln_stand_in_counters {
+  unsigned long long allocations;          /* cuMemAlloc */
+  unsigned long long allocations_in_capture;
+  unsigned long long synchronizations;     /* cuStreamSynchronize */
+  unsigned long long synchronizations_in_capture;
+  unsigned long long copies_in_capture;    /* cuMemcpy*, cuMemset* */
+  unsigned long long launches;             /* cuLaunchKernel outside a capture */
+  unsigned long long launches_in_capture;  /* recorded into a graph */
+  unsigned long long captures;             /* cuStreamBeginCapture */
+  unsigned long long graph_launches;       /* cuGraphLaunch */
+  unsigned long long graph_nodes_launched; /* kernels of the graphs launched */
+  unsigned long long module_loads;
+  int module_format;                       /* of the last module: 1 cubin (ELF), 2 PTX */
+  unsigned long long bad_launches;         /* unknown function, empty grid, > 1024 threads */
+} kiln_stand_in_counters;
+
+/* The library's counters (dlsym "kiln_stand_in_get_counters"). */
+typedef const kiln_stand_in_counters *(*kiln_stand_in_counters_fn)(void);
+
+#endif

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The CUDA backend on a GPU: runs a bundle made by prepare.py with the
+`kiln` Python module (the C runtime compiled in) and checks it.
+
+- the reference models at batch 1 and 8 against PyTorch's outputs, relative
+  error (max abs error / max |reference|) at most 1e-4;
+- the ONNX conformance cases against their expected outputs (ONNX's rule:
+  |got - want| <= 1e-7 + 1e-3 |want|);
+- CUDA Graphs: after the first two runs of a batch, runs replay (no device
+  allocation, no stream launch);
+- speed at batch 1: Kiln (replays) against PyTorch eager and
+  torch.compile(mode="reduce-overhead") of the same torchvision
+  architecture on the same GPU, TF32 off, each timed from host memory to
+  host memory (what a user of either sees), median of 200 runs.
+
+Writes gpu-results.md and gpu-results.json to --out. Ends with
+`N passed, N failed`. --dry-run (no GPU: the driver stand-in) checks the
+flow only: outputs are not compared and nothing is timed against torch.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import kiln
+
+
+def relative_error(got, want):
+    scale = float(np.max(np.abs(want))) if want.size else 0.0
+    err = float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0
+    return err / scale if scale > 0 else err
+
+
+def time_runs(fn, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bundle")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+    with open(os.path.join(args.bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    passed = failed = 0
+    lines, results = [], {"models": {}, "conformance": {}, "speed": {}}
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok or args.dry_run:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {what}", flush=True)
+
+    for m in manifest["models"]:
+        model = kiln.load(os.path.join(args.bundle, m["artifact"]))
+        session = model.session()
+        name = model.inputs[0][0]
+        for case in m["cases"]:
+            x = np.load(os.path.join(args.bundle, case["input"]))
+            want = np.load(os.path.join(args.bundle, case["output"]))
+            for _ in range(3):  # stream, capture, replay
+                out = session.run({name: x})
+            got = next(iter(out.values()))
+            err = relative_error(np.asarray(got), want)
+            results["models"][f"{m['name']}@{case['batch']}"] = err
+            check(err <= 1e-4, f"{m['name']} batch {case['batch']}: relative error {err:.2e}")
+            print(f"{m['name']} batch {case['batch']}: relative error {err:.2e}", flush=True)
+        stats = session.device_stats()
+        before = stats["device_allocations"]
+        x = np.load(os.path.join(args.bundle, m["cases"][0]["input"]))
+        ms = time_runs(lambda: session.run({name: x}), args.runs)
+        stats = session.device_stats()
+        check(stats["device_allocations"] == before,
+              f"{m['name']}: replays allocated {stats['device_allocations'] - before} times")
+        check(stats["graph_captures"] >= 1 and not stats["fallback"],
+              f"{m['name']}: graphs: {stats}")
+        results["speed"][m["name"]] = {"kiln_ms": ms, "stats": stats}
+        print(f"{m['name']}: Kiln batch 1 {ms:.3f} ms ({stats})", flush=True)
+
+    for c in manifest["conformance"]:
+        model = kiln.load(os.path.join(args.bundle, c["artifact"]))
+        session = model.session()
+        inputs = [np.load(os.path.join(args.bundle, p)) for p in c["inputs"]]
+        try:
+            out = session.run(inputs)
+            got = [np.asarray(v) for v in out.values()]
+            wants = [np.load(os.path.join(args.bundle, p)) for p in c["outputs"]]
+            ok = len(got) == len(wants) and all(
+                g.shape == w.shape and (np.issubdtype(w.dtype, np.floating) and
+                                        np.allclose(g, w, rtol=1e-3, atol=1e-7, equal_nan=True)
+                                        or not np.issubdtype(w.dtype, np.floating) and
+                                        np.array_equal(g, w))
+                for g, w in zip(got, wants))
+        except (kiln.Error, RuntimeError) as e:  # RuntimeError: a dtype NumPy's DLPack lacks
+            ok = False
+            print(f"{c['name']}: {e}")
+        results["conformance"][c["name"]] = bool(ok)
+        check(ok, f"conformance {c['name']}")
+
+    if not args.dry_run:
+        import torch
+        import torchvision
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        for m in manifest["models"]:
+            if not hasattr(torchvision.models, m["name"]):
+                continue
+            net = getattr(torchvision.models, m["name"])().eval().cuda()
+            x = np.load(os.path.join(args.bundle, m["cases"][0]["input"]))
+            speed = results["speed"][m["name"]]
+            with torch.no_grad():
+                run = lambda: net(torch.from_numpy(x).cuda()).cpu()
+                for _ in range(10):
+                    run()
+                speed["torch_eager_ms"] = time_runs(run, args.runs)
+                compiled = torch.compile(net, mode="reduce-overhead")
+                run = lambda: compiled(torch.from_numpy(x).cuda()).cpu()
+                for _ in range(10):
+                    run()
+                speed["torch_compile_ms"] = time_runs(run, args.runs)
+            print(f"{m['name']}: {speed}", flush=True)
+
+    lines.append(f"# Kiln on {'the driver stand-in (dry run)' if args.dry_run else 'a GPU'}")
+    lines.append("")
+    lines.append("| model | batch | relative error |")
+    lines.append("| --- | --- | --- |")
+    for k, v in results["models"].items():
+        n, b = k.split("@")
+        lines.append(f"| {n} | {b} | {v:.2e} |")
+    if results["conformance"]:
+        ok = sum(results["conformance"].values())
+        lines.append("")
+        lines.append(f"Conformance subset: {ok} of {len(results['conformance'])} cases match.")
+    lines.append("")
+    lines.append("| model | Kiln ms | torch eager ms | torch.compile reduce-overhead ms |")
+    lines.append("| --- | --- | --- | --- |")
+    for n, s in results["speed"].items():
+        lines.append(f"| {n} | {s['kiln_ms']:.3f} | {s.get('torch_eager_ms', float('nan')):.3f} | "
+                     f"{s.get('torch_compile_ms', float('nan')):.3f} |")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "gpu-results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(args.out, "gpu-results.json"), "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    print("\n".join(lines))
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Prepares a bundle for test/gpu/run.sh: CUDA artifacts compiled here (no
+GPU needed), their inputs and PyTorch's outputs as .npy, oneDNN's headers
+(the runtime's C sources include them; the GPU machine lacks them) and a
+manifest. The bundle travels with the working tree to a GPU machine (at
+most 64 MiB: split the models over bundles).
+
+usage: prepare.py BUNDLE --kiln build/bin/kiln --models build/models
+                  [--model NAME ...] [--conformance N] [--gpu sm_90]
+
+--model NAME: a reference model exported by models-compile-run (NAME.onnx,
+NAME.input.npy / .output.npy at batch 1, NAME.input8.npy / .output8.npy
+at batch 8; torch 1.13's outputs, float32, this machine's CPU).
+--conformance N: the first N ONNX backend cases (every 3rd, for variety)
+that the CPU backend passes and that compile without frozen inputs, with
+their test data as .npy.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+
+
+def compile_artifact(kiln, model, out, gpu, extra=()):
+    args = [kiln, "compile", model, "--target=cuda", f"--gpu={gpu}", "-q", "-o", out, *extra]
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p.returncode == 0, (p.stdout + p.stderr).strip()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bundle")
+    ap.add_argument("--kiln", required=True)
+    ap.add_argument("--models", required=True)
+    ap.add_argument("--model", action="append", default=[])
+    ap.add_argument("--conformance", type=int, default=0)
+    ap.add_argument("--gpu", default="sm_90")
+    ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
+    args = ap.parse_args()
+    os.makedirs(args.bundle, exist_ok=True)
+    manifest = {"gpu": args.gpu, "models": [], "conformance": []}
+
+    for name in args.model:
+        onnx_path = os.path.join(args.models, f"{name}.onnx")
+        so = os.path.join(args.bundle, f"{name}.so")
+        ok, text = compile_artifact(args.kiln, onnx_path, so, args.gpu,
+                                    ["--batch-buckets=1,8"])
+        if not ok:
+            sys.exit(f"{name}: {text}")
+        os.remove(so[:-3] + ".h")
+        cases = []
+        for batch, suffix in ((1, ""), (8, "8")):
+            for kind in ("input", "output"):
+                shutil.copy(os.path.join(args.models, f"{name}.{kind}{suffix}.npy"),
+                            os.path.join(args.bundle, f"{name}.{kind}{suffix}.npy"))
+            cases.append({"batch": batch, "input": f"{name}.input{suffix}.npy",
+                          "output": f"{name}.output{suffix}.npy"})
+        manifest["models"].append({"name": name, "artifact": f"{name}.so", "cases": cases})
+        print(f"{name}: {os.path.getsize(so) / 2**20:.1f} MiB")
+
+    if args.conformance:
+        import numpy as np
+        from onnx import numpy_helper, TensorProto
+        from onnx_cases import data_files, list_cases, read_expected
+        cpu = read_expected(os.path.join(HERE, "..", "e2e", "onnx_conformance_expected.txt"))
+        folder = os.path.join(args.bundle, "conformance")
+        os.makedirs(folder, exist_ok=True)
+        cases = [c for c in list_cases(args.data) if cpu.get(c[0]) == "passed"][::3]
+        for name, case_dir in cases:
+            if len(manifest["conformance"]) >= args.conformance:
+                break
+            stem = name.replace("/", "_")
+            so = os.path.join(folder, f"{stem}.so")
+            ok, _ = compile_artifact(args.kiln, os.path.join(case_dir, "model.onnx"), so,
+                                     args.gpu)
+            if not ok:
+                continue  # needs frozen inputs (or does not compile for CUDA)
+            os.remove(so[:-3] + ".h")
+            entry = {"name": name, "artifact": f"conformance/{stem}.so", "inputs": [],
+                     "outputs": []}
+            for kind, key in (("input_", "inputs"), ("output_", "outputs")):
+                for i, path in enumerate(data_files(case_dir, kind).values()):
+                    t = TensorProto()
+                    with open(path, "rb") as f:
+                        t.ParseFromString(f.read())
+                    npy = f"conformance/{stem}.{kind}{i}.npy"
+                    np.save(os.path.join(args.bundle, npy), numpy_helper.to_array(t))
+                    entry[key].append(npy)
+            manifest["conformance"].append(entry)
+        print(f"conformance: {len(manifest['conformance'])} cases")
+
+    include = os.path.join(args.bundle, "include")
+    if not os.path.isdir(include):
+        shutil.copytree("/usr/include/oneapi", os.path.join(include, "oneapi"))
+    with open(os.path.join(args.bundle, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    total = sum(os.path.getsize(p) for p in glob.glob(os.path.join(args.bundle, "**", "*"),
+                                                      recursive=True) if os.path.isfile(p))
+    print(f"bundle {args.bundle}: {total / 2**20:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()

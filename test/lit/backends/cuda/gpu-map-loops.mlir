@@ -1,0 +1,126 @@
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-map-loops -verify-diagnostics | FileCheck %s
+
+// A 2-D parallel loop: linearised, innermost dim fastest, masked, mapped
+// to (block_x, thread_x) with 256 threads a block.
+// CHECK-LABEL: func.func @elementwise
+// CHECK:       %[[C4:.*]] = arith.constant 4 : index
+// CHECK:       %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK:       %[[TOTAL:.*]] = arith.muli %[[N]], %[[C4]] : index
+// CHECK:       %[[C256:.*]] = arith.constant 256 : index
+// CHECK:       %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %[[C256]] : index
+// CHECK:       scf.parallel (%[[B:.*]], %[[T:.*]]) = ({{.*}}) to (%[[BLOCKS]], %[[C256]])
+// CHECK:         %[[BASE:.*]] = arith.muli %[[B]], %[[C256]] : index
+// CHECK:         %[[L:.*]] = arith.addi %[[BASE]], %[[T]] : index
+// CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[L]], %[[TOTAL]] : index
+// CHECK:         scf.if %[[IN]] {
+// CHECK:           %[[J:.*]] = arith.remui %[[L]], %[[C4]] : index
+// CHECK:           %[[I:.*]] = arith.divui %[[L]], %[[C4]] : index
+// CHECK:           memref.load %arg0[%[[I]], %[[J]]]
+// CHECK:           math.exp
+// CHECK:           memref.store {{.*}}, %arg1[%[[I]], %[[J]]]
+// CHECK:       } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+func.func @elementwise(%a: memref<?x4xf32>, %b: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %n = memref.dim %a, %c0 : memref<?x4xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c4) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x4xf32>
+    %y = math.exp %x : f32
+    memref.store %y, %b[%i, %j] : memref<?x4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A reduction row loop: the parallel dims map to threads, the reduction
+// stays a loop in each thread, and a parallel loop inside runs
+// sequentially there.
+// CHECK-LABEL: func.func @rows
+// CHECK:       scf.parallel
+// CHECK:         scf.if
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK-NOT:         scf.parallel
+// CHECK:       } {mapping
+func.func @rows(%a: memref<8x16x4xf32>, %b: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    scf.for %k = %c0 to %c16 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+        %x = memref.load %a[%i, %k, %j] : memref<8x16x4xf32>
+        %s = memref.load %b[%i, %j] : memref<8x4xf32>
+        %t = arith.addf %x, %s : f32
+        memref.store %t, %b[%i, %j] : memref<8x4xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A copy becomes a mapped loop over the target; a sequential loop at the
+// top runs on one thread; a constant a loop reads is hoisted out (the
+// kernel gets it as an argument).
+// CHECK-LABEL: func.func @copy_and_serial
+// CHECK-NOT:   memref.copy
+// CHECK:       scf.parallel
+// CHECK:         memref.load %arg0
+// CHECK:         memref.store {{.*}}, %arg1
+// CHECK:       } {mapping
+// CHECK:       %[[G:.*]] = memref.get_global @table
+// CHECK:       scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c1{{[_0-9]*}})
+// CHECK:         scf.for
+// CHECK:           memref.load %[[G]]
+// CHECK:       } {mapping
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @copy_and_serial(%a: memref<2x3xf32>, %b: memref<2x3xf32>, %c: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  memref.copy %a, %b : memref<2x3xf32> to memref<2x3xf32>
+  scf.for %i = %c1 to %c4 step %c1 {
+    %t = memref.get_global @table : memref<4xf32>
+    %prev = arith.subi %i, %c1 : index
+    %x = memref.load %c[%prev] : memref<4xf32>
+    %y = memref.load %t[%i] : memref<4xf32>
+    %z = arith.addf %x, %y : f32
+    memref.store %z, %c[%i] : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Refused, naming the op: a kernel cannot allocate, nor the host read
+// device memory.
+func.func @allocates(%a: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    // expected-error @below {{the CUDA backend cannot allocate inside a kernel}}
+    %row = memref.alloc(%i) : memref<?xf32>
+    memref.dealloc %row : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @host_reads(%a: memref<2xindex>) -> index {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{the CUDA backend cannot read device memory on the host}}
+  %n = memref.load %a[%c0] : memref<2xindex>
+  return %n : index
+}
