@@ -11,6 +11,9 @@ the case's first data set, as in the import sweep.
 
 --mode dynamic compiles with --dynamic-batch: dim 0 of every graph input
 is dynamic, so the same cases exercise the dynamic-shape code paths.
+--mode gpu-emulated compiles with --target=cuda --emulate-gpu: the CUDA
+backend's loop nests exactly as it maps them onto blocks and threads,
+run on the CPU, so the mapping is checked numerically on every case.
 
 Artifacts are cached in --work by a key over the kiln binary, the runtime
 headers, the model, the mode and the frozen inputs: a rerun after a change
@@ -33,7 +36,10 @@ import time
 from onnx_cases import (data_files, first_reason, freeze_args, list_cases, read_expected,
                         run, run_cases, write_expected)
 
-MODES = {"static": [], "dynamic": ["--dynamic-batch"]}
+MODES = {"static": [], "dynamic": ["--dynamic-batch"],
+         # The CUDA backend's loop nests, as mapped onto GPU blocks and
+         # threads, compiled for the CPU (no libraries: every op a loop nest).
+         "gpu-emulated": ["--target=cuda", "--emulate-gpu"]}
 
 # Why the failures that remain are not Kiln bugs to fix, by case-name
 # pattern: written next to the driver's own reason in docs/Conformance.md.

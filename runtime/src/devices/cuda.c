@@ -233,9 +233,12 @@ typedef struct cuda_session {
   CUmodule module;
   CUfunction *functions;
   void **constants; /* device copies, by index, made on first use */
-  /* Per output: pinned host memory the outputs are copied into. */
+  /* Per output: pinned host memory the outputs are copied into; per input:
+   * pinned staging the inputs are copied through. */
   void **host_outputs;
   size_t *host_bytes;
+  void **host_inputs;
+  size_t *host_in_bytes;
   bucket buckets[KILN_CUDA_MAX_GRAPHS];
   int graphs_enabled;
   kiln_device_stats stats;
@@ -282,6 +285,9 @@ static void cuda_library_free(void *state) {
   for (uint32_t i = 0; s->host_outputs && i < s->abi->num_outputs; ++i)
     if (s->host_outputs[i])
       driver.api.cuMemFreeHost(s->host_outputs[i]);
+  for (uint32_t i = 0; s->host_inputs && i < s->abi->num_inputs; ++i)
+    if (s->host_inputs[i])
+      driver.api.cuMemFreeHost(s->host_inputs[i]);
   kiln_cublaslt_free(s->blas);
   kiln_cudnn_free(s->dnn);
   cuda_release(NULL, s->workspace);
@@ -295,6 +301,8 @@ static void cuda_library_free(void *state) {
   free(s->constants);
   free(s->host_outputs);
   free(s->host_bytes);
+  free(s->host_inputs);
+  free(s->host_in_bytes);
   free(s);
 }
 
@@ -316,7 +324,10 @@ static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
   s->constants = calloc(gpu->num_constants + 1, sizeof(void *));
   s->host_outputs = calloc(abi->num_outputs + 1, sizeof(void *));
   s->host_bytes = calloc(abi->num_outputs + 1, sizeof(size_t));
-  if (!s->functions || !s->constants || !s->host_outputs || !s->host_bytes) {
+  s->host_inputs = calloc(abi->num_inputs + 1, sizeof(void *));
+  s->host_in_bytes = calloc(abi->num_inputs + 1, sizeof(size_t));
+  if (!s->functions || !s->constants || !s->host_outputs || !s->host_bytes ||
+      !s->host_inputs || !s->host_in_bytes) {
     cuda_library_free(s);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
@@ -509,21 +520,28 @@ static size_t tensor_bytes(const kiln_model_tensor *t, const int64_t *dims) {
   return n * kiln_dtype_size(t->dtype);
 }
 
+/* Makes `*buffer` (pinned host memory of `*capacity` bytes) hold `bytes`. */
+static int ensure_pinned(cuda_session *s, void **buffer, size_t *capacity, size_t bytes) {
+  if (bytes <= *capacity)
+    return 0;
+  if (*buffer)
+    driver.api.cuMemFreeHost(*buffer);
+  *buffer = NULL;
+  *capacity = 0;
+  CUresult r = driver.api.cuMemAllocHost(buffer, bytes);
+  if (r != KILN_CUDA_SUCCESS)
+    return set_error(s, "cuMemAllocHost", r);
+  *capacity = bytes;
+  return 0;
+}
+
 /* Copies output i (device `from`, dims `dims`) into the session's pinned
  * host memory, enqueued on the stream. */
 static int fetch_output(cuda_session *s, uint32_t i, const void *from, const int64_t *dims,
                         void **to) {
   size_t bytes = tensor_bytes(&s->abi->outputs[i], dims);
-  if (bytes > s->host_bytes[i]) {
-    if (s->host_outputs[i])
-      driver.api.cuMemFreeHost(s->host_outputs[i]);
-    s->host_outputs[i] = NULL;
-    s->host_bytes[i] = 0;
-    CUresult r = driver.api.cuMemAllocHost(&s->host_outputs[i], bytes);
-    if (r != KILN_CUDA_SUCCESS)
-      return set_error(s, "cuMemAllocHost", r);
-    s->host_bytes[i] = bytes;
-  }
+  if (ensure_pinned(s, &s->host_outputs[i], &s->host_bytes[i], bytes) != 0)
+    return -1;
   *to = s->host_outputs[i];
   if (bytes == 0)
     return 0;
@@ -565,10 +583,17 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
       if (!device_in[i])
         return KILN_RUN_OUT_OF_MEMORY;
     }
+    /* Through pinned staging: the copy to the device is then a real
+     * asynchronous DMA (a previous run's copy from the same staging has
+     * finished: every run ends synchronised). */
     CUresult r = KILN_CUDA_SUCCESS;
-    if (given)
-      r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], in_data[i], given,
-                                       s->stream);
+    if (given) {
+      if (ensure_pinned(s, &s->host_inputs[i], &s->host_in_bytes[i], given) != 0)
+        return -1;
+      memcpy(s->host_inputs[i], in_data[i], given);
+      r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], s->host_inputs[i],
+                                       given, s->stream);
+    }
     if (r == KILN_CUDA_SUCCESS && bytes > given)
       r = driver.api.cuMemsetD8Async((CUdeviceptr)(uintptr_t)device_in[i] + given, 0,
                                      bytes - given, s->stream);
