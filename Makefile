@@ -17,7 +17,8 @@ CMAKE_FLAGS = -G Ninja \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
   -DPython3_EXECUTABLE=/usr/bin/python3
 
-.PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update asan \
+.PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update \
+	cuda-compile-update conformance-gpu-emulated-update asan \
   soak tsan fuzz torch-venv install package train-demo
 
 all: build
@@ -142,6 +143,12 @@ fuzz: build
 # Record which ONNX test cases compile and match (after a backend change).
 conformance-update: build
 	cmake --build $(BUILD_DIR) --target conformance-update
+
+cuda-compile-update: build
+	cmake --build $(BUILD_DIR) --target cuda-compile-update
+
+conformance-gpu-emulated-update: build
+	cmake --build $(BUILD_DIR) --target conformance-gpu-emulated-update
 
 clean:
 	rm -rf $(BUILD_DIR)

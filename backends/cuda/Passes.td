@@ -55,6 +55,21 @@ def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
                            "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
 }
 
+def GpuParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "mlir::func::FuncOp"> {
+  let summary = "Put a generic's parallel dims before its reduction dims";
+  let description = [{
+    A `linalg.generic` whose iterators interleave reductions with parallel
+    dims (a softmax over axis 1 of [N, C, HW]: parallel, reduction,
+    parallel) lowers to a parallel loop over the dims before the first
+    reduction only, with the later parallel dims serial inside it: on a
+    GPU, N threads. The loops are interchanged so that every parallel dim
+    comes first (in their order), then the reductions (in theirs): the
+    mapped loop covers N x HW threads. Each output element still sums its
+    reduction in the same order, so the numbers do not change.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def CudaGatherKernels : Pass<"kiln-cuda-gather-kernels", "mlir::ModuleOp"> {
   let summary = "One GPU module for every kernel; constants passed as device copies";
   let description = [{

@@ -20,6 +20,8 @@ namespace kiln::cuda {
 /// Host loops as GPU-mapped parallel loops (what both the CUDA pipeline
 /// and the CPU emulation of the mapping start with).
 static void addMapping(OpPassManager &pm, int64_t blockSize) {
+  // Every parallel dim in the mapped loop, reductions serial inside.
+  pm.addNestedPass<func::FuncOp>(createGpuParallelDimsFirst());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createLowerAffinePass());
   GpuMapLoopsOptions map;
