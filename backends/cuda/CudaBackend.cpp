@@ -180,8 +180,6 @@ public:
            chips;
   }
 
-  llvm::Error emitEmulation(ModuleOp module, const ArtifactContents &contents) const;
-
   llvm::Error emitArtifact(ModuleOp module, const ArtifactContents &contents,
                            const TargetOptions &options) const override {
     if (!contents.sessionTensors.empty() || !contents.inferenceObject.empty())
@@ -190,62 +188,50 @@ public:
     auto parsed = settings(options);
     if (!parsed)
       return parsed.takeError();
-    if (parsed->emulate)
-      return emitEmulation(module, contents);
+    artifact::DescriptorFields fields;
+    fields.runFunction = "run";
+    if (parsed->emulate) {
+      // The mapped loop nests themselves: a CPU artifact.
+      fields.device = KILN_DEVICE_CPU;
+      return writeWithHostCode(module, contents, fields, {});
+    }
     auto ptxas = findPtxas(parsed->toolkitPath);
     if (!ptxas)
       return ptxas.takeError();
     auto device = buildDeviceCode(module, *ptxas);
     if (!device)
       return device.takeError();
-    // The host code: portable x86-64 (it only allocates and launches).
-    host::CpuTarget host;
-    host.cpu = "x86-64";
-    auto machine = host::createTargetMachine(host);
+    fields.device = KILN_DEVICE_CUDA;
+    fields.gpuCode = "&gpu_code";
+    return writeWithHostCode(module, contents, fields, *device);
+  }
+
+private:
+  /// Compiles the host code (portable x86-64: it allocates and launches,
+  /// or, emulated, runs the mapped loops) and writes the artifact with
+  /// `device`'s binaries and forwarders.
+  static llvm::Error writeWithHostCode(ModuleOp module, const ArtifactContents &contents,
+                                       const artifact::DescriptorFields &fields,
+                                       const DeviceCode &device) {
+    host::CpuTarget target;
+    target.cpu = "x86-64";
+    auto machine = host::createTargetMachine(target);
     if (!machine)
       return machine.takeError();
     std::vector<artifact::ConstantBlob> constants = host::extractConstants(module);
     host::StackUse stack;
+    host::measureRowTemporaries(module, stack);
     auto object = host::emitObject(module, **machine, stack);
     if (!object)
       return object.takeError();
     ArtifactContents withStack = contents;
     withStack.stackBytes = stack.total();
-    llvm::append_range(constants, device->blobs);
-    artifact::DescriptorFields fields;
-    fields.device = KILN_DEVICE_CUDA;
-    fields.runFunction = "run";
-    fields.gpuCode = "&gpu_code";
-    std::string source = artifact::entryPointSource(withStack, device->ranks, device->forwarders) +
+    llvm::append_range(constants, device.blobs);
+    std::string source = artifact::entryPointSource(withStack, device.ranks, device.forwarders) +
                          artifact::descriptorSource(withStack, fields);
     return artifact::writeArtifact(*object, source, withStack, constants);
   }
 };
-
-/// `emulate=1`: the mapped loop nests, compiled for this machine's x86-64
-/// baseline, as a CPU artifact.
-llvm::Error CudaBackend::emitEmulation(ModuleOp module, const ArtifactContents &contents) const {
-  host::CpuTarget target;
-  target.cpu = "x86-64";
-  auto machine = host::createTargetMachine(target);
-  if (!machine)
-    return machine.takeError();
-  std::vector<artifact::ConstantBlob> constants = host::extractConstants(module);
-  host::StackUse stack;
-  host::measureRowTemporaries(module, stack);
-  auto object = host::emitObject(module, **machine, stack);
-  if (!object)
-    return object.takeError();
-  ArtifactContents withStack = contents;
-  withStack.stackBytes = stack.total();
-  artifact::DescriptorFields fields;
-  fields.device = KILN_DEVICE_CPU;
-  fields.runFunction = "run";
-  return artifact::writeArtifact(*object,
-                                 artifact::entryPointSource(withStack) +
-                                     artifact::descriptorSource(withStack, fields),
-                                 withStack, constants);
-}
 
 } // namespace
 
