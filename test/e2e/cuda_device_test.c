@@ -14,7 +14,7 @@
  * checked on a GPU by test/gpu/run.sh.
  *
  * usage: cuda-device-test MODE model.so stand-in.so [expected]
- *   MODE graphs | fallback | binary (expected: cubin or ptx) | old-gpu | no-driver
+ *   MODE graphs | fallback | threads | binary (expected: cubin or ptx) | old-gpu | no-driver
  *
  *===----------------------------------------------------------------------===*/
 #include "check.h"
@@ -22,6 +22,7 @@
 #include "kiln/kiln.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,40 @@ static void graphs(kiln_session *session) {
   CHECK(driver->module_format == 1, "the sm_90 cubin was loaded on an sm_90 GPU");
 }
 
+/* Another session's first run, on another thread, while this thread
+ * captures: captures are thread-local, so neither disturbs the other. */
+static kiln_session *other_session;
+static int other_ok;
+static void *run_other(void *unused) {
+  (void)unused;
+  other_ok = run_batch(other_session, 1);
+  return NULL;
+}
+static void run_other_during_capture(void) {
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, run_other, NULL) == 0)
+    pthread_join(thread, NULL);
+}
+
+static void threads(kiln_session *session, kiln_model *model, void *library) {
+  kiln_stand_in_set_capture_hook_fn set_hook =
+      (kiln_stand_in_set_capture_hook_fn)dlsym(library, "kiln_stand_in_set_capture_hook");
+  CHECK(set_hook != NULL, "the stand-in takes a capture hook");
+  CHECK(kiln_session_create(model, &other_session) == KILN_OK, "a second session");
+  if (!set_hook || !other_session)
+    return;
+  run_batch(session, 2); /* on the stream */
+  set_hook(run_other_during_capture);
+  run_batch(session, 2); /* captured, while the other session runs */
+  kiln_device_stats s = stats_of(session);
+  CHECK(other_ok, "the other thread's session ran during the capture");
+  CHECK(s.graph_captures == 1 && s.fallback[0] == '\0',
+        "the capture stands although another thread allocated meanwhile ('%s')", s.fallback);
+  run_batch(session, 2);
+  CHECK(stats_of(session).graph_replays == 1, "then replays");
+  kiln_session_free(other_session);
+}
+
 static void fallback(kiln_session *session) {
   for (int i = 0; i < 4; ++i)
     run_batch(session, 2);
@@ -151,6 +186,8 @@ int main(int argc, char **argv) {
         graphs(session);
       else if (strcmp(mode, "fallback") == 0)
         fallback(session);
+      else if (strcmp(mode, "threads") == 0)
+        threads(session, model, library);
       else if (strcmp(mode, "binary") == 0) {
         run_batch(session, 1);
         int want = argc > 4 && strcmp(argv[4], "ptx") == 0 ? 2 : 1;

@@ -30,7 +30,13 @@ typedef unsigned long long CUdeviceptr;
 #define EXPORT __attribute__((visibility("default")))
 
 static kiln_stand_in_counters counters;
-static int capturing;
+/* Captures are thread-local (CU_STREAM_CAPTURE_MODE_THREAD_LOCAL): only
+ * the capturing thread is refused what is unsafe during a capture. */
+static __thread int capturing;
+/* Called once when a capture begins (the threads test runs another
+ * session then). */
+static void (*capture_hook)(void);
+EXPORT void kiln_stand_in_set_capture_hook(void (*hook)(void)) { capture_hook = hook; }
 static int cc = 90;
 
 struct module {
@@ -137,7 +143,7 @@ EXPORT CUresult cuStreamSynchronize(void *stream) {
   counters.synchronizations++;
   return OK;
 }
-static struct graph *recording;
+static __thread struct graph *recording;
 EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
   (void)stream, (void)mode;
   if (capturing)
@@ -145,6 +151,11 @@ EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
   capturing = 1;
   counters.captures++;
   recording = calloc(1, sizeof *recording);
+  if (capture_hook) {
+    void (*hook)(void) = capture_hook;
+    capture_hook = NULL;
+    hook();
+  }
   return recording ? OK : 2;
 }
 EXPORT CUresult cuStreamEndCapture(void *stream, struct graph **graph) {

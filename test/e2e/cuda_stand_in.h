@@ -28,5 +28,8 @@ typedef struct kiln_stand_in_counters {
 
 /* The library's counters (dlsym "kiln_stand_in_get_counters"). */
 typedef const kiln_stand_in_counters *(*kiln_stand_in_counters_fn)(void);
+/* A function run once, on the capturing thread, when the next capture
+ * begins (dlsym "kiln_stand_in_set_capture_hook"). */
+typedef void (*kiln_stand_in_set_capture_hook_fn)(void (*hook)(void));
 
 #endif

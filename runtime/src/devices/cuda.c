@@ -51,10 +51,14 @@ static struct {
   CUcontext context;
   int major, minor;
   /* Device allocations of the whole process (the pool's blocks, staging
-   * buffers, constants), and those made while a capture was under way. */
+   * buffers, constants). */
   uint64_t allocations;
-  int capturing;
 } driver = {PTHREAD_ONCE_INIT};
+
+/* This thread's capture (sessions on other threads run on: captures are
+ * thread-local) and the allocations this thread made. */
+static __thread int capturing;
+static __thread uint64_t thread_allocations;
 
 static const char *result_name(CUresult r) {
   const char *name = NULL;
@@ -199,7 +203,8 @@ static void *cuda_allocate(const kiln_allocator *allocator, size_t bytes, size_t
   CUdeviceptr p = 0;
   if (driver.api.cuMemAlloc(&p, bytes ? bytes : 1) != KILN_CUDA_SUCCESS)
     return NULL;
-  driver.allocations += 1;
+  __atomic_add_fetch(&driver.allocations, 1, __ATOMIC_RELAXED);
+  thread_allocations += 1;
   return (void *)(uintptr_t)p;
 }
 
@@ -437,7 +442,7 @@ static void *cuda_device_constant(void *state, uint32_t index, const void *host,
     return NULL;
   if (s->constants[index])
     return s->constants[index];
-  if (driver.capturing)
+  if (capturing)
     return NULL; /* the first run of every bucket uploads them, outside capture */
   void *p = cuda_allocate(NULL, bytes, 256);
   if (!p)
@@ -457,7 +462,7 @@ static void cuda_stats(void *state, kiln_device_stats *stats) {
   if (!s)
     return;
   *stats = s->stats;
-  stats->device_allocations = driver.allocations;
+  stats->device_allocations = __atomic_load_n(&driver.allocations, __ATOMIC_RELAXED);
 }
 
 /* The batch of this run when its only dynamic dims are dim 0 of inputs
@@ -616,18 +621,18 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     replayed = 1;
   } else if (b && s->graphs_enabled && !b->failed && b->runs >= 1) {
     /* The second run of the bucket: captured, then launched. */
-    uint64_t allocations = driver.allocations;
+    uint64_t allocations = thread_allocations;
     CUresult r = driver.api.cuStreamBeginCapture(s->stream, KILN_CU_CAPTURE_THREAD_LOCAL);
     const char *why = NULL;
     if (r == KILN_CUDA_SUCCESS) {
-      driver.capturing = 1;
+      capturing = 1;
       rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
-      driver.capturing = 0;
+      capturing = 0;
       CUgraph graph = NULL;
       CUresult ended = driver.api.cuStreamEndCapture(s->stream, &graph);
       if (rc != 0)
         why = "the captured run failed";
-      else if (driver.allocations != allocations)
+      else if (thread_allocations != allocations)
         why = "the captured run allocated device memory";
       else if (ended != KILN_CUDA_SUCCESS)
         why = result_name(ended);
