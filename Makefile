@@ -19,7 +19,7 @@ CMAKE_FLAGS = -G Ninja \
 
 .PHONY: all deps configure build test demo bench clean import-sweep-update conformance-update \
 	cuda-compile-update conformance-gpu-emulated-update asan \
-  soak tsan fuzz torch-venv install package train-demo
+  soak tsan fuzz torch-venv install package train-demo zoo
 
 all: build
 
@@ -143,6 +143,14 @@ fuzz: build
 # Record which ONNX test cases compile and match (after a backend change).
 conformance-update: build
 	cmake --build $(BUILD_DIR) --target conformance-update
+
+# Every torchvision classifier exported with a dynamic batch, checked,
+# compiled and run at batch 1 and 4 against torch; regenerates
+# docs/ModelZoo.md (tens of minutes, several GB of models in ZOO_DIR).
+ZOO_DIR ?= $(BUILD_DIR)/zoo
+zoo: build
+	/usr/bin/python3 test/models/zoo.py $(BUILD_DIR)/bin/kiln $(ZOO_DIR) --run-all \
+	  --report docs/ModelZoo.md
 
 cuda-compile-update: build
 	cmake --build $(BUILD_DIR) --target cuda-compile-update

@@ -223,7 +223,7 @@ def Rematerialize : Pass<"kiln-rematerialize", "mlir::func::FuncOp"> {
 // Lowering
 //===----------------------------------------------------------------------===//
 
-def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::func::FuncOp"> {
+def ConvertKilnToLinalg : Pass<"kiln-convert-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower kiln ops to linalg, tensor, arith and math on tensors";
   let description = [{
     Rewrites every kiln op into target-independent upstream ops on

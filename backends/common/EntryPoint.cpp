@@ -95,6 +95,12 @@ std::string entryPointSource(const ArtifactContents &info, const std::set<int64_
         "static __thread jmp_buf *out_of_memory;\n"
         "static void allocation_failed(void) {\n"
         "  if (out_of_memory) longjmp(*out_of_memory, 1);\n"
+        "  call_failed = 1;\n}\n"
+        "/* A shape read at run time is invalid (a negative size, a reshape\n"
+        " * that changes the element count): the run stops there. */\n"
+        "__attribute__((visibility(\"hidden\"))) void kiln_shape_error(int32_t code) {\n"
+        "  (void)code;\n"
+        "  if (out_of_memory) longjmp(*out_of_memory, 2);\n"
         "  call_failed = 1;\n}\n";
   // The compiled code allocates through these (MLIR's generic allocation
   // functions); the runtime's pooled allocator serves them.
@@ -146,7 +152,9 @@ std::string entryPointSource(const ArtifactContents &info, const std::set<int64_
         "               void **out_alloc, void **out_data, int64_t *const *out_dims) {\n"
         "  services = svc;\n  services_state = state;\n  call_failed = 0;\n"
         "  jmp_buf jump;\n"
-        "  if (setjmp(jump)) {\n    out_of_memory = 0;\n    return KILN_RUN_OUT_OF_MEMORY;\n  }\n"
+        "  int stopped = setjmp(jump);\n"
+        "  if (stopped) {\n    out_of_memory = 0;\n"
+        "    return stopped == 2 ? KILN_RUN_SHAPE_ERROR : KILN_RUN_OUT_OF_MEMORY;\n  }\n"
         "  out_of_memory = &jump;\n";
   for (size_t i = 0; i < info.inputs.size(); ++i) {
     size_t r = info.inputs[i].dims.size();

@@ -258,7 +258,9 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
       }
       if (!group.empty() && (op.getNumRegions() > 0 || isa<func::CallOp>(op) || reads))
         return op.emitError("the CUDA backend cannot run this on the host: it uses a value "
-                            "read from device memory");
+                            "read from device memory (a shape, axes or count the model reads "
+                            "at run time? compile with --constant-shapes and --freeze-input "
+                            "NAME=FILE to fix it)");
     }
     return success();
   }

@@ -92,7 +92,19 @@ struct ConvertKilnToLinalgPass
     kiln::populateReductionToLinalgPatterns(patterns);
     kiln::populateDataMovementToLinalgPatterns(patterns);
     kiln::populateContractionToLinalgPatterns(patterns);
-    resolveKernels(getOperation());
+    ModuleOp module = getOperation();
+    // Run-time shape checks call back into the artifact's entry point.
+    bool checks = false;
+    module.walk([&](Operation *op) {
+      checks |= isa<kiln::IotaOp, kiln::DynamicReshapeOp>(op);
+    });
+    if (checks && !module.lookupSymbol(kiln::lowering::kShapeErrorFunction)) {
+      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+      auto decl = func::FuncOp::create(
+          b, module.getLoc(), kiln::lowering::kShapeErrorFunction,
+          b.getFunctionType({b.getI32Type()}, {}));
+      decl.setPrivate();
+    }
     ConversionTarget target(*context);
     target.addIllegalDialect<kiln::KilnDialect>();
     // What a backend runs in a library is bufferised into a call instead.
@@ -100,11 +112,17 @@ struct ConvertKilnToLinalgPass
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            func::FuncDialect, scf::SCFDialect>();
-    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns)))) {
-      signalPassFailure();
-      return;
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    for (func::FuncOp func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (func.isExternal())
+        continue;
+      resolveKernels(func);
+      if (failed(applyPartialConversion(func, target, frozen))) {
+        signalPassFailure();
+        return;
+      }
     }
-    makeSignless(getOperation());
+    makeSignless(module);
   }
 };
 } // namespace

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -439,12 +441,169 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
   }
 };
 
+
+/// Entry `i` of a 1-D integer tensor, as an index.
+Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {
+  Value at = arith::ConstantIndexOp::create(b, loc, i);
+  Value v = tensor::ExtractOp::create(b, loc, tensor, ValueRange{at});
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// The result dims of an op whose dims are the entries of `shape`: static
+/// dims from the type, dynamic ones read (and checked not negative).
+SmallVector<Value> runtimeSizes(OpBuilder &b, Location loc, RankedTensorType type, Value shape) {
+  SmallVector<Value> sizes;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    Value size = extractIndex(b, loc, shape, d);
+    lowering::checkAtRunTime(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero),
+        lowering::kNegativeSize);
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+struct ShapeOfToTensor : OpRewritePattern<ShapeOfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShapeOfOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < op.getInput().getType().getRank(); ++d)
+      dims.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                                dimOf(rewriter, loc, op.getInput(), d)));
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), dims);
+    return success();
+  }
+};
+
+struct IotaToGeneric : OpRewritePattern<IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IotaOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    SmallVector<Value> sizes = runtimeSizes(rewriter, loc, type, op.getShape());
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType(),
+                                         sizes);
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
+        SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value i = linalg::IndexOp::create(b, l, axis);
+          linalg::YieldOp::create(b, l, Value(arith::IndexCastOp::create(b, l, b.getI64Type(), i)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// The target shape resolved (0 copies an input dim unless allow_zero, -1
+/// takes what keeps the count) and checked, then a collapse to 1-D and a
+/// tensor.reshape by a shape tensor.
+struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicReshapeOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    RankedTensorType inType = op.getInput().getType(), outType = op.getType();
+    auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) {
+      return Value(arith::CmpIOp::create(rewriter, loc, p, a, b));
+    };
+    auto index = [&](int64_t v) { return Value(arith::ConstantIndexOp::create(rewriter, loc, v)); };
+    Value zero = index(0), one = index(1), minusOne = index(-1);
+    Value total = one;
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      total = arith::MulIOp::create(rewriter, loc, total, dimOf(rewriter, loc, input, d));
+    // Each entry with 0 resolved; -1 stays -1 for now.
+    SmallVector<Value> entries;
+    Value known = one, inferredCount = zero;
+    Value valid = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      Value s = extractIndex(rewriter, loc, op.getShape(), d);
+      if (!op.getAllowZero() && d < inType.getRank())
+        s = arith::SelectOp::create(rewriter, loc, cmp(arith::CmpIPredicate::eq, s, zero),
+                                    dimOf(rewriter, loc, input, d), s);
+      Value isInferred = cmp(arith::CmpIPredicate::eq, s, minusOne);
+      valid = arith::AndIOp::create(rewriter, loc, valid,
+                                    cmp(arith::CmpIPredicate::sge, s, minusOne));
+      inferredCount =
+          arith::AddIOp::create(rewriter, loc, inferredCount,
+                                arith::SelectOp::create(rewriter, loc, isInferred, one, zero));
+      known = arith::MulIOp::create(rewriter, loc, known,
+                                    arith::SelectOp::create(rewriter, loc, isInferred, one, s));
+      entries.push_back(s);
+    }
+    // -1 is total / known (a known count of 0 leaves nothing to infer: 0).
+    Value knownZero = cmp(arith::CmpIPredicate::eq, known, zero);
+    Value inferred = arith::SelectOp::create(
+        rewriter, loc, knownZero, zero,
+        arith::DivUIOp::create(rewriter, loc, total,
+                               arith::SelectOp::create(rewriter, loc, knownZero, one, known)));
+    SmallVector<Value> extents;
+    Value product = one;
+    for (Value s : entries) {
+      Value size = arith::SelectOp::create(
+          rewriter, loc, cmp(arith::CmpIPredicate::eq, s, minusOne), inferred, s);
+      product = arith::MulIOp::create(rewriter, loc, product, size);
+      extents.push_back(size);
+    }
+    valid = arith::AndIOp::create(rewriter, loc, valid,
+                                  cmp(arith::CmpIPredicate::ule, inferredCount, one));
+    // A static result dim (known_dims) must be what the shape says.
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      if (!outType.isDynamicDim(d))
+        valid = arith::AndIOp::create(
+            rewriter, loc, valid,
+            cmp(arith::CmpIPredicate::eq, extents[d], index(outType.getDimSize(d))));
+    valid = arith::AndIOp::create(rewriter, loc, valid,
+                                  cmp(arith::CmpIPredicate::eq, product, total));
+    lowering::checkAtRunTime(rewriter, loc, valid, lowering::kReshapeCount);
+    Value flat = input;
+    if (inType.getRank() != 1) {
+      SmallVector<ReassociationIndices> all(inType.getRank() == 0 ? 0 : 1);
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        all[0].push_back(d);
+      if (inType.getRank() == 0)
+        flat = tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get({1}, inType.getElementType()), input, all);
+      else
+        flat = tensor::CollapseShapeOp::create(rewriter, loc, input, all);
+    }
+    Value shape = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
+        extents);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
+    return success();
+  }
+};
+
 } // namespace
+
+namespace lowering {
+
+void checkAtRunTime(OpBuilder &b, Location loc, Value ok, int32_t code) {
+  if (auto constant = ok.getDefiningOp<arith::ConstantOp>())
+    if (auto value = dyn_cast<BoolAttr>(constant.getValue()); value && value.getValue())
+      return;
+  Value failed = arith::XOrIOp::create(b, loc, ok, arith::ConstantIntOp::create(b, loc, 1, 1));
+  scf::IfOp::create(b, loc, failed, [&](OpBuilder &nb, Location nl) {
+    Value c = arith::ConstantIntOp::create(nb, nl, code, 32);
+    func::CallOp::create(nb, nl, kShapeErrorFunction, TypeRange{}, ValueRange{c});
+    scf::YieldOp::create(nb, nl);
+  });
+}
+
+} // namespace lowering
 
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, TransposeToLinalg, ExpandToGeneric,
                ConcatToInsertSlices, SplitToExtractSlices, SliceToTensor,
-               GatherToGeneric, PadToTensorPad>(patterns.getContext());
+               GatherToGeneric, PadToTensorPad, ShapeOfToTensor, IotaToGeneric,
+               DynamicReshapeToTensor>(patterns.getContext());
 }
 
 } // namespace kiln

@@ -33,6 +33,18 @@ void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 namespace lowering {
 
+/// What generated code calls when a shape read at run time is invalid (a
+/// negative size, a reshape that changes the element count): the
+/// artifact's entry point defines it and abandons the run with
+/// KILN_RUN_SHAPE_ERROR. kiln-convert-to-linalg declares it when needed.
+inline constexpr llvm::StringLiteral kShapeErrorFunction = "kiln_shape_error";
+
+/// Calls kShapeErrorFunction with `code` unless `ok` (i1) holds.
+void checkAtRunTime(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, int32_t code);
+
+/// Run-time shape error codes (the entry point names them).
+enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2 };
+
 /// A linalg.generic over the shape of `resultType` whose inputs broadcast
 /// numpy-style into it; `body` maps the input elements to the result
 /// element. A dynamic dim is taken to be equal in every input that has it

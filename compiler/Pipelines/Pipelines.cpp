@@ -94,7 +94,7 @@ static void addLinalgPhase(OpPassManager &pm, const PipelineOptions &options) {
   // Composite ops become primitives first, so the lowering (and later
   // fusion) only sees reductions and elementwise ops.
   pm.addNestedPass<func::FuncOp>(createDecompose());
-  pm.addNestedPass<func::FuncOp>(createConvertKilnToLinalg());
+  pm.addPass(createConvertKilnToLinalg());
   pm.addPass(createCanonicalizerPass());
   // Producer-consumer fusion of elementwise generics, before buffers exist.
   if (options.fuse) {

@@ -17,6 +17,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -137,8 +139,42 @@ void GraphImporter::importInitializers() {
   }
 }
 
+/// Whether input `index` of an `opType` node gives a shape, axes, sizes or
+/// a count (it has no batch dim).
+static bool isShapeOperand(llvm::StringRef opType, int index) {
+  static const llvm::StringMap<std::vector<int>> operands = {
+      {"Reshape", {1}}, {"Expand", {1}}, {"Tile", {1}}, {"Slice", {1, 2, 3, 4}},
+      {"Pad", {1, 3}}, {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"Unsqueeze", {1}},
+      {"Squeeze", {1}}, {"ReduceSum", {1}}, {"ReduceMean", {1}}, {"ReduceMax", {1}},
+      {"ReduceMin", {1}}, {"ReduceProd", {1}}, {"ReduceL1", {1}}, {"ReduceL2", {1}},
+      {"ReduceLogSum", {1}}, {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}},
+      {"TopK", {1}}, {"OneHot", {1}}, {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},
+      {"Split", {1}}, {"CumSum", {1}}, {"Trilu", {1}}, {"HannWindow", {0}},
+      {"HammingWindow", {0}}, {"BlackmanWindow", {0}}, {"MaxUnpool", {2}},
+      {"CenterCropPad", {1, 2}}, {"Col2Im", {1, 2}}};
+  auto found = operands.find(opType);
+  return found != operands.end() && llvm::is_contained(found->second, index);
+}
+
+/// Graph inputs that only nodes' shape operands read: --dynamic-batch
+/// leaves their length alone (it is a rank, not a batch).
+static llvm::StringSet<> shapeOnlyInputs(const onnx::GraphProto &graph) {
+  llvm::StringSet<> shapes, data;
+  for (const auto &node : graph.node())
+    for (int i = 0; i < node.input_size(); ++i)
+      (isShapeOperand(node.op_type(), i) ? shapes : data).insert(node.input(i));
+  for (const auto &output : graph.output())
+    data.insert(output.name());
+  llvm::StringSet<> only;
+  for (const auto &entry : shapes)
+    if (!data.contains(entry.getKey()))
+      only.insert(entry.getKey());
+  return only;
+}
+
 func::FuncOp GraphImporter::createFunction() {
   const onnx::GraphProto &graph = state.model.proto->graph();
+  llvm::StringSet<> shapeInputs = shapeOnlyInputs(graph);
   MLIRContext &context = state.context;
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
@@ -160,7 +196,8 @@ func::FuncOp GraphImporter::createFunction() {
       state.poisoned.insert(input.name());
       continue;
     }
-    if (state.options.dynamicBatch && type->getRank() >= 1) {
+    if (state.options.dynamicBatch && type->getRank() >= 1 &&
+        !shapeInputs.contains(input.name())) {
       SmallVector<int64_t> dims(type->getShape());
       dims[0] = ShapedType::kDynamic;
       type = RankedTensorType::get(dims, type->getElementType());
@@ -225,18 +262,29 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
     return;
   }
   NodeContext ctx(state, node, description, opset);
-  // Shape arithmetic on dims known only at run time is evaluated here;
-  // only Reshape and Expand read its symbolic results.
+  // Shape arithmetic on dims known only at run time is evaluated here, by
+  // element (SymbolicShapes.h), next to its run-time value: Shape of a
+  // dynamic tensor has both, and arithmetic on them computes both. The
+  // elements known when compiling fold into constants and static dims;
+  // every other op reads the run-time value.
   auto symbolicInput = llvm::find_if(node.input(), [&](const std::string &in) {
     return state.symbolic.count(in) != 0;
   });
+  bool allHaveValues = llvm::all_of(node.input(), [&](const std::string &in) {
+    return in.empty() || state.values.count(in) != 0;
+  });
   if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
-      node.op_type() != "Expand") {
-    if (!isSymbolicArithmetic(node.op_type())) {
-      fail("reads '" + *symbolicInput +
-           "', a shape computed at run time from dynamic dims (only shape arithmetic, "
-           "Reshape and Expand can)");
-      return;
+      node.op_type() != "Expand" && isSymbolicArithmetic(node.op_type())) {
+    if (allHaveValues) {
+      // The run-time value, best effort: where the op cannot build it, the
+      // elements alone still serve Reshape and Expand.
+      size_t issuesBefore = state.issues.size();
+      NodeContext runtime(state, node, description, opset);
+      if (failed(importer->import(runtime)) || runtime.failed()) {
+        state.issues.resize(issuesBefore);
+        for (const std::string &out : node.output())
+          state.values.erase(out);
+      }
     }
     if (failed(evaluateSymbolic(ctx)) || ctx.failed()) {
       if (!ctx.failed())
@@ -244,6 +292,13 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       for (const std::string &out : node.output())
         state.poisoned.insert(out);
     }
+    return;
+  }
+  if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
+      node.op_type() != "Expand" && !allHaveValues) {
+    fail("reads '" + *symbolicInput +
+         "', a shape computed at run time from dynamic dims (only shape arithmetic, "
+         "Reshape and Expand can)");
     return;
   }
   if (failed(importer->import(ctx)) || ctx.failed()) {

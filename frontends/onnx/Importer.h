@@ -33,6 +33,11 @@ struct ImportOptions {
   /// BatchNormalization with training_mode = 1 imports (its running
   /// statistics' outputs, if unused) as the step trains it.
   bool training = false;
+  /// Shapes, axes and counts that are not constants are needs-constant
+  /// issues instead of values read at run time (`--constant-shapes`: for
+  /// specialising a model with --freeze-input, and for the CUDA backend,
+  /// which reads nothing on the host).
+  bool constantShapes = false;
 };
 
 /// One problem found while importing, with the node it concerns.

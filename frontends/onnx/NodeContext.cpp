@@ -134,6 +134,10 @@ static DenseElementsAttr requireConstant(NodeContext &ctx, size_t i, StringRef w
   if (!v)
     return {};
   DenseElementsAttr attr = NodeContext::constantOf(v);
+  // A tensor without elements is known whatever it is computed from.
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!attr && type && type.hasStaticShape() && type.getNumElements() == 0)
+    attr = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>());
   if (!attr)
     ctx.needsConstant(i, what);
   return attr;
@@ -155,6 +159,17 @@ std::optional<SmallVector<int64_t>> NodeContext::intsInput(size_t i,
       out.push_back(static_cast<int64_t>(x.convertToDouble()));
   }
   return out;
+}
+
+bool NodeContext::isKnownInput(size_t i) {
+  // --constant-shapes: the constant path, which reports what is not.
+  if (!hasInput(i) || state.options.constantShapes)
+    return true;
+  if (isSymbolic(i))
+    return false;
+  Value v = optionalInput(i);
+  RankedTensorType type = typeOf(v);
+  return constantOf(v) || (type && type.hasStaticShape() && type.getNumElements() == 0);
 }
 
 bool NodeContext::isSymbolic(size_t i) const {

@@ -85,6 +85,10 @@ public:
   /// NeedsConstant issue naming `what` otherwise.
   std::optional<llvm::SmallVector<int64_t>> intsInput(size_t i,
                                                       llvm::StringRef what);
+  /// Whether input `i` is absent or known when compiling (a constant, or
+  /// a tensor without elements): intsInput can read it. Otherwise an
+  /// importer that can reads it at run time (ops/Helpers.h).
+  bool isKnownInput(size_t i);
   /// Whether input `i` is a shape computed at run time (SymbolicShapes.h):
   /// it has no kiln value, only symbolicInput reads it.
   bool isSymbolic(size_t i) const;

@@ -30,9 +30,10 @@ namespace {
 class OnnxSource : public driver::ModelSource {
 public:
   OnnxSource(llvm::StringRef path, bool dynamicBatch,
-             std::vector<std::pair<std::string, std::string>> frozen, bool training)
+             std::vector<std::pair<std::string, std::string>> frozen, bool training,
+             bool constantShapes)
       : file(path.str()), dynamicBatch(dynamicBatch), training(training),
-        frozen(std::move(frozen)) {}
+        constantShapes(constantShapes), frozen(std::move(frozen)) {}
 
   std::string path() const override { return file; }
 
@@ -42,6 +43,7 @@ public:
     ImportOptions options;
     options.dynamicBatch = dynamicBatch;
     options.training = training;
+    options.constantShapes = constantShapes;
     for (const auto &[name, tensorFile] : frozen) {
       auto attr = readTensorFile(&context, tensorFile);
       if (!attr) {
@@ -61,6 +63,7 @@ private:
   std::string file;
   bool dynamicBatch;
   bool training;
+  bool constantShapes;
   std::vector<std::pair<std::string, std::string>> frozen;
 };
 } // namespace
@@ -68,8 +71,9 @@ private:
 std::unique_ptr<driver::ModelSource>
 createOnnxSource(llvm::StringRef path, bool dynamicBatch,
                  std::vector<std::pair<std::string, std::string>> frozenInputs,
-                 bool training) {
-  return std::make_unique<OnnxSource>(path, dynamicBatch, std::move(frozenInputs), training);
+                 bool training, bool constantShapes) {
+  return std::make_unique<OnnxSource>(path, dynamicBatch, std::move(frozenInputs), training,
+                                      constantShapes);
 }
 
 } // namespace kiln::onnx_frontend

@@ -19,7 +19,7 @@ void printImportIssues(llvm::raw_ostream &os, const ImportResult &result);
 std::unique_ptr<driver::ModelSource>
 createOnnxSource(llvm::StringRef path, bool dynamicBatch,
                  std::vector<std::pair<std::string, std::string>> frozenInputs,
-                 bool training = false);
+                 bool training = false, bool constantShapes = false);
 
 } // namespace kiln::onnx_frontend
 

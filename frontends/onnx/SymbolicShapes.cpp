@@ -15,7 +15,8 @@ bool SymbolicInts::fullyKnown() const {
 
 bool isSymbolicArithmetic(llvm::StringRef opType) {
   return llvm::is_contained({"Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Mul", "Div",
-                             "Add", "Sub", "Slice", "Identity", "Shape", "Equal", "Where"},
+                             "Add", "Sub", "Mod", "Max", "Min", "Slice", "Identity", "Shape",
+                             "Equal", "Where"},
                             opType);
 }
 
@@ -50,7 +51,10 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
     out = *x;
     return success();
   }
-  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub") {
+  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub" || op == "Mod" || op == "Max" ||
+      op == "Min") {
+    if (op == "Mod" && ctx.intAttr("fmod", 0) != 0)
+      return ctx.unsupported("Mod with fmod = 1 of a shape computed at run time");
     std::optional<SymbolicInts> a = in(0), b = in(1);
     if (!a || !b)
       return failure();
@@ -58,6 +62,14 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
       if (op == "Mul") return x * y;
       if (op == "Add") return x + y;
       if (op == "Sub") return x - y;
+      if (op == "Max") return std::max(x, y);
+      if (op == "Min") return std::min(x, y);
+      if (op == "Mod") {
+        // The divisor's sign, as Python's %.
+        if (y == 0) return std::nullopt;
+        int64_t m = x % y;
+        return m != 0 && ((m < 0) != (y < 0)) ? m + y : m;
+      }
       if (y == 0) return std::nullopt;
       return x / y; // integer division truncates, as ONNX's Div on ints
     });

@@ -685,6 +685,11 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
       return kiln_fail(KILN_ERROR_OUT_OF_MEMORY,
                        "out of memory: an allocation of the run failed (the session's "
                        "allocator or the heap); the run was abandoned");
+    if (rc == KILN_RUN_SHAPE_ERROR)
+      return kiln_fail(KILN_ERROR_SHAPE,
+                       "a shape the model computes from its inputs is invalid (a negative "
+                       "size, or a reshape that changes the element count); the run was "
+                       "abandoned");
     return kiln_fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
   }
   kiln_status copied = copy_to_bound_outputs(session);

@@ -81,11 +81,14 @@ def run(args, timeout):
 
 
 def freeze_args(kiln, command, model, case_dir, extra, timeout):
-    """Runs `kiln COMMAND model ...`, freezing the graph inputs the importer
-    asks for (from the case's first data set) until it asks for no more.
-    Returns (exit code, output, frozen names, the extra arguments used)."""
+    """Runs `kiln COMMAND model --constant-shapes ...` (shapes, axes and
+    counts that are inputs are asked for, not read at run time), freezing
+    the graph inputs the importer asks for (from the case's first data set)
+    until it asks for no more. Returns (exit code, output, frozen names,
+    the extra arguments used)."""
     inputs = data_files(case_dir, "input_")
     names, frozen = set(), []
+    extra = ["--constant-shapes"] + extra
     code, out = run([kiln, command, model] + extra, timeout)
     while code == 1 and "needs a constant" in out and "invalid (" not in out:
         wanted = set(FREEZE.findall(out)) - names

@@ -22,6 +22,7 @@ namespace kiln::cli {
 struct ModelInput {
   std::string path;
   bool dynamicBatch = false;
+  bool constantShapes = false;
   std::vector<std::pair<std::string, std::string>> frozen;
   /// Import for a training step (`kiln compile --train`).
   bool training = false;

@@ -149,6 +149,74 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
       [](const APInt &a, const APInt &b) -> std::optional<APInt> { return a * b; });
 }
 
+// Shape arithmetic (a window's padding, torch's exporter's Mod and Max
+// of dims) folds, so that the shapes it computes stay static.
+OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
+  return foldConstants(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        APFloat r = a;
+        r.mod(b);
+        return r;
+      },
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.isZero() || (!isUnsigned && a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return isUnsigned ? a.urem(b) : a.srem(b);
+      });
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
+  return foldConstants(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return llvm::maximum(a, b);
+      },
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return isUnsigned ? llvm::APIntOps::umax(a, b) : llvm::APIntOps::smax(a, b);
+      });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
+  return foldConstants(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return llvm::minimum(a, b);
+      },
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return isUnsigned ? llvm::APIntOps::umin(a, b) : llvm::APIntOps::smin(a, b);
+      });
+}
+
+/// Folds a logical op on two boolean constants (with broadcasting).
+template <typename Fn>
+static Attribute foldBooleans(Operation *op, ArrayRef<Attribute> operands, Fn fn) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<DenseElementsAttr> dense = denseOperands(operands);
+  if (dense.size() != 2)
+    return {};
+  return foldBroadcast(resultType, dense, [&](ArrayRef<Attribute> args) -> Attribute {
+    bool a = cast<IntegerAttr>(args[0]).getValue().getBoolValue();
+    bool b = cast<IntegerAttr>(args[1]).getValue().getBoolValue();
+    return BoolAttr::get(op->getContext(), fn(a, b));
+  });
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  return foldBooleans(*this, adaptor.getOperands(), [](bool a, bool b) { return a && b; });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  return foldBooleans(*this, adaptor.getOperands(), [](bool a, bool b) { return a || b; });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  return foldBooleans(*this, adaptor.getOperands(), [](bool a, bool b) { return a != b; });
+}
+
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1))
     return r;

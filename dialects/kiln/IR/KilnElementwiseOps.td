@@ -165,16 +165,28 @@ def Kiln_DivOp : Kiln_BinaryOp<"div", "quotient (integers truncate toward zero)"
   let hasFolder = 1;
 }
 def Kiln_RemOp : Kiln_BinaryOp<"rem", "remainder with the sign of the dividend",
-                               Kiln_NumericTensor>;
+                               Kiln_NumericTensor> {
+  let hasFolder = 1;
+}
 def Kiln_PowOp : Kiln_BinaryOp<"pow", "lhs raised to rhs", Kiln_FloatTensor>;
 def Kiln_MaxOp : Kiln_BinaryOp<"max", "maximum (NaN propagates)",
-                               Kiln_NumericTensor, [Commutative]>;
+                               Kiln_NumericTensor, [Commutative]> {
+  let hasFolder = 1;
+}
 def Kiln_MinOp : Kiln_BinaryOp<"min", "minimum (NaN propagates)",
-                               Kiln_NumericTensor, [Commutative]>;
-def Kiln_AndOp : Kiln_BinaryOp<"and", "logical and", Kiln_BoolTensor, [Commutative]>;
-def Kiln_OrOp : Kiln_BinaryOp<"or", "logical or", Kiln_BoolTensor, [Commutative]>;
+                               Kiln_NumericTensor, [Commutative]> {
+  let hasFolder = 1;
+}
+def Kiln_AndOp : Kiln_BinaryOp<"and", "logical and", Kiln_BoolTensor, [Commutative]> {
+  let hasFolder = 1;
+}
+def Kiln_OrOp : Kiln_BinaryOp<"or", "logical or", Kiln_BoolTensor, [Commutative]> {
+  let hasFolder = 1;
+}
 def Kiln_XorOp : Kiln_BinaryOp<"xor", "logical exclusive or", Kiln_BoolTensor,
-                               [Commutative]>;
+                               [Commutative]> {
+  let hasFolder = 1;
+}
 def Kiln_ShiftLeftOp : Kiln_BinaryOp<"shift_left",
     "lhs shifted left by rhs bits (0 when rhs >= the bit width)",
     Kiln_UnsignedTensor>;

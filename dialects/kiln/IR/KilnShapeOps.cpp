@@ -408,3 +408,148 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
     return getInput();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// run-time shapes
+//===----------------------------------------------------------------------===//
+
+/// The entries of a 1-D shape operand known when compiling: a value where
+/// the operand is a constant, kDynamic elsewhere. Fails when the operand is
+/// not a 1-D tensor of static length.
+static FailureOr<SmallVector<int64_t>> shapeOperand(std::optional<Location> loc,
+                                                     Value shape) {
+  RankedTensorType type = rankedOf(shape);
+  if (!type || type.getRank() != 1 || type.isDynamicDim(0))
+    return emitOptionalError(loc, "a shape operand must be a 1-D tensor of static length");
+  // Constant entries, also of the pieces of a concatenation.
+  auto entriesOf = [](Value piece, SmallVectorImpl<int64_t> &out) {
+    RankedTensorType t = rankedOf(piece);
+    int64_t n = t && t.getRank() == 1 && !t.isDynamicDim(0) ? t.getDimSize(0) : 1;
+    if (auto constant = piece.getDefiningOp<ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+        for (const APInt &v : dense.getValues<APInt>())
+          out.push_back(v.getSExtValue());
+        return;
+      }
+    out.append(n, ShapedType::kDynamic);
+  };
+  SmallVector<int64_t> entries;
+  if (auto concat = shape.getDefiningOp<ConcatOp>())
+    for (Value piece : concat.getInputs())
+      entriesOf(piece, entries);
+  else
+    entriesOf(shape, entries);
+  if (static_cast<int64_t>(entries.size()) != type.getDimSize(0))
+    entries.assign(type.getDimSize(0), ShapedType::kDynamic);
+  return entries;
+}
+
+LogicalResult ShapeOfOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "shape_of expects a ranked tensor operand");
+  inferred.push_back(
+      RankedTensorType::get({input.getRank()}, IntegerType::get(context, 64)));
+  return success();
+}
+
+OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
+  RankedTensorType input = getInput().getType();
+  if (!input.hasStaticShape())
+    return {};
+  return DenseElementsAttr::get(getType(), input.getShape());
+}
+
+LogicalResult IotaOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<SmallVector<int64_t>> dims = shapeOperand(loc, adaptor.getShape());
+  if (failed(dims))
+    return failure();
+  for (int64_t d : *dims)
+    if (d != ShapedType::kDynamic && d < 0)
+      return emitOptionalError(loc, "iota: a size is negative (", d, ")");
+  inferred.push_back(RankedTensorType::get(*dims, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  return checkAxis(getLoc(), static_cast<int64_t>(getAxis()), getType().getRank());
+}
+
+LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = rankedOf(adaptor.getInput());
+  if (!input)
+    return emitOptionalError(loc, "dynamic_reshape expects a ranked tensor operand");
+  FailureOr<SmallVector<int64_t>> spec = shapeOperand(loc, adaptor.getShape());
+  if (failed(spec))
+    return failure();
+  bool allowZero = adaptor.getAllowZero();
+  // Only positive constant entries (and a constant 0 that copies a static
+  // input dim) are known; -1 is known when everything else is.
+  SmallVector<int64_t> dims;
+  int64_t inferredAt = -1;
+  for (size_t i = 0; i < spec->size(); ++i) {
+    int64_t s = (*spec)[i];
+    if (s == 0 && !allowZero) {
+      if (i >= static_cast<size_t>(input.getRank()))
+        return emitOptionalError(loc, "dynamic_reshape: a 0 at index ", i,
+                                 " has no input dim to copy");
+      dims.push_back(input.getDimSize(i));
+    } else if (s == -1) {
+      if (inferredAt >= 0)
+        return emitOptionalError(loc, "dynamic_reshape: more than one -1");
+      inferredAt = static_cast<int64_t>(i);
+      dims.push_back(ShapedType::kDynamic);
+    } else if (s < -1 && s != ShapedType::kDynamic) {
+      return emitOptionalError(loc, "dynamic_reshape: a size is negative (", s, ")");
+    } else {
+      dims.push_back(s);
+    }
+  }
+  if (inferredAt >= 0 && input.hasStaticShape()) {
+    int64_t known = 1;
+    bool allKnown = true;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (static_cast<int64_t>(i) != inferredAt) {
+        allKnown &= dims[i] != ShapedType::kDynamic;
+        if (dims[i] != ShapedType::kDynamic)
+          known *= dims[i];
+      }
+    if (allKnown && known > 0 && input.getNumElements() % known == 0)
+      dims[inferredAt] = input.getNumElements() / known;
+  }
+  if (std::optional<ArrayRef<int64_t>> known = adaptor.getKnownDims()) {
+    if (known->size() != dims.size())
+      return emitOptionalError(loc, "dynamic_reshape: known_dims has ", known->size(),
+                               " entries for rank ", dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t k = (*known)[i];
+      if (k < -1)
+        return emitOptionalError(loc, "dynamic_reshape: known_dims entry ", k,
+                                 " is not a size or -1");
+      if (k < 0)
+        continue;
+      if (dims[i] != ShapedType::kDynamic && dims[i] != k)
+        return emitOptionalError(loc, "dynamic_reshape: known_dims says ", k, " for dim ", i,
+                                 ", the shape says ", dims[i]);
+      dims[i] = k;
+    }
+  }
+  if (input.hasStaticShape() && llvm::none_of(dims, ShapedType::isDynamic) &&
+      shape::numElements(toDims(dims)) != input.getNumElements())
+    return emitOptionalError(loc, "dynamic_reshape: ", input.getNumElements(),
+                             " elements cannot take the shape of ",
+                             shape::numElements(toDims(dims)));
+  inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  return success();
+}
+
+OpFoldResult DynamicReshapeOp::fold(FoldAdaptor adaptor) {
+  auto constant = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (constant && getType().hasStaticShape())
+    return constant.reshape(getType());
+  return {};
+}

@@ -166,4 +166,72 @@ def Kiln_PadOp : Kiln_InferredOp<"pad", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Run-time shapes: a tensor's dims as a tensor, and tensors whose dims are
+// read from a tensor when the model runs.
+//===----------------------------------------------------------------------===//
+
+def Kiln_ShapeOfOp : Kiln_InferredOp<"shape_of"> {
+  let summary = "the dims of a tensor, as a 1-D i64 tensor";
+  let description = [{
+    ONNX `Shape` of a tensor with dynamic dims: the result is read when the
+    model runs. It folds to a constant when every dim is static.
+
+    ```mlir
+    %s = kiln.shape_of %x : (tensor<?x3xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Kiln_IotaOp : Kiln_InferredOp<"iota"> {
+  let summary = "the index along one dim, over a shape given as a tensor";
+  let description = [{
+    The result's rank is the (static) length of `shape`; its dims are the
+    values of `shape`, read when the model runs (a dim is static where
+    `shape` is a constant). Each element is its index along `axis`. A
+    negative size is a run-time error. Ops whose result dims come from a
+    tensor's values (ONNX Range, OneHot with a run-time depth, Expand,
+    ConstantOfShape, Slice, Tile, Pad with run-time operands) are built from
+    it, broadcasting and `kiln.gather`.
+
+    ```mlir
+    %i = kiln.iota %shape {axis = 1 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_IndexTensor:$shape, I64Attr:$axis);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$shape attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Kiln_DynamicReshapeOp : Kiln_InferredOp<"dynamic_reshape"> {
+  let summary = "kiln.reshape to a shape read when the model runs";
+  let description = [{
+    As `kiln.reshape`, with the target shape a 1-D tensor (ONNX Reshape,
+    Unsqueeze and Squeeze with run-time operands): `0` copies the input's
+    dim at that index unless `allow_zero` is set, `-1` (at most once) is the
+    size that keeps the element count. A shape that does not keep the
+    element count is a run-time error. The result's rank is the length of
+    `shape`; a dim is static where `shape` is a constant positive size, or
+    where `known_dims` (optional, one entry per result dim, -1 for
+    unknown) gives it: what the importer proved or assumed of a shape
+    computed from dynamic dims, checked when the model runs (a different
+    size is a run-time error, never a wrong result).
+
+    ```mlir
+    %r = kiln.dynamic_reshape %x, %shape : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_IndexTensor:$shape,
+                       DefaultValuedAttr<BoolAttr, "false">:$allow_zero,
+                       OptionalAttr<DenseI64ArrayAttr>:$known_dims);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input `,` $shape attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
 #endif // KILN_SHAPE_OPS_TD

@@ -247,9 +247,57 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
   return ctx.setOutput(0, zeroPad(ctx, unpooled, pads));
 }
 
+/// Compress by a condition read when the model runs: output k takes the
+/// position whose running count of selected entries reaches k + 1 (the
+/// result's length is the count, decided at run time).
+Value runtimeCompress(NodeContext &ctx, Value source, int64_t axis, int64_t size) {
+  Value condition = ctx.input(1);
+  RankedTensorType type = NodeContext::typeOf(condition);
+  if (!type)
+    return {};
+  if (type.getRank() != 1) {
+    ctx.invalid("condition must be 1-D");
+    return {};
+  }
+  Value flags = ctx.cast(condition, ctx.b.getI64Type());
+  int64_t n = size;
+  if (type.isDynamicDim(0)) {
+    // A condition of a length known at run time: entries past it are
+    // false.
+    Value length = dimValue(ctx, condition, 0);
+    Value positions = iotaAlong(ctx, {n}, 0);
+    Value inside = compare(ctx, ComparePredicate::lt, positions, length);
+    Value last = ctx.make<SubOp>(length, i64Scalar(ctx, 1));
+    flags = ctx.make<SelectOp>(
+        inside,
+        ctx.make<GatherOp>(flags, ctx.make<MinOp>(positions, last), ctx.i64(0)),
+        i64Scalar(ctx, 0));
+  } else {
+    n = std::min(size, type.getDimSize(0));
+    flags = ctx.make<SliceOp>(flags, ctx.i64s({0}), ctx.i64s({n}), ctx.i64s({1}));
+  }
+  Value selected = ctx.cast(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
+                            ctx.b.getI64Type());
+  Value upTo = generateConstant(ctx, RankedTensorType::get({n, n}, ctx.b.getI64Type()),
+                                [&](int64_t flat) { return flat % n <= flat / n ? 1.0 : 0.0; });
+  Value running = ctx.make<ReduceSumOp>(ctx.make<MulOp>(upTo, unsqueeze(ctx, selected, {0})),
+                                        ctx.i64s({1}), ctx.b.getBoolAttr(false));
+  Value count = ctx.make<ReduceSumOp>(selected, ctx.i64s({0}), ctx.b.getBoolAttr(false));
+  Value slots = unsqueeze(ctx, ctx.make<AddOp>(iotaOfLength(ctx, count), i64Scalar(ctx, 1)), {1});
+  Value hit = ctx.make<AndOp>(
+      compare(ctx, ComparePredicate::eq, unsqueeze(ctx, running, {0}), slots),
+      compare(ctx, ComparePredicate::ne, unsqueeze(ctx, selected, {0}), i64Scalar(ctx, 0)));
+  Value positions = ctx.make<ReduceSumOp>(
+      ctx.make<SelectOp>(hit, iotaAlong(ctx, {1, n}, 1), i64Scalar(ctx, 0)), ctx.i64s({1}),
+      ctx.b.getBoolAttr(false));
+  return ctx.make<GatherOp>(source, positions, ctx.i64(axis));
+}
+
 LogicalResult importCompress(NodeContext &ctx) {
   Value x = ctx.input(0);
-  std::optional<SmallVector<int64_t>> condition = ctx.intsInput(1, "condition");
+  bool runtime = !ctx.isKnownInput(1);
+  std::optional<SmallVector<int64_t>> condition =
+      runtime ? std::optional(SmallVector<int64_t>()) : ctx.intsInput(1, "condition");
   if (!x || !condition)
     return failure();
   Value source = x;
@@ -266,6 +314,8 @@ LogicalResult importCompress(NodeContext &ctx) {
   std::optional<int64_t> size = staticDim(ctx, source, axis, "Compress");
   if (!size)
     return failure();
+  if (runtime)
+    return ctx.setOutput(0, runtimeCompress(ctx, source, axis, *size));
   SmallVector<int64_t> kept;
   for (int64_t i = 0; i < std::min<int64_t>(*size, condition->size()); ++i)
     if ((*condition)[i])
@@ -278,12 +328,35 @@ LogicalResult importCompress(NodeContext &ctx) {
 LogicalResult importReverseSequence(NodeContext &ctx) {
   Value x = ctx.input(0);
   auto shape = staticShape(ctx, x, "ReverseSequence");
-  std::optional<SmallVector<int64_t>> lengths = ctx.intsInput(1, "sequence_lens");
-  if (!shape || !lengths)
+  if (!shape)
     return failure();
   int64_t timeAxis = ctx.intAttr("time_axis", 0), batchAxis = ctx.intAttr("batch_axis", 1);
   if (shape->size() < 2 || (timeAxis != 0 && timeAxis != 1) || batchAxis != 1 - timeAxis)
     return ctx.invalid("time_axis and batch_axis must be 0 and 1 in some order");
+  if (!ctx.isKnownInput(1)) {
+    // Lengths read when the model runs: the same source rule on tensors.
+    Value lengths = runtimeInts(ctx, 1);
+    RankedTensorType lengthsType = NodeContext::typeOf(lengths);
+    if (!lengthsType)
+      return failure();
+    if (lengthsType.getRank() != 1 || lengthsType.getDimSize(0) != (*shape)[batchAxis])
+      return ctx.invalid("sequence_lens needs one length per batch entry");
+    shape::Dims strides = stridesOf(*shape);
+    SmallVector<int64_t> spread(shape->size(), 1);
+    spread[batchAxis] = (*shape)[batchAxis];
+    Value len = ctx.make<ReshapeOp>(lengths, ctx.i64s(spread));
+    Value t = iotaAlong(ctx, *shape, timeAxis);
+    Value from = ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, t, len),
+                                    ctx.make<SubOp>(ctx.make<SubOp>(len, i64Scalar(ctx, 1)), t), t);
+    Value flat = generateConstant(ctx, RankedTensorType::get(*shape, ctx.b.getI64Type()),
+                                  [](int64_t i) { return static_cast<double>(i); });
+    Value sources = ctx.make<AddOp>(
+        flat, ctx.make<MulOp>(ctx.make<SubOp>(from, t), i64Scalar(ctx, strides[timeAxis])));
+    return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, x), sources, ctx.i64(0)));
+  }
+  std::optional<SmallVector<int64_t>> lengths = ctx.intsInput(1, "sequence_lens");
+  if (!lengths)
+    return failure();
   if (static_cast<int64_t>(lengths->size()) != (*shape)[batchAxis])
     return ctx.invalid("sequence_lens needs one length per batch entry");
   // Every element's source: time t of batch b reads t' = len - 1 - t when

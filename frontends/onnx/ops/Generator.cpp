@@ -52,7 +52,9 @@ LogicalResult importConstant(NodeContext &ctx) {
 }
 
 LogicalResult importConstantOfShape(NodeContext &ctx) {
-  std::optional<SmallVector<int64_t>> shape = ctx.intsInput(0, "shape");
+  bool runtime = !ctx.isKnownInput(0);
+  std::optional<SmallVector<int64_t>> shape =
+      runtime ? std::optional(SmallVector<int64_t>()) : ctx.intsInput(0, "shape");
   if (!shape)
     return failure();
   for (int64_t d : *shape)
@@ -72,6 +74,18 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   }
   if (ctx.failed())
     return failure();
+  if (runtime) {
+    // Dims read when the model runs: the value broadcast over an iota of
+    // that shape.
+    Value dims = runtimeInts(ctx, 0);
+    RankedTensorType dimsType = NodeContext::typeOf(dims);
+    if (!dimsType || dimsType.getRank() != 1 || dimsType.isDynamicDim(0))
+      return ctx.unsupported("ConstantOfShape of a shape whose length is known only at run time");
+    Value one = ctx.scalar(element, value);
+    Value iota = ctx.make<IotaOp>(dims, ctx.i64(0));
+    Value all = compare(ctx, ComparePredicate::eq, iota, iota);
+    return ctx.setOutput(0, ctx.make<SelectOp>(all, one, one));
+  }
   int64_t count = 1;
   for (int64_t d : *shape) {
     if (d > 0 && count > (int64_t(1) << 40) / d)
@@ -90,7 +104,26 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.constant(DenseElementsAttr::get(type, scalar)));
 }
 
+/// Range with an operand read when the model runs: n = max(ceil((limit -
+/// start) / delta), 0) elements start + i * delta.
+LogicalResult runtimeRange(NodeContext &ctx) {
+  Value start = ctx.input(0), limit = ctx.input(1), delta = ctx.input(2);
+  if (!start || !limit || !delta)
+    return failure();
+  Type element = NodeContext::elementTypeOf(start);
+  Type f64 = ctx.b.getF64Type();
+  Value span = ctx.make<DivOp>(ctx.make<SubOp>(ctx.cast(limit, f64), ctx.cast(start, f64)),
+                               ctx.cast(delta, f64));
+  Value count = ctx.make<MaxOp>(ctx.cast(ctx.make<CeilOp>(span), ctx.b.getI64Type()),
+                                i64Scalar(ctx, 0));
+  Value steps = ctx.cast(iotaOfLength(ctx, asScalar(ctx, count)), element);
+  return ctx.setOutput(0, ctx.make<AddOp>(asScalar(ctx, start),
+                                          ctx.make<MulOp>(steps, asScalar(ctx, delta))));
+}
+
 LogicalResult importRange(NodeContext &ctx) {
+  if (!ctx.isKnownInput(0) || !ctx.isKnownInput(1) || !ctx.isKnownInput(2))
+    return runtimeRange(ctx);
   Value startValue = ctx.input(0);
   std::optional<SmallVector<double>> start = ctx.floatsInput(0, "start");
   std::optional<SmallVector<double>> limit = ctx.floatsInput(1, "limit");
@@ -134,6 +167,37 @@ LogicalResult importEyeLike(NodeContext &ctx) {
 enum class WindowKind { Hann, Hamming, Blackman };
 
 template <WindowKind kind> LogicalResult importWindow(NodeContext &ctx) {
+  if (!ctx.isKnownInput(0)) {
+    // A size read when the model runs: the formula over an iota.
+    Type element = elementTypeOf(ctx.context(), ctx.intAttr("output_datatype", 1));
+    if (!element)
+      return ctx.unsupported("output_datatype");
+    Value n = asScalar(ctx, runtimeInts(ctx, 0));
+    Type f64 = ctx.b.getF64Type();
+    Value denominator = ctx.cast(ctx.intAttr("periodic", 1) != 0
+                                     ? n
+                                     : ctx.make<SubOp>(n, i64Scalar(ctx, 1)),
+                                 f64);
+    Value x = ctx.make<DivOp>(
+        ctx.make<MulOp>(ctx.cast(iotaOfLength(ctx, n), f64), ctx.scalar(f64, 2 * M_PI)),
+        denominator);
+    auto c = [&](double v) { return ctx.scalar(f64, v); };
+    Value w;
+    switch (kind) {
+    case WindowKind::Hann:
+      w = ctx.make<SubOp>(c(0.5), ctx.make<MulOp>(c(0.5), ctx.make<CosOp>(x)));
+      break;
+    case WindowKind::Hamming:
+      w = ctx.make<SubOp>(c(25.0 / 46.0), ctx.make<MulOp>(c(21.0 / 46.0), ctx.make<CosOp>(x)));
+      break;
+    case WindowKind::Blackman:
+      w = ctx.make<AddOp>(
+          ctx.make<SubOp>(c(0.42), ctx.make<MulOp>(c(0.5), ctx.make<CosOp>(x))),
+          ctx.make<MulOp>(c(0.08), ctx.make<CosOp>(ctx.make<MulOp>(x, c(2.0)))));
+      break;
+    }
+    return ctx.setOutput(0, ctx.cast(w, element));
+  }
   std::optional<SmallVector<int64_t>> size = ctx.intsInput(0, "size");
   if (!size)
     return failure();

@@ -239,3 +239,129 @@ Value generateConstant(NodeContext &ctx, RankedTensorType type,
 }
 
 } // namespace kiln::onnx_frontend
+
+namespace kiln::onnx_frontend {
+
+Value i64Scalar(NodeContext &ctx, int64_t value) { return ctx.scalar(ctx.b.getI64Type(), value); }
+
+Value runtimeInts(NodeContext &ctx, size_t i) {
+  Value v = ctx.input(i);
+  if (!v)
+    return {};
+  if (!isa<IntegerType>(NodeContext::elementTypeOf(v))) {
+    ctx.invalid("input " + llvm::Twine(i) + " must hold integers");
+    return {};
+  }
+  return NodeContext::elementTypeOf(v).isInteger(64) ? v : ctx.cast(v, ctx.b.getI64Type());
+}
+
+Value shapeTensor(NodeContext &ctx, Value v) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type)
+    return {};
+  if (type.hasStaticShape())
+    return ctx.indices(type.getShape());
+  return ctx.make<ShapeOfOp>(v);
+}
+
+Value asVector(NodeContext &ctx, Value v) {
+  if (!v)
+    return {};
+  return NodeContext::rankOf(v) == 1 ? v : ctx.make<ReshapeOp>(v, ctx.i64s({1}));
+}
+
+Value asScalar(NodeContext &ctx, Value v) {
+  if (!v)
+    return {};
+  return NodeContext::rankOf(v) == 0 ? v : ctx.make<ReshapeOp>(v, ctx.i64s({}));
+}
+
+Value entryOf(NodeContext &ctx, Value v, int64_t k) {
+  return asScalar(ctx, ctx.make<SliceOp>(v, ctx.i64s({k}), ctx.i64s({k + 1}), ctx.i64s({1})));
+}
+
+Value dimValue(NodeContext &ctx, Value v, int64_t d) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type)
+    return {};
+  if (!type.isDynamicDim(d))
+    return i64Scalar(ctx, type.getDimSize(d));
+  return entryOf(ctx, ctx.make<ShapeOfOp>(v), d);
+}
+
+Value iotaOfLength(NodeContext &ctx, Value n) {
+  return ctx.make<IotaOp>(asVector(ctx, n), ctx.i64(0));
+}
+
+Value concatVector(NodeContext &ctx, ArrayRef<Value> pieces) {
+  SmallVector<Value> vectors;
+  for (Value p : pieces)
+    vectors.push_back(asVector(ctx, p));
+  if (vectors.size() == 1)
+    return vectors.front();
+  for (Value v : vectors)
+    if (!v)
+      return {};
+  return ctx.make<ConcatOp>(ValueRange(vectors), ctx.i64(0));
+}
+
+/// Axes read at run time, made non-negative for rank `rank`.
+Value runtimeAxes(NodeContext &ctx, size_t i, int64_t rank) {
+  Value axes = runtimeInts(ctx, i);
+  if (!axes)
+    return {};
+  Value negative = compare(ctx, ComparePredicate::lt, axes, i64Scalar(ctx, 0));
+  return ctx.make<SelectOp>(negative, ctx.make<AddOp>(axes, i64Scalar(ctx, rank)), axes);
+}
+
+/// flags[p] = 1 (i64) where p (of `rank` positions) is one of `axes`.
+Value axisFlags(NodeContext &ctx, Value axes, int64_t rank) {
+  Value positions = iotaAlong(ctx, {1, rank}, 1);
+  Value hit = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, axes, {1}), positions);
+  return ctx.make<ReduceMaxOp>(ctx.cast(hit, ctx.b.getI64Type()), ctx.i64s({0}),
+                               ctx.b.getBoolAttr(false));
+}
+
+/// before[p] = how many of flags[0..p) are set.
+Value countBefore(NodeContext &ctx, Value flags, int64_t rank) {
+  Value earlier = generateConstant(
+      ctx, RankedTensorType::get({rank, rank}, ctx.b.getI64Type()),
+      [&](int64_t flat) { return flat / rank < flat % rank ? 1.0 : 0.0; });
+  return ctx.make<ReduceSumOp>(ctx.make<MulOp>(unsqueeze(ctx, flags, {1}), earlier),
+                               ctx.i64s({0}), ctx.b.getBoolAttr(false));
+}
+
+Value squeezeFlagged(NodeContext &ctx, Value v, Value flags, int64_t resultRank) {
+  int64_t rank = NodeContext::rankOf(v);
+  Value kept = ctx.make<SubOp>(i64Scalar(ctx, 1), flags);
+  // Output k takes the input dim p that is kept with k kept dims before it.
+  Value slot = ctx.make<SubOp>(iotaAlong(ctx, {rank}, 0), countBefore(ctx, flags, rank));
+  Value taken = ctx.make<AndOp>(
+      compare(ctx, ComparePredicate::eq, unsqueeze(ctx, slot, {0}),
+              iotaAlong(ctx, {resultRank, 1}, 0)),
+      compare(ctx, ComparePredicate::ne, unsqueeze(ctx, kept, {0}), i64Scalar(ctx, 0)));
+  Value target = ctx.make<ReduceSumOp>(
+      ctx.make<MulOp>(ctx.cast(taken, ctx.b.getI64Type()),
+                      unsqueeze(ctx, shapeTensor(ctx, v), {0})),
+      ctx.i64s({1}), ctx.b.getBoolAttr(false));
+  return ctx.make<DynamicReshapeOp>(v, target, ctx.b.getBoolAttr(true),
+                                    DenseI64ArrayAttr());
+}
+
+std::optional<int64_t> removedAxesCount(NodeContext &ctx, Value x, size_t i) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  RankedTensorType axesType = NodeContext::typeOf(ctx.input(i));
+  if (!type || !axesType)
+    return std::nullopt;
+  if (axesType.getRank() != 1 || axesType.isDynamicDim(0)) {
+    ctx.unsupported("axes of a length known only at run time");
+    return std::nullopt;
+  }
+  if (axesType.getDimSize(0) > type.getRank()) {
+    ctx.invalid("more axes than dims");
+    return std::nullopt;
+  }
+  return axesType.getDimSize(0);
+}
+
+} // namespace kiln::onnx_frontend

@@ -74,6 +74,47 @@ mlir::Value iotaAlong(NodeContext &ctx, llvm::ArrayRef<int64_t> shape,
 mlir::Value generateConstant(NodeContext &ctx, mlir::RankedTensorType type,
                              llvm::function_ref<double(int64_t)> fn);
 
+//===--- run-time shape operands ------------------------------------------===//
+//
+// An operand that decides shapes (Reshape's shape, Slice's starts, Tile's
+// repeats, ...) that is not a constant is read when the model runs: the
+// importer builds the shape arithmetic as i64 tensor ops and the result's
+// dims come from kiln.iota / kiln.dynamic_reshape.
+
+/// Input `i` as an i64 tensor read at run time (integer inputs cast).
+mlir::Value runtimeInts(NodeContext &ctx, size_t i);
+/// The dims of `v` as a 1-D i64 tensor: a constant when static, else
+/// kiln.shape_of.
+mlir::Value shapeTensor(NodeContext &ctx, mlir::Value v);
+/// Entry `k` of a 1-D tensor as a rank-0 tensor.
+mlir::Value entryOf(NodeContext &ctx, mlir::Value v, int64_t k);
+/// A rank-0 value (or a 1-element tensor) as a 1-D tensor of one element.
+mlir::Value asVector(NodeContext &ctx, mlir::Value v);
+/// A tensor of one element as a rank-0 tensor.
+mlir::Value asScalar(NodeContext &ctx, mlir::Value v);
+/// Dim `d` of `v` as a rank-0 i64 tensor.
+mlir::Value dimValue(NodeContext &ctx, mlir::Value v, int64_t d);
+/// 1-D i64 tensor [0, 1, ..., n - 1] for a rank-0 i64 `n` read at run time.
+mlir::Value iotaOfLength(NodeContext &ctx, mlir::Value n);
+/// Rank-0 i64 constant.
+mlir::Value i64Scalar(NodeContext &ctx, int64_t value);
+/// Concatenation of 1-D pieces (rank-0 pieces become one entry).
+mlir::Value concatVector(NodeContext &ctx, llvm::ArrayRef<mlir::Value> pieces);
+/// The (static) number of axes input `i` names for a Squeeze or reduction
+/// of `x`, or nullopt (recorded) when it is not a 1-D tensor of static
+/// length, or names more axes than `x` has dims.
+std::optional<int64_t> removedAxesCount(NodeContext &ctx, mlir::Value x, size_t i);
+/// Input `i` (axes) read at run time, made non-negative for rank `rank`.
+mlir::Value runtimeAxes(NodeContext &ctx, size_t i, int64_t rank);
+/// flags[p] = 1 (i64 [rank]) where p is one of `axes`.
+mlir::Value axisFlags(NodeContext &ctx, mlir::Value axes, int64_t rank);
+/// before[p] = how many of flags[0..p) are set.
+mlir::Value countBefore(NodeContext &ctx, mlir::Value flags, int64_t rank);
+/// `v` without the (size-1) dims whose flag is set; `resultRank` of them
+/// are left.
+mlir::Value squeezeFlagged(NodeContext &ctx, mlir::Value v, mlir::Value flags,
+                           int64_t resultRank);
+
 } // namespace kiln::onnx_frontend
 
 #endif // KILN_FRONTENDS_ONNX_OPS_HELPERS_H

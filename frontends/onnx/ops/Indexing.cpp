@@ -24,26 +24,42 @@ LogicalResult importGather(NodeContext &ctx) {
 
 LogicalResult importOneHot(NodeContext &ctx) {
   Value indices = ctx.input(0);
-  std::optional<SmallVector<double>> depth = ctx.floatsInput(1, "depth");
   Value values = ctx.input(2);
-  if (!indices || !depth || !values)
+  if (!indices || !values)
     return failure();
-  if (depth->size() != 1 || (*depth)[0] < 1)
-    return ctx.invalid("depth must be one positive value");
-  int64_t d = static_cast<int64_t>((*depth)[0]);
   int64_t rank = NodeContext::rankOf(indices) + 1;
   std::optional<int64_t> axis = ctx.normalizeAxis(ctx.intAttr("axis", -1), rank);
   if (!axis)
     return failure();
+  Value depth, iota;
+  if (ctx.isKnownInput(1)) {
+    std::optional<SmallVector<double>> given = ctx.floatsInput(1, "depth");
+    if (!given)
+      return failure();
+    if (given->size() != 1 || (*given)[0] < 1)
+      return ctx.invalid("depth must be one positive value");
+    int64_t d = static_cast<int64_t>((*given)[0]);
+    depth = i64Scalar(ctx, d);
+    SmallVector<int64_t> iotaShape(rank, 1);
+    iotaShape[*axis] = d;
+    iota = iotaAlong(ctx, iotaShape, *axis);
+  } else {
+    // A depth read when the model runs sizes the new axis.
+    Value given = ctx.input(1);
+    if (!given)
+      return failure();
+    depth = asScalar(ctx, ctx.cast(given, ctx.b.getI64Type()));
+    SmallVector<Value> pieces;
+    for (int64_t d = 0; d < rank; ++d)
+      pieces.push_back(d == *axis ? depth : ctx.indices({1}));
+    iota = ctx.make<IotaOp>(concatVector(ctx, pieces), ctx.i64(*axis));
+  }
   // Negative indices count from the end: i < 0 ? i + depth : i.
   Value idx = ctx.cast(indices, ctx.b.getI64Type());
   Value wrapped = ctx.make<SelectOp>(
       compare(ctx, ComparePredicate::lt, idx, ctx.scalarLike(idx, 0)),
-      ctx.make<AddOp>(idx, ctx.scalarLike(idx, d)), idx);
-  SmallVector<int64_t> iotaShape(rank, 1);
-  iotaShape[*axis] = d;
-  Value hit = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, wrapped, {*axis}),
-                      iotaAlong(ctx, iotaShape, *axis));
+      ctx.make<AddOp>(idx, depth), idx);
+  Value hit = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, wrapped, {*axis}), iota);
   Value off = ctx.make<ReshapeOp>(
       ctx.make<SliceOp>(values, ctx.i64s({0}), ctx.i64s({1}), ctx.i64s({1})),
       ctx.i64s({}));
@@ -58,6 +74,18 @@ LogicalResult importTrilu(NodeContext &ctx) {
   int64_t rank = NodeContext::rankOf(x);
   if (x && rank < 2)
     return ctx.invalid("input must have rank >= 2");
+  // k read when the model runs: keep where (j - i) compares with it.
+  if (ctx.hasInput(1) && !ctx.isKnownInput(1)) {
+    Value k = asScalar(ctx, runtimeInts(ctx, 1));
+    std::optional<int64_t> rows = staticDim(ctx, x, rank - 2, "Trilu");
+    std::optional<int64_t> cols = staticDim(ctx, x, rank - 1, "Trilu");
+    if (!rows || !cols)
+      return failure();
+    Value diagonal = ctx.make<SubOp>(iotaAlong(ctx, {1, *cols}, 1), iotaAlong(ctx, {*rows, 1}, 0));
+    bool upper = ctx.intAttr("upper", 1) != 0;
+    Value keep = compare(ctx, upper ? ComparePredicate::ge : ComparePredicate::le, diagonal, k);
+    return ctx.setOutput(0, ctx.make<SelectOp>(keep, x, ctx.scalarLike(x, 0)));
+  }
   int64_t k = 0;
   if (ctx.hasInput(1)) {
     std::optional<SmallVector<int64_t>> given = ctx.intsInput(1, "k");
@@ -82,43 +110,76 @@ LogicalResult importTrilu(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<SelectOp>(keep, x, ctx.scalarLike(x, 0)));
 }
 
+/// Running sums of `x` along `axis`: a matmul with a constant triangular
+/// matrix.
+Value cumulativeSum(NodeContext &ctx, Value x, int64_t axis, bool exclusive, bool reverse) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return {};
+  int64_t rank = type.getRank();
+  // y[..., j] = sum_i x[..., i] * m[i, j] with m[i, j] = 1 where i
+  // contributes to j (built at run time for a dynamic dim).
+  Value mask;
+  if (!type.isDynamicDim(axis)) {
+    int64_t n = type.getDimSize(axis);
+    mask = generateConstant(
+        ctx, RankedTensorType::get({n, n}, type.getElementType()), [&](int64_t flat) {
+          int64_t i = flat / n, j = flat % n;
+          if (reverse)
+            return exclusive ? i > j : i >= j;
+          return exclusive ? i < j : i <= j;
+        });
+  } else {
+    Value positions = iotaOfLength(ctx, dimValue(ctx, x, axis));
+    Value i = unsqueeze(ctx, positions, {1}), j = unsqueeze(ctx, positions, {0});
+    ComparePredicate p = reverse ? (exclusive ? ComparePredicate::gt : ComparePredicate::ge)
+                                 : (exclusive ? ComparePredicate::lt : ComparePredicate::le);
+    mask = ctx.cast(compare(ctx, p, i, j), type.getElementType());
+  }
+  SmallVector<int64_t> toLast, fromLast;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      toLast.push_back(d);
+  toLast.push_back(axis);
+  fromLast.resize(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    fromLast[toLast[d]] = d;
+  Value moved = ctx.make<TransposeOp>(x, ctx.i64s(toLast));
+  Value summed = numpyMatmul(ctx, moved, mask);
+  return ctx.make<TransposeOp>(summed, ctx.i64s(fromLast));
+}
+
 LogicalResult importCumSum(NodeContext &ctx) {
   Value x = ctx.input(0);
   int64_t rank = NodeContext::rankOf(x);
+  bool exclusive = ctx.intAttr("exclusive", 0) != 0;
+  bool reverse = ctx.intAttr("reverse", 0) != 0;
+  if (!x)
+    return failure();
+  // An axis read when the model runs: a rank-1 input has one axis; else
+  // the sums along every axis, the one named chosen (rank x the work).
+  if (!ctx.isKnownInput(1)) {
+    if (rank == 1)
+      return ctx.setOutput(0, cumulativeSum(ctx, x, 0, exclusive, reverse));
+    Value axis = asScalar(ctx, runtimeInts(ctx, 1));
+    Value negative = compare(ctx, ComparePredicate::lt, axis, i64Scalar(ctx, 0));
+    Value normalized =
+        ctx.make<SelectOp>(negative, ctx.make<AddOp>(axis, i64Scalar(ctx, rank)), axis);
+    Value result = cumulativeSum(ctx, x, rank - 1, exclusive, reverse);
+    for (int64_t a = rank - 2; a >= 0; --a)
+      result = ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, normalized, i64Scalar(ctx, a)),
+                                  cumulativeSum(ctx, x, a, exclusive, reverse), result);
+    return ctx.setOutput(0, result);
+  }
   std::optional<SmallVector<int64_t>> axisValue = ctx.intsInput(1, "axis");
-  if (!x || !axisValue)
+  if (!axisValue)
     return failure();
   if (axisValue->size() != 1)
     return ctx.invalid("axis must be a scalar");
   std::optional<int64_t> axis = ctx.normalizeAxis((*axisValue)[0], rank);
   if (!axis)
     return failure();
-  std::optional<int64_t> n = staticDim(ctx, x, *axis, "CumSum");
-  if (!n)
-    return failure();
-  bool exclusive = ctx.intAttr("exclusive", 0) != 0;
-  bool reverse = ctx.intAttr("reverse", 0) != 0;
-  // y[..., j] = sum_i x[..., i] * m[i, j] with m[i, j] = 1 where i
-  // contributes to j.
-  Value mask = generateConstant(
-      ctx, RankedTensorType::get({*n, *n}, NodeContext::elementTypeOf(x)),
-      [&](int64_t flat) {
-        int64_t i = flat / *n, j = flat % *n;
-        if (reverse)
-          return exclusive ? i > j : i >= j;
-        return exclusive ? i < j : i <= j;
-      });
-  SmallVector<int64_t> toLast, fromLast;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      toLast.push_back(d);
-  toLast.push_back(*axis);
-  fromLast.resize(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    fromLast[toLast[d]] = d;
-  Value moved = ctx.make<TransposeOp>(x, ctx.i64s(toLast));
-  Value summed = numpyMatmul(ctx, moved, mask);
-  return ctx.setOutput(0, ctx.make<TransposeOp>(summed, ctx.i64s(fromLast)));
+  return ctx.setOutput(0, cumulativeSum(ctx, x, *axis, exclusive, reverse));
 }
 
 } // namespace

@@ -263,15 +263,27 @@ LogicalResult importDropout(NodeContext &ctx) {
       return ctx.setOutput(0, x);
     return ctx.setOutput(0, ctx.make<DropoutOp>(x, ctx.b.getF64FloatAttr(ratio)));
   }
-  if (ctx.opset >= 12 && ctx.hasInput(2)) {
+  // Training mode with a ratio of 0 drops nothing: the same as inference
+  // (torch exports F.dropout(x, p=0.0) in eval mode that way).
+  auto zeroRatio = [&] {
+    if (!ctx.hasInput(1) || !ctx.isKnownInput(1) || !ctx.constantOf(ctx.optionalInput(1)))
+      return false;
+    std::optional<SmallVector<double>> ratio = ctx.floatsInput(1, "ratio");
+    return ratio && ratio->size() == 1 && (*ratio)[0] == 0;
+  };
+  if (ctx.opset >= 12 && ctx.hasInput(2) && !ctx.isKnownInput(2)) {
+    if (!zeroRatio())
+      return ctx.unsupported("training_mode read at run time (Kiln compiles inference; a "
+                             "Dropout that may train draws random masks)");
+  } else if (ctx.opset >= 12 && ctx.hasInput(2)) {
     std::optional<SmallVector<int64_t>> training =
         ctx.intsInput(2, "training_mode");
     if (!training)
       return failure();
-    if (!training->empty() && (*training)[0] != 0)
+    if (!training->empty() && (*training)[0] != 0 && !zeroRatio())
       return ctx.unsupported("training_mode = true (Kiln compiles inference)");
   }
-  if (ctx.hasOutput(1)) {
+  if (ctx.hasOutput(1) && ctx.outputUsed(1)) {
     RankedTensorType type = NodeContext::typeOf(x);
     if (type && !type.hasStaticShape())
       return ctx.unsupported("the mask output of a dynamically shaped Dropout");

@@ -51,62 +51,102 @@ std::optional<SmallVector<int64_t>> reductionAxes(NodeContext &ctx, Value x,
   return axes;
 }
 
+/// The reductions of `kind` over `axes` built from kiln's primitive
+/// reductions; `reduce(prim, v, keep)` applies primitive `prim` (Sum, Mean,
+/// Max, Min or Prod) over the axes, whatever decides them.
+template <typename Reduce>
+Value buildReduction(NodeContext &ctx, Reduction kind, Value x, bool keep, Reduce reduce) {
+  auto sum = [&](Value v) { return reduce(Reduction::Sum, v, keep); };
+  switch (kind) {
+  case Reduction::Sum:
+  case Reduction::Mean:
+  case Reduction::Max:
+  case Reduction::Min:
+  case Reduction::Prod:
+    return reduce(kind, x, keep);
+  case Reduction::L1:
+    return sum(ctx.make<AbsOp>(x));
+  case Reduction::L2: {
+    Type element = NodeContext::elementTypeOf(x);
+    Value f = isa<FloatType>(element) ? x : ctx.cast(x, ctx.b.getF32Type());
+    return ctx.cast(ctx.make<SqrtOp>(sum(ctx.make<MulOp>(f, f))), element);
+  }
+  case Reduction::LogSum:
+    return ctx.make<LogOp>(sum(x));
+  case Reduction::LogSumExp: {
+    // max + log(sum(exp(x - max))), so large inputs do not overflow; the
+    // caller drops the kept dims when keepdims is 0.
+    Value max = reduce(Reduction::Max, x, true);
+    Value shifted = ctx.make<ExpOp>(ctx.make<SubOp>(x, max));
+    return ctx.make<AddOp>(ctx.make<LogOp>(reduce(Reduction::Sum, shifted, true)), max);
+  }
+  case Reduction::SumSquare:
+    return sum(ctx.make<MulOp>(x, x));
+  }
+  return {};
+}
+
+Value primitive(NodeContext &ctx, Reduction prim, Value v, ArrayRef<int64_t> axes, bool keep) {
+  DenseI64ArrayAttr axesAttr = ctx.i64s(axes);
+  BoolAttr keepAttr = ctx.b.getBoolAttr(keep);
+  switch (prim) {
+  case Reduction::Mean:
+    return ctx.make<ReduceMeanOp>(v, axesAttr, keepAttr);
+  case Reduction::Max:
+    return ctx.make<ReduceMaxOp>(v, axesAttr, keepAttr);
+  case Reduction::Min:
+    return ctx.make<ReduceMinOp>(v, axesAttr, keepAttr);
+  case Reduction::Prod:
+    return ctx.make<ReduceProdOp>(v, axesAttr, keepAttr);
+  default:
+    return ctx.make<ReduceSumOp>(v, axesAttr, keepAttr);
+  }
+}
+
+/// A reduction over axes read when the model runs: along each dim, the
+/// dim reduced (kept as 1) where the axes name it, else left whole (so
+/// every dim costs one reduction); keepdims = 0 then drops the named dims.
+LogicalResult runtimeReduce(NodeContext &ctx, Reduction kind, Value x) {
+  std::optional<int64_t> count = removedAxesCount(ctx, x, 1);
+  if (!count)
+    return failure();
+  int64_t rank = NodeContext::rankOf(x);
+  Value flags = axisFlags(ctx, runtimeAxes(ctx, 1, rank), rank);
+  auto reduce = [&](Reduction prim, Value v, bool) {
+    for (int64_t d = 0; d < rank; ++d) {
+      Value named = compare(ctx, ComparePredicate::ne, entryOf(ctx, flags, d), i64Scalar(ctx, 0));
+      Value size = ctx.make<SelectOp>(named, i64Scalar(ctx, 1), dimValue(ctx, v, d));
+      Value positions = iotaOfLength(ctx, size);
+      Value reduced = ctx.make<GatherOp>(primitive(ctx, prim, v, {d}, true),
+                                         ctx.make<MulOp>(positions, i64Scalar(ctx, 0)),
+                                         ctx.i64(d));
+      v = ctx.make<SelectOp>(named, reduced, ctx.make<GatherOp>(v, positions, ctx.i64(d)));
+    }
+    return v;
+  };
+  Value y = buildReduction(ctx, kind, x, true, reduce);
+  if (ctx.intAttr("keepdims", 1) == 0)
+    y = squeezeFlagged(ctx, y, flags, rank - *count);
+  return ctx.setOutput(0, y);
+}
+
 template <Reduction kind, int64_t axesInputSince>
 LogicalResult importReduce(NodeContext &ctx) {
   Value x = ctx.input(0);
   if (!x)
     return failure();
+  if (ctx.opset >= axesInputSince && !ctx.isKnownInput(1))
+    return runtimeReduce(ctx, kind, x);
   std::optional<SmallVector<int64_t>> axes =
       reductionAxes(ctx, x, ctx.opset >= axesInputSince);
   if (!axes)
     return failure();
-  DenseI64ArrayAttr axesAttr = ctx.i64s(*axes);
-  BoolAttr keep = ctx.b.getBoolAttr(ctx.intAttr("keepdims", 1) != 0);
-  auto sum = [&](Value v) { return ctx.make<ReduceSumOp>(v, axesAttr, keep); };
-  Value y;
-  switch (kind) {
-  case Reduction::Sum:
-    y = sum(x);
-    break;
-  case Reduction::Mean:
-    y = ctx.make<ReduceMeanOp>(x, axesAttr, keep);
-    break;
-  case Reduction::Max:
-    y = ctx.make<ReduceMaxOp>(x, axesAttr, keep);
-    break;
-  case Reduction::Min:
-    y = ctx.make<ReduceMinOp>(x, axesAttr, keep);
-    break;
-  case Reduction::Prod:
-    y = ctx.make<ReduceProdOp>(x, axesAttr, keep);
-    break;
-  case Reduction::L1:
-    y = sum(ctx.make<AbsOp>(x));
-    break;
-  case Reduction::L2: {
-    Type element = NodeContext::elementTypeOf(x);
-    Value f = isa<FloatType>(element) ? x : ctx.cast(x, ctx.b.getF32Type());
-    y = ctx.cast(ctx.make<SqrtOp>(sum(ctx.make<MulOp>(f, f))), element);
-    break;
-  }
-  case Reduction::LogSum:
-    y = ctx.make<LogOp>(sum(x));
-    break;
-  case Reduction::LogSumExp: {
-    // max + log(sum(exp(x - max))), so large inputs do not overflow.
-    Value max = ctx.make<ReduceMaxOp>(x, axesAttr, ctx.b.getBoolAttr(true));
-    Value shifted = ctx.make<ExpOp>(ctx.make<SubOp>(x, max));
-    Value logSum = ctx.make<LogOp>(
-        ctx.make<ReduceSumOp>(shifted, axesAttr, ctx.b.getBoolAttr(true)));
-    y = ctx.make<AddOp>(logSum, max);
-    if (!keep.getValue())
-      y = squeeze(ctx, y, *axes);
-    break;
-  }
-  case Reduction::SumSquare:
-    y = sum(ctx.make<MulOp>(x, x));
-    break;
-  }
+  bool keep = ctx.intAttr("keepdims", 1) != 0;
+  Value y = buildReduction(ctx, kind, x, keep, [&](Reduction prim, Value v, bool keepDims) {
+    return primitive(ctx, prim, v, *axes, keepDims);
+  });
+  if (kind == Reduction::LogSumExp && !keep)
+    y = squeeze(ctx, y, *axes);
   return ctx.setOutput(0, y);
 }
 

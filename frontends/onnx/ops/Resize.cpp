@@ -138,6 +138,144 @@ LogicalResult resize(NodeContext &ctx, Value x, const ResizeMode &m,
   return ctx.setOutput(0, v);
 }
 
+/// Resizing with scales or sizes read when the model runs: the same
+/// arithmetic as above, on tensors. Every axis is resized (one whose
+/// scale is 1 maps each entry to itself).
+struct RuntimeResize {
+  NodeContext &ctx;
+  const ResizeMode &m;
+  Type f64 = ctx.b.getF64Type(), i64 = ctx.b.getI64Type();
+
+  Value c(double v) { return ctx.scalar(f64, v); }
+  Value select(Value cond, Value a, Value b) { return ctx.make<SelectOp>(cond, a, b); }
+  Value cmp(ComparePredicate p, Value a, Value b) { return compare(ctx, p, a, b); }
+  Value add(Value a, Value b) { return ctx.make<AddOp>(a, b); }
+  Value sub(Value a, Value b) { return ctx.make<SubOp>(a, b); }
+  Value mul(Value a, Value b) { return ctx.make<MulOp>(a, b); }
+  Value div(Value a, Value b) { return ctx.make<DivOp>(a, b); }
+
+  /// Source coordinates of outputs `x` (f64) along an axis.
+  Value sourceCoordinate(Value x, Value in, Value out, Value scale) {
+    if (m.transform == "align_corners") {
+      Value resized = sub(mul(in, scale), c(1));
+      Value positive = cmp(ComparePredicate::gt, resized, c(0));
+      Value safe = select(positive, resized, c(1));
+      return select(positive, div(mul(x, sub(in, c(1))), safe), c(0));
+    }
+    if (m.transform == "asymmetric")
+      return div(x, scale);
+    if (m.transform == "tf_half_pixel_for_nn")
+      return div(add(x, c(0.5)), scale);
+    Value halfPixel = sub(div(add(x, c(0.5)), scale), c(0.5));
+    if (m.transform == "pytorch_half_pixel")
+      return select(cmp(ComparePredicate::gt, out, c(1)), halfPixel, c(0));
+    return halfPixel;
+  }
+
+  Value clampIndex(Value i, Value in) {
+    return ctx.make<MinOp>(ctx.make<MaxOp>(i, c(0)), sub(in, c(1)));
+  }
+
+  Value nearest(Value coord, Value in) {
+    Value r;
+    Value floor = ctx.make<FloorOp>(coord);
+    if (m.nearest == "floor")
+      r = floor;
+    else if (m.nearest == "ceil")
+      r = ctx.make<CeilOp>(coord);
+    else if (m.nearest == "round_prefer_ceil")
+      r = ctx.make<FloorOp>(add(coord, c(0.5)));
+    else // round_prefer_floor: a tie goes down, else to the nearest
+      r = select(cmp(ComparePredicate::eq, coord, add(floor, c(0.5))), floor,
+                 ctx.make<FloorOp>(add(coord, c(0.5))));
+    return ctx.cast(clampIndex(r, in), i64);
+  }
+
+  Value cubicWeight(Value t) {
+    double a = m.cubicA;
+    t = ctx.make<AbsOp>(t);
+    Value near = add(mul(mul(sub(mul(c(a + 2), t), c(a + 3)), t), t), c(1));
+    Value far = sub(mul(add(mul(sub(mul(c(a), t), c(5 * a)), t), c(8 * a)), t), c(4 * a));
+    return select(cmp(ComparePredicate::le, t, c(1)), near,
+                  select(cmp(ComparePredicate::lt, t, c(2)), far, c(0)));
+  }
+
+  Value axis(Value v, int64_t d, int64_t inSize, Value out, Value scale) {
+    int64_t rank = NodeContext::rankOf(v);
+    Type element = NodeContext::elementTypeOf(v);
+    Value in = c(static_cast<double>(inSize));
+    Value x = ctx.cast(iotaOfLength(ctx, out), f64);
+    Value coord = sourceCoordinate(x, in, ctx.cast(out, f64), scale);
+    if (m.mode == "nearest")
+      return ctx.make<GatherOp>(v, nearest(coord, in), ctx.i64(d));
+    int64_t taps = m.mode == "linear" ? 2 : 4;
+    Value base = ctx.make<FloorOp>(coord), frac = sub(coord, base);
+    Value first = taps == 4 ? sub(base, c(1)) : base;
+    SmallVector<Value> sources, weights;
+    Value total;
+    for (int64_t t = 0; t < taps; ++t) {
+      Value src = add(first, c(static_cast<double>(t)));
+      Value w = taps == 2 ? (t == 0 ? sub(c(1), frac) : frac)
+                          : cubicWeight(add(frac, c(static_cast<double>(1 - t))));
+      if (m.excludeOutside)
+        w = select(ctx.make<OrOp>(cmp(ComparePredicate::lt, src, c(0)),
+                                  cmp(ComparePredicate::ge, src, in)),
+                   c(0), w);
+      sources.push_back(ctx.cast(clampIndex(src, in), i64));
+      weights.push_back(w);
+      total = total ? add(total, w) : w;
+    }
+    SmallVector<int64_t> spread(rank, 1);
+    spread[d] = -1;
+    Value result;
+    for (int64_t t = 0; t < taps; ++t) {
+      Value w = weights[t];
+      if (m.excludeOutside)
+        w = select(cmp(ComparePredicate::ne, total, c(0)), div(w, total), w);
+      w = ctx.make<ReshapeOp>(ctx.cast(w, element), ctx.i64s(spread));
+      Value term = mul(ctx.make<GatherOp>(v, sources[t], ctx.i64(d)), w);
+      result = result ? add(result, term) : term;
+    }
+    return result;
+  }
+};
+
+LogicalResult runtimeResize(NodeContext &ctx, Value x, const ResizeMode &m, size_t scalesInput,
+                            std::optional<size_t> sizesInput) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  if (!isa<FloatType>(type.getElementType()) && m.mode != "nearest")
+    return ctx.unsupported(m.mode + " resizing of integer tensors");
+  if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
+    return ctx.invalid("mode '" + m.mode + "' is not nearest, linear or cubic");
+  int64_t rank = type.getRank();
+  bool bySizes = sizesInput.has_value();
+  Value given = bySizes ? runtimeInts(ctx, *sizesInput) : ctx.input(scalesInput);
+  RankedTensorType givenType = NodeContext::typeOf(given);
+  if (!givenType)
+    return failure();
+  if (givenType.getRank() != 1 || givenType.getDimSize(0) != rank)
+    return ctx.invalid("scales or sizes do not have one entry per dim");
+  RuntimeResize r{ctx, m};
+  Value v = x;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> in = staticDim(ctx, x, d, "Resize");
+    if (!in)
+      return failure();
+    Value out, scale;
+    if (bySizes) {
+      out = entryOf(ctx, given, d);
+      scale = r.div(ctx.cast(out, r.f64), r.c(static_cast<double>(*in)));
+    } else {
+      scale = ctx.cast(entryOf(ctx, given, d), r.f64);
+      out = ctx.cast(ctx.make<FloorOp>(r.mul(scale, r.c(static_cast<double>(*in)))), r.i64);
+    }
+    v = r.axis(v, d, *in, out, scale);
+  }
+  return ctx.setOutput(0, v);
+}
+
 LogicalResult importResize(NodeContext &ctx) {
   Value x = ctx.input(0);
   int64_t rank = NodeContext::rankOf(x);
@@ -157,6 +295,13 @@ LogicalResult importResize(NodeContext &ctx) {
   if (ctx.hasAttr("axes") || ctx.hasAttr("keep_aspect_ratio_policy"))
     return ctx.unsupported("axes and keep_aspect_ratio_policy");
   size_t scalesInput = ctx.opset < 11 ? 1 : 2, sizesInput = 3;
+  // Sizes (or, without them, scales) read when the model runs.
+  if (ctx.hasInput(sizesInput) ? !ctx.isKnownInput(sizesInput) : !ctx.isKnownInput(scalesInput)) {
+    if (ctx.hasInput(sizesInput) && !ctx.isKnownInput(scalesInput))
+      return ctx.invalid("both scales and sizes are given");
+    return runtimeResize(ctx, x, m, scalesInput,
+                         ctx.hasInput(sizesInput) ? std::optional(sizesInput) : std::nullopt);
+  }
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
   if (ctx.hasInput(sizesInput)) {
@@ -191,6 +336,8 @@ LogicalResult importUpsample(NodeContext &ctx) {
     for (float s : ctx.floatsAttr("scales"))
       scales.push_back(s);
   } else {
+    if (!ctx.isKnownInput(1))
+      return runtimeResize(ctx, ctx.input(0), m, 1, std::nullopt);
     std::optional<SmallVector<double>> s = ctx.floatsInput(1, "scales");
     if (!s)
       return failure();

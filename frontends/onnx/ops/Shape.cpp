@@ -57,6 +57,48 @@ shapeWithUnknowns(NodeContext &ctx, size_t i, int64_t unknownAs) {
   return out;
 }
 
+/// What a reshape of `x` to `spec` (-2: an element computed at run time)
+/// gives each dim, -1 where it cannot tell. A run-time element at the
+/// position of a dynamic dim of `x` is taken to be that dim (a batch
+/// carried through, as exporters write it); so is a 0. With every dynamic
+/// dim of `x` so carried, the -1 entry is the quotient of the static
+/// ones. The reshape checks these when the model runs.
+SmallVector<int64_t> knownReshapeDims(Value x, ArrayRef<int64_t> spec, bool allowZero) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  SmallVector<int64_t> known(spec.size(), -1);
+  if (!type)
+    return known;
+  int64_t rank = type.getRank();
+  int64_t inputStatic = 1, targetStatic = 1, inferredAt = -1;
+  SmallVector<bool> carried(rank, false);
+  for (int64_t i = 0; i < static_cast<int64_t>(spec.size()); ++i) {
+    int64_t s = spec[i];
+    bool copies = (s == 0 && !allowZero) || s == -2;
+    if (copies && i < rank && type.isDynamicDim(i)) {
+      carried[i] = true;
+    } else if (s == 0 && !allowZero && i < rank) {
+      known[i] = type.getDimSize(i);
+      targetStatic *= known[i];
+    } else if (s >= 0) {
+      known[i] = s;
+      targetStatic *= s;
+    } else if (s == -1) {
+      inferredAt = i;
+    } else {
+      return SmallVector<int64_t>(spec.size(), -1);
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!type.isDynamicDim(d))
+      inputStatic *= type.getDimSize(d);
+    else if (!carried[d])
+      return known;
+  }
+  if (inferredAt >= 0 && targetStatic > 0 && inputStatic % targetStatic == 0)
+    known[inferredAt] = inputStatic / targetStatic;
+  return known;
+}
+
 LogicalResult importReshape(NodeContext &ctx) {
   // A shape computed at run time, reshaped to one dim (a flattening, as
   // torch's exporter writes between shape computations): the same dims.
@@ -70,9 +112,17 @@ LogicalResult importReshape(NodeContext &ctx) {
       return ctx.unsupported("Reshape of a shape computed at run time to anything but one dim");
     SymbolicInts flat = *dims;
     flat.scalar = false;
+    if (Value value = ctx.optionalInput(0))
+      ctx.bindOutput(0, ctx.make<ReshapeOp>(value, ctx.i64s({-1})));
     return ctx.setSymbolicOutput(0, flat);
   }
   Value x = ctx.input(0);
+  bool allowZero = ctx.intAttr("allowzero", 0) != 0;
+  // A shape read when the model runs.
+  if (ctx.opset >= 5 && !ctx.isKnownInput(1) && !ctx.isSymbolic(1))
+    return ctx.setOutput(0, ctx.make<DynamicReshapeOp>(x, runtimeInts(ctx, 1),
+                                                       ctx.b.getBoolAttr(allowZero),
+                                                       DenseI64ArrayAttr()));
   std::optional<SmallVector<int64_t>> shape =
       ctx.opset < 5 ? std::optional(ctx.intsAttr("shape")) : shapeWithUnknowns(ctx, 1, -2);
   if (!shape)
@@ -80,11 +130,22 @@ LogicalResult importReshape(NodeContext &ctx) {
   // One element known only at run time (a dynamic batch times something)
   // is the one the reshape infers.
   int64_t unknown = llvm::count(*shape, -2);
-  if (unknown > 1 || (unknown == 1 && llvm::is_contained(*shape, -1)))
-    return ctx.unsupported("Reshape to a shape with more than one dim computed at run time");
+  if (unknown > 1 || (unknown == 1 && llvm::is_contained(*shape, -1))) {
+    // Several dims computed at run time: a reshape by the run-time value,
+    // with the dims the importer can tell (checked when the model runs).
+    Value target = ctx.optionalInput(1);
+    if (!target)
+      return ctx.unsupported("Reshape to a shape with more than one dim computed at run time");
+    return ctx.setOutput(0, ctx.make<DynamicReshapeOp>(
+                                x, runtimeInts(ctx, 1), ctx.b.getBoolAttr(allowZero),
+                                ctx.i64s(knownReshapeDims(x, *shape, allowZero))));
+  }
   llvm::replace(*shape, int64_t(-2), int64_t(-1));
-  if (ctx.intAttr("allowzero", 0) != 0 && llvm::is_contained(*shape, 0))
-    return ctx.unsupported("allowzero = 1 with a zero in the shape");
+  // allowzero: a 0 is a size, not a copy (kiln.reshape reads 0 as a copy).
+  if (allowZero && llvm::is_contained(*shape, 0))
+    return ctx.setOutput(0, ctx.make<DynamicReshapeOp>(x, ctx.indices(*shape),
+                                                       ctx.b.getBoolAttr(true),
+                                                       DenseI64ArrayAttr()));
   return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(*shape)));
 }
 
@@ -119,9 +180,51 @@ LogicalResult importFlatten(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(spec)));
 }
 
+/// Unsqueeze by axes read at run time: the result's dims are 1 at the
+/// axes and the input's dims, in order, elsewhere.
+LogicalResult runtimeUnsqueeze(NodeContext &ctx, Value x) {
+  RankedTensorType axesType = NodeContext::typeOf(ctx.input(1));
+  if (!axesType || axesType.getRank() != 1 || axesType.isDynamicDim(0))
+    return ctx.unsupported("Unsqueeze axes of a length known only at run time");
+  int64_t rank = NodeContext::rankOf(x), resultRank = rank + axesType.getDimSize(0);
+  Value flags = axisFlags(ctx, runtimeAxes(ctx, 1, resultRank), resultRank);
+  Value target = ctx.make<ExpandOp>(ctx.indices({1}), ctx.i64s({resultRank}));
+  if (rank > 0) {
+    Value source = ctx.make<SubOp>(iotaAlong(ctx, {resultRank}, 0),
+                                   countBefore(ctx, flags, resultRank));
+    Value dims = ctx.make<GatherOp>(shapeTensor(ctx, x), source, ctx.i64(0));
+    target = ctx.make<SelectOp>(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
+                                i64Scalar(ctx, 1), dims);
+  }
+  return ctx.setOutput(
+      0, ctx.make<DynamicReshapeOp>(x, target, ctx.b.getBoolAttr(true), DenseI64ArrayAttr()));
+}
+
+/// Squeeze by axes read at run time: the input's dims but those at the
+/// axes, in order.
+LogicalResult runtimeSqueeze(NodeContext &ctx, Value x) {
+  std::optional<int64_t> axesCount = removedAxesCount(ctx, x, 1);
+  if (!axesCount)
+    return failure();
+  RankedTensorType type = NodeContext::typeOf(x);
+  int64_t rank = type.getRank(), count = *axesCount;
+  // Every size-1 dim squeezed: the axes cannot be anything else.
+  if (type.hasStaticShape() && llvm::count(type.getShape(), 1) == count) {
+    SmallVector<int64_t> ones;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.getDimSize(d) == 1)
+        ones.push_back(d);
+    return ctx.setOutput(0, squeeze(ctx, x, ones));
+  }
+  Value flags = axisFlags(ctx, runtimeAxes(ctx, 1, rank), rank);
+  return ctx.setOutput(0, squeezeFlagged(ctx, x, flags, rank - count));
+}
+
 LogicalResult importSqueeze(NodeContext &ctx) {
   Value x = ctx.input(0);
   RankedTensorType type = NodeContext::typeOf(x);
+  if (ctx.opset >= 13 && !ctx.isKnownInput(1) && !ctx.isSymbolic(1))
+    return runtimeSqueeze(ctx, x);
   std::optional<SmallVector<int64_t>> axes = axesFrom(ctx, 13, 1, "axes");
   if (!type || !axes)
     return failure();
@@ -142,6 +245,8 @@ LogicalResult importSqueeze(NodeContext &ctx) {
 
 LogicalResult importUnsqueeze(NodeContext &ctx) {
   Value x = ctx.input(0);
+  if (ctx.opset >= 13 && !ctx.isKnownInput(1) && !ctx.isSymbolic(1))
+    return runtimeUnsqueeze(ctx, x);
   std::optional<SmallVector<int64_t>> axes = axesFrom(ctx, 13, 1, "axes");
   if (!x || !axes)
     return failure();
@@ -181,6 +286,23 @@ LogicalResult importSplit(NodeContext &ctx) {
   Value x = ctx.input(0);
   std::optional<int64_t> axis =
       ctx.normalizeAxis(ctx.intAttr("axis", 0), NodeContext::rankOf(x));
+  if (ctx.opset >= 13 && !ctx.isKnownInput(1)) {
+    // Sizes read when the model runs: output i gathers its run of the axis.
+    Value sizes = runtimeInts(ctx, 1);
+    if (!axis || !sizes)
+      return failure();
+    RankedTensorType sizesType = NodeContext::typeOf(sizes);
+    if (sizesType.getRank() != 1 || sizesType.getDimSize(0) != ctx.numOutputs())
+      return ctx.invalid("split must hold one size per output");
+    Value offset = i64Scalar(ctx, 0);
+    for (size_t i = 0; i < ctx.numOutputs(); ++i) {
+      Value size = entryOf(ctx, sizes, i);
+      Value indices = ctx.make<AddOp>(iotaOfLength(ctx, size), offset);
+      ctx.bindOutput(i, ctx.make<GatherOp>(x, indices, ctx.i64(*axis)));
+      offset = ctx.make<AddOp>(offset, size);
+    }
+    return ctx.finish();
+  }
   std::optional<SmallVector<int64_t>> sizes = axesFrom(ctx, 13, 1, "split");
   if (!axis || !sizes)
     return failure();
@@ -210,9 +332,100 @@ LogicalResult importSplit(NodeContext &ctx) {
   return ctx.finish();
 }
 
+/// Indices of an ONNX Slice of a dim of size `dim` (rank-0 i64 values):
+/// start and end clamped as ONNX says, then start + i * step for i below
+/// the count. A zero step gives a negative count (a run-time error).
+Value sliceIndices(NodeContext &ctx, Value dim, Value start, Value end, Value step) {
+  auto c = [&](int64_t v) { return i64Scalar(ctx, v); };
+  auto clamp = [&](Value v, Value lo, Value hi) {
+    return ctx.make<MinOp>(ctx.make<MaxOp>(v, lo), hi);
+  };
+  auto fromEnd = [&](Value v) {
+    return ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, v, c(0)),
+                              ctx.make<AddOp>(v, dim), v);
+  };
+  Value s = fromEnd(start), e = fromEnd(end);
+  Value lastIndex = ctx.make<SubOp>(dim, c(1));
+  Value forward = compare(ctx, ComparePredicate::gt, step, c(0));
+  Value first = ctx.make<SelectOp>(forward, clamp(s, c(0), dim), clamp(s, c(0), lastIndex));
+  Value stop = ctx.make<SelectOp>(forward, clamp(e, c(0), dim), clamp(e, c(-1), lastIndex));
+  // ceil(|stop - first| / |step|), at least 0.
+  Value distance = ctx.make<SelectOp>(forward, ctx.make<SubOp>(stop, first),
+                                      ctx.make<SubOp>(first, stop));
+  Value stride = ctx.make<SelectOp>(forward, step, ctx.make<NegOp>(step));
+  Value zeroStep = compare(ctx, ComparePredicate::eq, step, c(0));
+  Value safeStride = ctx.make<SelectOp>(zeroStep, c(1), stride);
+  Value count = ctx.make<DivOp>(
+      ctx.make<AddOp>(ctx.make<MaxOp>(distance, c(0)), ctx.make<SubOp>(safeStride, c(1))),
+      safeStride);
+  count = ctx.make<SelectOp>(zeroStep, c(-1), count);
+  return ctx.make<AddOp>(first, ctx.make<MulOp>(iotaOfLength(ctx, count), step));
+}
+
+/// Slice with starts, ends, axes or steps read when the model runs: each
+/// dim that may be sliced is a gather of computed indices.
+LogicalResult runtimeSlice(NodeContext &ctx, Value x) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  Value starts = runtimeInts(ctx, 1), ends = runtimeInts(ctx, 2);
+  if (!type || !starts || !ends)
+    return failure();
+  RankedTensorType startsType = NodeContext::typeOf(starts);
+  if (startsType.getRank() != 1 || startsType.isDynamicDim(0))
+    return ctx.unsupported("Slice starts of a length known only at run time");
+  int64_t rank = type.getRank(), count = startsType.getDimSize(0);
+  Value steps = ctx.hasInput(4) ? runtimeInts(ctx, 4)
+                                : ctx.indices(SmallVector<int64_t>(count, 1));
+  // Axes known when compiling say which dims are sliced; else every dim
+  // takes its entry where the axes name it (and is kept whole elsewhere).
+  std::optional<SmallVector<int64_t>> knownAxes;
+  if (!ctx.hasInput(3)) {
+    knownAxes.emplace();
+    for (int64_t i = 0; i < count; ++i)
+      knownAxes->push_back(i);
+  } else if (ctx.isKnownInput(3)) {
+    knownAxes = ctx.intsInput(3, "axes");
+    if (!knownAxes)
+      return failure();
+  }
+  Value y = x;
+  if (knownAxes) {
+    if (static_cast<int64_t>(knownAxes->size()) != count)
+      return ctx.invalid("starts and axes differ in length");
+    for (int64_t i = 0; i < count; ++i) {
+      std::optional<int64_t> axis = ctx.normalizeAxis((*knownAxes)[i], rank, "axes entry");
+      if (!axis)
+        return failure();
+      Value indices = sliceIndices(ctx, dimValue(ctx, x, *axis), entryOf(ctx, starts, i),
+                                   entryOf(ctx, ends, i), entryOf(ctx, steps, i));
+      y = ctx.make<GatherOp>(y, indices, ctx.i64(*axis));
+    }
+    return ctx.setOutput(0, y);
+  }
+  Value axes = runtimeAxes(ctx, 3, rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    Value named = compare(ctx, ComparePredicate::eq, axes, i64Scalar(ctx, d));
+    auto pick = [&](Value entries, int64_t otherwise) {
+      Value chosen = ctx.make<ReduceSumOp>(
+          ctx.make<SelectOp>(named, entries, i64Scalar(ctx, 0)), ctx.i64s({0}),
+          ctx.b.getBoolAttr(false));
+      Value any = ctx.make<ReduceMaxOp>(ctx.cast(named, ctx.b.getI64Type()), ctx.i64s({0}),
+                                        ctx.b.getBoolAttr(false));
+      return ctx.make<SelectOp>(compare(ctx, ComparePredicate::ne, any, i64Scalar(ctx, 0)),
+                                chosen, i64Scalar(ctx, otherwise));
+    };
+    Value indices = sliceIndices(ctx, dimValue(ctx, x, d), pick(starts, 0),
+                                 pick(ends, int64_t(1) << 62), pick(steps, 1));
+    y = ctx.make<GatherOp>(y, indices, ctx.i64(d));
+  }
+  return ctx.setOutput(0, y);
+}
+
 LogicalResult importSlice(NodeContext &ctx) {
   Value x = ctx.input(0);
   int64_t rank = NodeContext::rankOf(x);
+  if (ctx.opset >= 10 && (!ctx.isKnownInput(1) || !ctx.isKnownInput(2) ||
+                          !ctx.isKnownInput(3) || !ctx.isKnownInput(4)))
+    return runtimeSlice(ctx, x);
   std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
   if (ctx.opset < 10) {
     starts = ctx.intsAttr("starts");
@@ -250,6 +463,13 @@ LogicalResult importSlice(NodeContext &ctx) {
 }
 
 LogicalResult importExpand(NodeContext &ctx) {
+  // A shape read when the model runs: broadcast against an iota of it.
+  if (!ctx.isKnownInput(1) && !ctx.isSymbolic(1)) {
+    Value x = ctx.input(0);
+    Value iota = ctx.make<IotaOp>(runtimeInts(ctx, 1), ctx.i64(0));
+    Value all = compare(ctx, ComparePredicate::eq, iota, iota);
+    return ctx.setOutput(0, ctx.make<SelectOp>(all, x, x));
+  }
   std::optional<SmallVector<int64_t>> shape = shapeWithUnknowns(ctx, 1, -2);
   RankedTensorType type = NodeContext::typeOf(ctx.input(0));
   if (!shape || !type)
@@ -260,8 +480,16 @@ LogicalResult importExpand(NodeContext &ctx) {
   for (int64_t d = 0; d < static_cast<int64_t>(shape->size()); ++d) {
     if ((*shape)[d] != -2)
       continue;
-    if (d < offset || !type.isDynamicDim(d - offset))
-      return ctx.unsupported("Expand to a dim computed at run time over a static dim");
+    if (d < offset || !type.isDynamicDim(d - offset)) {
+      // Broadcast against the run-time value instead.
+      Value target = ctx.optionalInput(1);
+      if (!target)
+        return ctx.unsupported("Expand to a dim computed at run time over a static dim");
+      Value x = ctx.input(0);
+      Value iota = ctx.make<IotaOp>(runtimeInts(ctx, 1), ctx.i64(0));
+      Value all = compare(ctx, ComparePredicate::eq, iota, iota);
+      return ctx.setOutput(0, ctx.make<SelectOp>(all, x, x));
+    }
     (*shape)[d] = 1;
   }
   return ctx.setOutput(0, ctx.make<ExpandOp>(ctx.input(0), ctx.i64s(*shape)));
@@ -270,6 +498,20 @@ LogicalResult importExpand(NodeContext &ctx) {
 LogicalResult importTile(NodeContext &ctx) {
   Value x = ctx.input(0);
   RankedTensorType type = NodeContext::typeOf(x);
+  if (!ctx.isKnownInput(1)) {
+    // Repeats read when the model runs: along each dim, gather index i
+    // mod the dim over dim * repeats entries.
+    Value repeats = runtimeInts(ctx, 1);
+    if (!type || !repeats)
+      return failure();
+    Value y = x;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value dim = dimValue(ctx, x, d);
+      Value positions = iotaOfLength(ctx, ctx.make<MulOp>(dim, entryOf(ctx, repeats, d)));
+      y = ctx.make<GatherOp>(y, ctx.make<RemOp>(positions, dim), ctx.i64(d));
+    }
+    return ctx.setOutput(0, y);
+  }
   std::optional<SmallVector<int64_t>> repeats = ctx.intsInput(1, "repeats");
   if (!type || !repeats)
     return failure();
@@ -298,6 +540,55 @@ LogicalResult importTile(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<ReshapeOp>(expanded, ctx.i64s(merged)));
 }
 
+/// Pad with pads (or a constant value) read when the model runs: along
+/// each dim a gather of the source index (i - low pad, clamped for edge,
+/// mirrored for reflect); constant mode selects the value outside.
+LogicalResult runtimePad(NodeContext &ctx, Value x, PadMode mode) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  Value pads = runtimeInts(ctx, 1);
+  if (!type || !pads)
+    return failure();
+  int64_t rank = type.getRank();
+  RankedTensorType padsType = NodeContext::typeOf(pads);
+  if (padsType.getRank() != 1 || padsType.getDimSize(0) != 2 * rank)
+    return ctx.unsupported("Pad with pads that are not two per dim (axes) read at run time");
+  Value value = ctx.scalarLike(x, 0);
+  if (ctx.hasInput(2)) {
+    Value given = ctx.input(2);
+    if (!given)
+      return failure();
+    value = asScalar(ctx, given);
+  }
+  auto c = [&](int64_t v) { return i64Scalar(ctx, v); };
+  Value y = x, inside;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value dim = dimValue(ctx, x, d);
+    Value low = entryOf(ctx, pads, d), high = entryOf(ctx, pads, d + rank);
+    Value size = ctx.make<AddOp>(ctx.make<AddOp>(dim, low), high);
+    Value source = ctx.make<SubOp>(iotaOfLength(ctx, size), low);
+    Value last = ctx.make<SubOp>(dim, c(1));
+    Value index = source;
+    if (mode == PadMode::reflect) {
+      index = ctx.make<AbsOp>(index);
+      index = ctx.make<SelectOp>(compare(ctx, ComparePredicate::gt, index, last),
+                                 ctx.make<SubOp>(ctx.make<MulOp>(last, c(2)), index), index);
+    }
+    index = ctx.make<MinOp>(ctx.make<MaxOp>(index, c(0)), last);
+    y = ctx.make<GatherOp>(y, index, ctx.i64(d));
+    if (mode == PadMode::constant) {
+      Value in = ctx.make<AndOp>(compare(ctx, ComparePredicate::ge, source, c(0)),
+                                 compare(ctx, ComparePredicate::le, source, last));
+      SmallVector<int64_t> spread(rank, 1);
+      spread[d] = -1;
+      in = ctx.make<ReshapeOp>(in, ctx.i64s(spread));
+      inside = inside ? ctx.make<AndOp>(inside, in) : in;
+    }
+  }
+  if (mode == PadMode::constant && inside)
+    y = ctx.make<SelectOp>(inside, y, value);
+  return ctx.setOutput(0, y);
+}
+
 LogicalResult importPad(NodeContext &ctx) {
   Value x = ctx.input(0);
   int64_t rank = NodeContext::rankOf(x);
@@ -317,6 +608,8 @@ LogicalResult importPad(NodeContext &ctx) {
     pads = ctx.intsAttr(ctx.opset < 2 ? "paddings" : "pads");
     value = ctx.floatAttr("value", 0.0f);
   } else {
+    if ((!ctx.isKnownInput(1) || !ctx.isKnownInput(2)) && (ctx.opset < 18 || !ctx.hasInput(3)))
+      return runtimePad(ctx, x, mode);
     pads = ctx.intsInput(1, "pads");
     if (ctx.hasInput(2)) {
       std::optional<SmallVector<double>> v = ctx.floatsInput(2, "constant_value");
@@ -364,11 +657,15 @@ LogicalResult importShape(NodeContext &ctx) {
   };
   start = clampIndex(start);
   end = clampIndex(end);
-  // Dynamic dims are unknown elements of a symbolic shape.
+  // Dynamic dims are unknown elements of a symbolic shape, which also has
+  // its run-time value.
   SymbolicInts dims;
   for (int64_t d = start; d < end; ++d)
     dims.values.push_back(type.isDynamicDim(d) ? std::nullopt
                                                : std::optional<int64_t>(type.getDimSize(d)));
+  if (!dims.fullyKnown())
+    ctx.bindOutput(0, ctx.make<SliceOp>(ctx.make<ShapeOfOp>(ctx.input(0)), ctx.i64s({start}),
+                                        ctx.i64s({end}), ctx.i64s({1})));
   return ctx.setSymbolicOutput(0, dims);
 }
 

@@ -20,7 +20,13 @@ LogicalResult importTopK(NodeContext &ctx) {
   int64_t rank = NodeContext::rankOf(x);
   std::optional<int64_t> axis = ctx.normalizeAxis(ctx.intAttr("axis", -1), rank);
   int64_t k;
-  if (ctx.opset < 10) {
+  Value runtimeK; // K read when the model runs
+  if (ctx.opset >= 10 && !ctx.isKnownInput(1)) {
+    runtimeK = asScalar(ctx, runtimeInts(ctx, 1));
+    if (!runtimeK)
+      return failure();
+    k = 1;
+  } else if (ctx.opset < 10) {
     k = ctx.intAttr("k", 0);
   } else {
     std::optional<SmallVector<int64_t>> given = ctx.intsInput(1, "K");
@@ -61,8 +67,10 @@ LogicalResult importTopK(NodeContext &ctx) {
   Value rankOf = ctx.make<ReduceSumOp>(ctx.cast(beats, ctx.b.getI64Type()),
                                        ctx.i64s({rank}), ctx.b.getBoolAttr(false));
   // placed[..., i, r] = rank of i is r, for r < k.
-  Value slots = generateConstant(ctx, RankedTensorType::get({1, k}, ctx.b.getI64Type()),
-                                 [](int64_t r) { return static_cast<double>(r); });
+  Value slots =
+      runtimeK ? ctx.make<ReshapeOp>(iotaOfLength(ctx, runtimeK), ctx.i64s({1, -1}))
+               : generateConstant(ctx, RankedTensorType::get({1, k}, ctx.b.getI64Type()),
+                                  [](int64_t r) { return static_cast<double>(r); });
   Value placed = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, rankOf, {rank}), slots);
   auto collect = [&](Value perElement) {
     Value chosen = ctx.make<SelectOp>(placed, perElement,

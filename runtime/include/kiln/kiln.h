@@ -34,7 +34,8 @@ typedef enum kiln_status {
   KILN_ERROR_INVALID_ARGUMENT = 1, /* null pointer, index out of range */
   KILN_ERROR_LOAD = 2,             /* the artifact cannot be opened */
   KILN_ERROR_FORMAT = 3,           /* not a Kiln artifact, or another ABI version */
-  KILN_ERROR_SHAPE = 4,            /* an input's rank or dims do not match */
+  KILN_ERROR_SHAPE = 4,            /* an input's rank or dims do not match, or a shape
+                                      the model computes from its inputs is invalid */
   KILN_ERROR_DTYPE = 5,            /* an input's element type does not match */
   KILN_ERROR_OUT_OF_MEMORY = 6,
   KILN_ERROR_RUN = 7,              /* the compiled code failed */

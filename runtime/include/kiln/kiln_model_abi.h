@@ -196,8 +196,11 @@ typedef struct kiln_runtime_services {
  * `out_dims[i]`; its storage starts at `out_alloc[i]`, which the caller
  * hands back to `services->release`. A non-zero return is an error:
  * KILN_RUN_OUT_OF_MEMORY when an allocation failed (the run stopped there,
- * leaving what it had allocated to the caller to take back). */
+ * leaving what it had allocated to the caller to take back);
+ * KILN_RUN_SHAPE_ERROR when a shape the model computes at run time is
+ * invalid (a negative size, a reshape that changes the element count). */
 #define KILN_RUN_OUT_OF_MEMORY 2
+#define KILN_RUN_SHAPE_ERROR 3
 typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
                                  void *state, void *const *in_data,
                                  const int64_t *const *in_dims,

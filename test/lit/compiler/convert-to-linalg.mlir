@@ -189,3 +189,36 @@ func.func @random_uniform(%step: tensor<i64>) -> tensor<2x3xf32> {
   %u = kiln.random_uniform %step {seed = 1 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x3xf32>
   return %u : tensor<2x3xf32>
 }
+
+// -----
+
+// Checks the run-time shape ops: a dynamic reshape resolves 0 and -1 from
+// the shape tensor's entries, checks them (a call of kiln_shape_error,
+// declared once, when they do not keep the count) and reshapes through a
+// shape tensor; an iota reads its sizes (checked not negative) and yields
+// the index along its axis; shape_of reads the dims.
+// CHECK-LABEL: func.func private @kiln_shape_error(i32)
+// CHECK-LABEL: func @runtime_shapes
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi64>
+// CHECK: arith.divui
+// CHECK: scf.if
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: func.call @kiln_shape_error
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x6xf32> into tensor<12xf32>
+// CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<12xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+// CHECK: arith.cmpi sge
+// CHECK: scf.if
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: func.call @kiln_shape_error
+// CHECK: tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?xi64>
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: arith.index_cast %{{.*}} : index to i64
+// CHECK: tensor.dim %{{.*}}, %{{.*}} : tensor<?x?xf32>
+// CHECK: tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xi64>
+func.func @runtime_shapes(%x: tensor<2x6xf32>, %s: tensor<2xi64>) -> (tensor<?x?xf32>, tensor<?x?xi64>, tensor<2xi64>) {
+  %0 = kiln.dynamic_reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %1 = kiln.iota %s {axis = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+  %2 = kiln.shape_of %0 : (tensor<?x?xf32>) -> tensor<2xi64>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xi64>, tensor<2xi64>
+}

@@ -394,3 +394,64 @@ func.func @transpose_matmul_plain(%a: tensor<8x64xf32>, %b: tensor<64x32xf32>) -
   %t = kiln.transpose %m {permutation = array<i64: 1, 0>} : (tensor<8x32xf32>) -> tensor<32x8xf32>
   return %t : tensor<32x8xf32>
 }
+
+// -----
+
+// Checks that shape_of of a static tensor folds to its dims, and of a
+// dynamic one does not.
+// CHECK-LABEL: func @shape_of
+// CHECK: %[[C:.*]] = kiln.constant dense<[2, 3]> : tensor<2xi64>
+// CHECK: %[[D:.*]] = kiln.shape_of %{{.*}} : (tensor<?x3xf32>) -> tensor<2xi64>
+// CHECK: return %[[C]], %[[D]]
+func.func @shape_of(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2xi64>, tensor<2xi64>) {
+  %0 = kiln.shape_of %x : (tensor<2x3xf32>) -> tensor<2xi64>
+  %1 = kiln.shape_of %y : (tensor<?x3xf32>) -> tensor<2xi64>
+  return %0, %1 : tensor<2xi64>, tensor<2xi64>
+}
+
+// -----
+
+// Checks that rem, max and min of constants fold (shape arithmetic stays
+// static), rem keeping the dividend's sign, and that rem by zero does not.
+// CHECK-LABEL: func @rem_max_min
+// CHECK-DAG: kiln.constant dense<[1, -1, 0]> : tensor<3xi64>
+// CHECK-DAG: kiln.constant dense<[7, -3, 4]> : tensor<3xi64>
+// CHECK-DAG: kiln.constant dense<[3, -7, 0]> : tensor<3xi64>
+// CHECK-DAG: kiln.constant dense<[1.500000e+00, -5.000000e-01]> : tensor<2xf32>
+// CHECK: kiln.rem
+// CHECK-NOT: kiln.max
+// CHECK-NOT: kiln.min
+func.func @rem_max_min() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xf32>, tensor<1xi64>) {
+  %a = kiln.constant dense<[7, -7, 4]> : tensor<3xi64>
+  %b = kiln.constant dense<[3, -3, 0]> : tensor<3xi64>
+  %c = kiln.constant dense<[3, 2, 2]> : tensor<3xi64>
+  %fa = kiln.constant dense<[5.5, -4.5]> : tensor<2xf32>
+  %fb = kiln.constant dense<[2.0, 2.0]> : tensor<2xf32>
+  %z = kiln.constant dense<[0]> : tensor<1xi64>
+  %one = kiln.constant dense<[5]> : tensor<1xi64>
+  %0 = kiln.rem %a, %c : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %1 = kiln.max %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %2 = kiln.min %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %3 = kiln.rem %fa, %fb : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %4 = kiln.rem %one, %z : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %0, %1, %2, %3, %4 : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xf32>, tensor<1xi64>
+}
+
+// -----
+
+// Checks that logical ops on boolean constants fold, with broadcasting.
+// CHECK-LABEL: func @logical
+// CHECK-DAG: kiln.constant dense<[true, false]> : tensor<2xi1>
+// CHECK-DAG: kiln.constant dense<true> : tensor<2xi1>
+// CHECK-DAG: kiln.constant dense<[false, true]> : tensor<2xi1>
+// CHECK-NOT: kiln.and
+// CHECK-NOT: kiln.or
+// CHECK-NOT: kiln.xor
+func.func @logical() -> (tensor<2xi1>, tensor<2xi1>, tensor<2xi1>) {
+  %a = kiln.constant dense<[true, false]> : tensor<2xi1>
+  %t = kiln.constant dense<true> : tensor<i1>
+  %0 = kiln.and %a, %t : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
+  %1 = kiln.or %a, %t : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
+  %2 = kiln.xor %a, %t : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
+  return %0, %1, %2 : tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
+}

@@ -699,3 +699,55 @@ func.func @random_shape(%step: tensor<i64>) -> tensor<2x4xf32> {
   %u = kiln.random_uniform %step {seed = 0 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x4xf32>
   return %u : tensor<2x4xf32>
 }
+
+// -----
+
+// Checks that an iota's shape operand is a 1-D tensor of static length.
+func.func @iota_shape_rank(%s: tensor<?xi64>) -> tensor<?xi64> {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{a shape operand must be a 1-D tensor of static length}}
+  %0 = kiln.iota %s {axis = 0 : i64} : (tensor<?xi64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+// Checks that a constant negative iota size is refused when compiling.
+func.func @iota_negative() -> tensor<?xi64> {
+  %s = kiln.constant dense<[-2]> : tensor<1xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{iota: a size is negative (-2)}}
+  %0 = kiln.iota %s {axis = 0 : i64} : (tensor<1xi64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+// Checks that an iota's axis is one of its dims.
+func.func @iota_axis(%s: tensor<2xi64>) -> tensor<?x?xi64> {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = kiln.iota %s {axis = 2 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+  return %0 : tensor<?x?xi64>
+}
+
+// -----
+
+// Checks that a constant shape of a dynamic reshape has at most one -1.
+func.func @dynamic_reshape_two_inferred(%x: tensor<2x6xf32>) -> tensor<?x?xf32> {
+  %s = kiln.constant dense<[-1, -1]> : tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{dynamic_reshape: more than one -1}}
+  %0 = kiln.dynamic_reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Checks that a constant shape of a dynamic reshape keeps the element count.
+func.func @dynamic_reshape_count(%x: tensor<2x6xf32>) -> tensor<?x?xf32> {
+  %s = kiln.constant dense<[5, 2]> : tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{dynamic_reshape: 12 elements cannot take the shape of 10}}
+  %0 = kiln.dynamic_reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

@@ -264,3 +264,22 @@ func.func @dropout_random(%x: tensor<2x3xf32>, %step: tensor<i64>) -> (tensor<2x
   %1 = kiln.random_uniform %step {seed = 7 : i64, shape = array<i64: 2, 3>} : (tensor<i64>) -> tensor<2x3xf32>
   return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// Checks that the run-time shape ops round-trip: dims as a tensor, an iota
+// and a reshape over a shape read when the model runs (a constant entry
+// gives a static dim).
+// CHECK-LABEL: func @runtime_shapes
+// CHECK: kiln.shape_of %{{.*}} : (tensor<?x3xf32>) -> tensor<2xi64>
+// CHECK: kiln.iota %{{.*}} {axis = 1 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+// CHECK: kiln.dynamic_reshape %{{.*}}, %{{.*}} : (tensor<?x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+// CHECK: kiln.dynamic_reshape %{{.*}}, %{{.*}} {allow_zero = true} : (tensor<0x3xf32>, tensor<3xi64>) -> tensor<3x0x2xf32>
+func.func @runtime_shapes(%x: tensor<?x3xf32>, %shape: tensor<2xi64>, %y: tensor<0x3xf32>) {
+  %0 = kiln.shape_of %x : (tensor<?x3xf32>) -> tensor<2xi64>
+  %1 = kiln.iota %shape {axis = 1 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+  %2 = kiln.dynamic_reshape %x, %0 : (tensor<?x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %c = kiln.constant dense<[3, 0, 2]> : tensor<3xi64>
+  %3 = kiln.dynamic_reshape %y, %c {allow_zero = true} : (tensor<0x3xf32>, tensor<3xi64>) -> tensor<3x0x2xf32>
+  return
+}

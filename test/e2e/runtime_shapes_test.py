@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Run-time shape operands (docs/Contracts.md, "Shapes read at run time").
+
+Each model takes its shape-defining operand (Reshape's shape, Slice's
+starts, Tile's repeats, Range's limits, ...) as a graph input. It is
+compiled once, as it is (nothing frozen), and run with several values of
+that operand: every run's outputs, dims included, must equal NumPy's.
+An invalid run-time shape must fail the run with KILN_ERROR_SHAPE and leave
+the session usable, never crash.
+
+usage: runtime_shapes_test.py KILN WORK_DIR
+Ends with the line `N passed, N failed`.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+KILN, WORK = sys.argv[1], sys.argv[2]
+os.makedirs(WORK, exist_ok=True)
+TYPES = {np.dtype("float32"): TensorProto.FLOAT, np.dtype("int64"): TensorProto.INT64,
+         np.dtype("int32"): TensorProto.INT32, np.dtype("bool"): TensorProto.BOOL}
+results = {"passed": 0, "failed": 0}
+
+
+def fail(name, why):
+    results["failed"] += 1
+    print(f"FAIL {name}: {why}")
+
+
+def model(name, op, inputs, outputs, attrs=None, opset=18):
+    """A one-node model whose graph inputs are `inputs` [(name, array)]
+    (declared with the first run's dtype and rank; every dim dynamic but
+    the shape operands' lengths, which ONNX fixes) and outputs [(name,
+    dtype, rank)]."""
+    declared = []
+    for n, a in inputs:
+        dims = list(a.shape)
+        declared.append(helper.make_tensor_value_info(n, TYPES[a.dtype], dims))
+    outs = [helper.make_tensor_value_info(n, TYPES[np.dtype(t)], [None] * r)
+            for n, t, r in outputs]
+    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _, _ in outputs],
+                            **(attrs or {}))
+    graph = helper.make_graph([node], name, declared, outs)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(WORK, name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def compile_model(name, path):
+    artifact = os.path.join(WORK, name + ".so")
+    p = subprocess.run([KILN, "compile", path, "-o", artifact], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(name, "compile: " + (p.stdout + p.stderr).strip().splitlines()[-1])
+        return None
+    return artifact
+
+
+def run(name, artifact, feeds, tag):
+    """Runs once; returns ({output: array}, None) or (None, error text)."""
+    folder = os.path.join(WORK, f"{name}-{tag}")
+    os.makedirs(folder, exist_ok=True)
+    args = [KILN, "run", artifact, "--output-dir", folder]
+    for n, a in feeds:
+        f = os.path.join(folder, f"in-{n}.npy")
+        np.save(f, a)
+        args += ["--input", f"{n}={f}"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stdout + p.stderr
+    return {f[:-4]: np.load(os.path.join(folder, f)) for f in os.listdir(folder)
+            if f.endswith(".npy") and not f.startswith("in-")}, None
+
+
+def check(name, op, runs, reference, outputs=None, attrs=None, opset=18, errors=()):
+    """Compiles `op` once and runs it on every feed list of `runs`; the
+    outputs must equal reference(*arrays). Each feed list of `errors` must
+    fail with KILN_ERROR_SHAPE."""
+    outputs = outputs or [("y", "float32", None)]
+    first = runs[0]
+    want0 = reference(*[a for _, a in first])
+    want0 = want0 if isinstance(want0, tuple) else (want0,)
+    outs = [(n, t, r if r is not None else want0[i].ndim) for i, (n, t, r) in enumerate(outputs)]
+    artifact = compile_model(name, model(name, op, first, outs, attrs, opset))
+    if not artifact:
+        return
+    for k, feeds in enumerate(runs):
+        want = reference(*[a for _, a in feeds])
+        want = want if isinstance(want, tuple) else (want,)
+        got, error = run(name, artifact, feeds, f"run{k}")
+        if error:
+            fail(f"{name} run {k}", error.strip().splitlines()[-1])
+            continue
+        for (n, _, _), w in zip(outs, want):
+            g = got.get(n)
+            if g is None or g.shape != w.shape or not np.allclose(g, w, rtol=1e-5, atol=1e-6):
+                fail(f"{name} run {k}", f"output {n}: got {None if g is None else g.shape} "
+                     f"{g if g is not None and g.size < 30 else ''}, want {w.shape} "
+                     f"{w if w.size < 30 else ''}")
+                break
+        else:
+            results["passed"] += 1
+    for k, feeds in enumerate(errors):
+        _, error = run(name, artifact, feeds, f"error{k}")
+        if error and "KILN_ERROR_SHAPE" in error and "Segmentation" not in error:
+            results["passed"] += 1
+        else:
+            fail(f"{name} error {k}", f"expected KILN_ERROR_SHAPE, got {error!r}")
+
+
+def i64(*v):
+    return np.array(v, dtype=np.int64)
+
+
+rng = np.random.default_rng(0)
+x234 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+x65 = rng.standard_normal((6, 5)).astype(np.float32)
+x23 = rng.standard_normal((2, 3)).astype(np.float32)
+
+# Reshape: 0 copies, -1 infers; a count that changes is a run-time error.
+check("reshape", "Reshape",
+      [[("x", x234), ("s", i64(4, -1))], [("x", x234), ("s", i64(0, 12))],
+       [("x", x234), ("s", i64(-1, 2))], [("x", x234), ("s", i64(1, 24))]],
+      lambda x, s: x.reshape([x.shape[i] if v == 0 else v for i, v in enumerate(s)]),
+      errors=[[("x", x234), ("s", i64(5, 5))], [("x", x234), ("s", i64(-1, -1))],
+              [("x", x234), ("s", i64(-3, 8))]])
+check("reshape_allowzero", "Reshape",
+      [[("x", np.zeros((0, 4), np.float32)), ("s", i64(4, 0))],
+       [("x", np.zeros((0, 4), np.float32)), ("s", i64(2, 0))]],
+      lambda x, s: x.reshape(s), attrs={"allowzero": 1})
+# Unsqueeze and Squeeze with run-time axes (their count is the input's length).
+check("unsqueeze", "Unsqueeze",
+      [[("x", x23), ("a", i64(0, 3))], [("x", x23), ("a", i64(1, 2))],
+       [("x", x23), ("a", i64(-1, 0))]],
+      lambda x, a: np.expand_dims(x, tuple(int(v) for v in a)))
+x1314 = rng.standard_normal((1, 3, 1, 4)).astype(np.float32)
+check("squeeze", "Squeeze",
+      [[("x", x1314), ("a", i64(0))], [("x", x1314), ("a", i64(2))],
+       [("x", x1314), ("a", i64(-4))]],
+      lambda x, a: np.squeeze(x, tuple(int(v) for v in a)))
+
+
+def np_slice(x, starts, ends, axes, steps):
+    index = [slice(None)] * x.ndim
+    for s, e, a, t in zip(starts, ends, axes, steps):
+        index[a] = slice(s, e, t)
+    return x[tuple(index)]
+
+
+check("slice", "Slice",
+      [[("x", x65), ("s", i64(1, 0)), ("e", i64(5, 3)), ("a", i64(0, 1)), ("t", i64(2, 1))],
+       [("x", x65), ("s", i64(-1, 4)), ("e", i64(-7, 0)), ("a", i64(1, 0)), ("t", i64(-1, -2))],
+       [("x", x65), ("s", i64(0, 10)), ("e", i64(100, 20)), ("a", i64(-1, 0)), ("t", i64(1, 1))]],
+      np_slice, errors=[[("x", x65), ("s", i64(0, 0)), ("e", i64(3, 3)), ("a", i64(0, 1)),
+                         ("t", i64(0, 1))]])
+x31 = rng.standard_normal((3, 1)).astype(np.float32)
+check("expand", "Expand",
+      [[("x", x31), ("s", i64(2, 3, 4))], [("x", x31), ("s", i64(1, 1, 1))],
+       [("x", x31), ("s", i64(2, 1, 6))]],
+      lambda x, s: x * np.ones(s, np.float32))
+check("tile", "Tile", [[("x", x23), ("r", i64(1, 2))], [("x", x23), ("r", i64(3, 1))]],
+      lambda x, r: np.tile(x, r))
+check("pad_constant", "Pad",
+      [[("x", x23), ("p", i64(1, 0, 0, 2)), ("v", np.array(5.0, np.float32))],
+       [("x", x23), ("p", i64(0, 1, 2, -1)), ("v", np.array(-1.0, np.float32))]],
+      lambda x, p, v: np.pad(x, ((p[0], p[2]), (p[1], max(p[3], 0))), constant_values=v)
+      [:, :x.shape[1] + p[1] + p[3]])
+check("pad_reflect", "Pad",
+      [[("x", x23), ("p", i64(1, 2, 0, 1))], [("x", x23), ("p", i64(0, 0, 1, 2))]],
+      lambda x, p: np.pad(x, ((p[0], p[2]), (p[1], p[3])), mode="reflect"),
+      attrs={"mode": "reflect"})
+check("pad_edge", "Pad",
+      [[("x", x23), ("p", i64(2, 0, 1, 3))]],
+      lambda x, p: np.pad(x, ((p[0], p[2]), (p[1], p[3])), mode="edge"), attrs={"mode": "edge"})
+check("range", "Range",
+      [[("a", np.array(0.0, np.float32)), ("b", np.array(10.0, np.float32)),
+        ("c", np.array(3.0, np.float32))],
+       [("a", np.array(10.0, np.float32)), ("b", np.array(0.0, np.float32)),
+        ("c", np.array(-2.5, np.float32))],
+       [("a", np.array(1.0, np.float32)), ("b", np.array(0.0, np.float32)),
+        ("c", np.array(1.0, np.float32))]],
+      lambda a, b, c: np.arange(a, b, c, dtype=np.float32))
+check("range_int", "Range",
+      [[("a", i64(3)[0]), ("b", i64(20)[0]), ("c", i64(4)[0])],
+       [("a", i64(-2)[0]), ("b", i64(-9)[0]), ("c", i64(-3)[0])]],
+      lambda a, b, c: np.arange(a, b, c, dtype=np.int64), outputs=[("y", "int64", None)])
+check("onehot", "OneHot",
+      [[("i", i64(0, 2, -1)), ("d", i64(3)), ("v", np.array([0, 1], np.float32))],
+       [("i", i64(0, 2, -1)), ("d", i64(5)), ("v", np.array([2, 7], np.float32))]],
+      lambda i, d, v: np.where(np.arange(d[0])[None, :] == np.where(i < 0, i + d[0], i)[:, None],
+                               v[1], v[0]).astype(np.float32))
+check("constant_of_shape", "ConstantOfShape",
+      [[("s", i64(2, 3))], [("s", i64(4, 1))], [("s", i64(0, 2))]],
+      lambda s: np.full(s, 1.5, np.float32),
+      attrs={"value": helper.make_tensor("value", TensorProto.FLOAT, [1], [1.5])},
+      errors=[[("s", i64(-1, 2))]])
+x38 = rng.standard_normal((3, 8)).astype(np.float32)
+
+
+def topk(x, k):
+    order = np.argsort(-x, axis=1, kind="stable")[:, :k[0]]
+    return np.take_along_axis(x, order, 1), order
+
+
+check("topk", "TopK", [[("x", x38), ("k", i64(1))], [("x", x38), ("k", i64(5))]], topk,
+      outputs=[("v", "float32", 2), ("i", "int64", 2)])
+check("split", "Split", [[("x", x65), ("s", i64(2, 4))], [("x", x65), ("s", i64(5, 1))]],
+      lambda x, s: tuple(np.split(x, [s[0]], axis=0)),
+      outputs=[("a", "float32", 2), ("b", "float32", 2)])
+check("trilu", "Trilu", [[("x", x65), ("k", i64(-1)[0])], [("x", x65), ("k", i64(2)[0])]],
+      lambda x, k: np.triu(x, k))
+check("cumsum", "CumSum",
+      [[("x", x65), ("a", i64(0)[0])], [("x", x65), ("a", i64(1)[0])],
+       [("x", x65), ("a", i64(-2)[0])]],
+      lambda x, a: np.cumsum(x, axis=int(a)))
+check("hann_window", "HannWindow", [[("n", i64(5)[0])], [("n", i64(8)[0])]],
+      lambda n: (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype(np.float32))
+
+print(f"{results['passed']} passed, {results['failed']} failed")
+sys.exit(1 if results["failed"] else 0)
