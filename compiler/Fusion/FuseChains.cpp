@@ -20,7 +20,7 @@ bool isElementwise(Operation *op) {
   return isa<NegOp, AbsOp, SignOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, ReluOp,
              SigmoidOp, TanhOp, ErfOp, SinOp, AtanOp, CosOp, FloorOp, CeilOp, RoundOp, NotOp,
              GeluOp, ClipOp, AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaxOp, MinOp, AndOp, OrOp,
-             XorOp, ShiftLeftOp, ShiftRightOp, CompareOp, SelectOp, CastOp>(op) &&
+             XorOp, ShiftLeftOp, ShiftRightOp, CompareOp, SelectOp, CastOp, BitcastOp>(op) &&
          op->getNumResults() == 1;
 }
 

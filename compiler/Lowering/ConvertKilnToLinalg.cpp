@@ -97,6 +97,10 @@ struct ConvertKilnToLinalgPass
     bool checks = false;
     module.walk([&](Operation *op) {
       checks |= isa<kiln::IotaOp, kiln::DynamicReshapeOp>(op);
+      // A static reshape of a dynamic tensor checks its element count.
+      if (auto reshape = dyn_cast<kiln::ReshapeOp>(op))
+        checks |= !reshape.getInput().getType().hasStaticShape() &&
+                  reshape.getType().hasStaticShape();
     });
     if (checks && !module.lookupSymbol(kiln::lowering::kShapeErrorFunction)) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

@@ -72,6 +72,19 @@ struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
         all[0].push_back(d);
       flat = tensor::CollapseShapeOp::create(rewriter, loc, input, all);
     }
+    // A static result of a dynamic input: its element count is checked when
+    // the model runs (a mismatch stops the run with a shape error), then the
+    // flat tensor is known to hold exactly that many.
+    if (!inType.hasStaticShape() && outType.hasStaticShape()) {
+      Value want = arith::ConstantIndexOp::create(rewriter, loc, outType.getNumElements());
+      lowering::checkAtRunTime(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, total, want),
+          lowering::kReshapeCount);
+      flat = tensor::CastOp::create(
+          rewriter, loc, RankedTensorType::get({outType.getNumElements()}, inType.getElementType()),
+          flat);
+    }
     if (outType.getRank() == 0) {
       rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, outType, flat,
                                                            ArrayRef<ReassociationIndices>{});
@@ -348,15 +361,16 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
 struct PadToTensorPad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  /// reflect / edge: every result element reads the source at its index
-  /// minus the low pad, mirrored (without repeating the edge) or clamped
-  /// into range.
+  /// reflect / edge / wrap: every result element reads the source at its
+  /// index minus the low pad, mirrored (without repeating the edge),
+  /// clamped into range or taken modulo the dim.
   static LogicalResult mirrorOrEdge(PadOp op, Value source, PatternRewriter &rewriter) {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
     ArrayRef<int64_t> pads = op.getPads();
     bool reflect = op.getMode() == PadMode::reflect;
+    bool wrap = op.getMode() == PadMode::wrap;
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < rank; ++d)
       if (type.isDynamicDim(d))
@@ -391,6 +405,12 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
               Value mirrored = arith::SubIOp::create(
                   b, l, arith::AddIOp::create(b, l, last, last), i);
               i = arith::SelectOp::create(b, l, above, mirrored, i);
+            }
+            if (wrap) {
+              // ((i mod size) + size) mod size: non-negative for any i.
+              Value rem = arith::RemSIOp::create(b, l, i, sizes[d]);
+              i = arith::RemSIOp::create(b, l, arith::AddIOp::create(b, l, rem, sizes[d]),
+                                         sizes[d]);
             }
             // Clamp: the edge mode itself, and a guard for reflect pads
             // larger than the dim.

@@ -241,8 +241,12 @@ Value unaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Type t) {
       .Case([&](CeilOp) -> Value { return math::CeilOp::create(b, loc, x); })
       .Case([&](RoundOp) -> Value { return math::RoundEvenOp::create(b, loc, x); })
       .Case([&](NotOp) -> Value {
-        return arith::XOrIOp::create(b, loc, x,
-                                     arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+        // x ^ all ones: logical not on i1, bitwise not on integers.
+        unsigned width = t.getIntOrFloatBitWidth();
+        return arith::XOrIOp::create(
+            b, loc, x,
+            arith::ConstantOp::create(
+                b, loc, IntegerAttr::get(b.getIntegerType(width), APInt::getAllOnes(width))));
       })
       .Case([&](GeluOp gelu) -> Value {
         if (gelu.getApproximation() == GeluApproximation::tanh) {
@@ -328,15 +332,23 @@ Value binaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Value y, 
       .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
       .Case([&](XorOp) -> Value { return arith::XOrIOp::create(b, loc, x, y); })
       .Case<ShiftLeftOp, ShiftRightOp>([&](Operation *shift) -> Value {
-        // Shifting by the bit width or more gives 0 (LLVM would give poison).
+        // Shifting by the bit width or more, or (signed) by a negative
+        // amount, gives what the sign fill alone gives: 0, or -1 for an
+        // arithmetic right shift of a negative value (LLVM would give
+        // poison). A negative amount compares as >= the width unsigned.
         unsigned width = t.getIntOrFloatBitWidth();
-        Value shifted = isa<ShiftLeftOp>(shift)
-                            ? Value(arith::ShLIOp::create(b, loc, x, y))
-                            : Value(arith::ShRUIOp::create(b, loc, x, y));
+        bool isSigned = !t.isUnsignedInteger();
+        bool left = isa<ShiftLeftOp>(shift);
+        Value shifted = left ? Value(arith::ShLIOp::create(b, loc, x, y))
+                             : isSigned ? Value(arith::ShRSIOp::create(b, loc, x, y))
+                                        : Value(arith::ShRUIOp::create(b, loc, x, y));
         Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y,
                                              scalarConstant(b, loc, t, width));
-        return arith::SelectOp::create(b, loc, tooFar, scalarConstant(b, loc, t, 0),
-                                       shifted);
+        Value fill = left || !isSigned
+                         ? scalarConstant(b, loc, t, 0)
+                         : Value(arith::ShRSIOp::create(b, loc, x,
+                                                        scalarConstant(b, loc, t, width - 1)));
+        return arith::SelectOp::create(b, loc, tooFar, fill, shifted);
       })
       .Default([](Operation *) { return Value(); });
 }
@@ -423,7 +435,7 @@ struct ElementwiseToGeneric : RewritePattern {
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
     bool unary = isUnaryElementwise(op), binary = isBinaryElementwise(op);
-    if (!unary && !binary && !isa<CompareOp, SelectOp, CastOp>(op))
+    if (!unary && !binary && !isa<CompareOp, SelectOp, CastOp, BitcastOp>(op))
       return failure();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Type inType = cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
@@ -437,6 +449,17 @@ struct ElementwiseToGeneric : RewritePattern {
             return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
           if (isa<CastOp>(op))
             return castScalar(b, l, a[0], inType, outType);
+          if (isa<BitcastOp>(op)) {
+            // arith works on signless integers: the same bits.
+            auto bits = [&](Type t) -> Type {
+              return isa<IntegerType>(t) ? Type(b.getIntegerType(t.getIntOrFloatBitWidth())) : t;
+            };
+            if (inType.isInteger(1))
+              return arith::ExtUIOp::create(b, l, bits(outType), a[0]);
+            if (bits(inType) == bits(outType))
+              return a[0];
+            return arith::BitcastOp::create(b, l, bits(outType), a[0]);
+          }
           if (unary)
             return unaryScalar(op, b, l, a[0], inType);
           return binaryScalar(op, b, l, a[0], a[1], inType);

@@ -27,7 +27,7 @@ namespace kiln::onnx_frontend {
 
 /// The oldest and newest default-domain opsets Kiln knows.
 constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxKnownOpset = 21;
+constexpr int64_t kMaxKnownOpset = 28;
 
 /// Limits on a model's graph, checked when it is loaded (docs/Security.md):
 /// far above real models, low enough that nothing sized by them exhausts

@@ -381,6 +381,14 @@ SmallVector<Value> NodeContext::finishOp(Operation *op) {
   return SmallVector<Value>(op->getResults());
 }
 
+Value NodeContext::bitcast(Value v, Type elementType) {
+  if (hasFailed || !v)
+    return {};
+  auto op = BitcastOp::create(b, loc, typeOf(v).clone(elementType), v);
+  SmallVector<Value> results = finishOp(op);
+  return results.empty() ? Value() : results.front();
+}
+
 Value NodeContext::cast(Value v, Type elementType) {
   if (hasFailed || !v)
     return {};

@@ -167,6 +167,8 @@ public:
   }
   /// As make, for kiln.cast (whose result type is given, not inferred).
   mlir::Value cast(mlir::Value v, mlir::Type elementType);
+  /// As cast, for kiln.bitcast (the same bits read as `elementType`).
+  mlir::Value bitcast(mlir::Value v, mlir::Type elementType);
 
   /// A constant of `attr`'s value.
   mlir::Value constant(mlir::ElementsAttr attr);

@@ -26,6 +26,7 @@ const OpRegistry &OpRegistry::get() {
     registerResizeOps(r);
     registerRecurrentOps(r);
     registerQuantizationOps(r);
+    registerAttentionOps(r);
     return r;
   }();
   return registry;

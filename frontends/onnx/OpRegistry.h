@@ -75,6 +75,7 @@ void registerLossOps(OpRegistry &);
 void registerResizeOps(OpRegistry &);
 void registerRecurrentOps(OpRegistry &);
 void registerQuantizationOps(OpRegistry &);
+void registerAttentionOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

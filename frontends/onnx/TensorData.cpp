@@ -58,16 +58,18 @@ Type elementTypeOf(MLIRContext *context, int dataType) {
 }
 
 llvm::StringRef dataTypeName(int dataType) {
-  if (!onnx::TensorProto_DataType_IsValid(dataType))
-    return "invalid";
+  // TensorProto.DataType up to ONNX 1.23 (the compiled onnx.proto may be
+  // older: the names are Kiln's, not the proto's).
   static const char *names[] = {
-      "undefined", "float",  "uint8",     "int8",       "uint16",
-      "int16",     "int32",  "int64",     "string",     "bool",
-      "float16",   "double", "uint32",    "uint64",     "complex64",
-      "complex128", "bfloat16"};
-  if (dataType < static_cast<int>(std::size(names)))
+      "undefined",  "float",        "uint8",      "int8",           "uint16",
+      "int16",      "int32",        "int64",      "string",         "bool",
+      "float16",    "double",       "uint32",     "uint64",         "complex64",
+      "complex128", "bfloat16",     "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz", "uint4",    "int4",       "float4e2m1",     "float8e8m0",
+      "uint2",      "int2",         "float6e2m3", "float6e3m2"};
+  if (dataType >= 0 && dataType < static_cast<int>(std::size(names)))
     return names[dataType];
-  return "float8";
+  return "invalid";
 }
 
 int dataTypeOf(Type t) {

@@ -17,6 +17,8 @@ def list_cases(data):
     cases = []
     for suite in SUITES:
         root = os.path.join(data, suite)
+        if not os.path.isdir(root):
+            continue
         for case in sorted(os.listdir(root)):
             if os.path.exists(os.path.join(root, case, "model.onnx")):
                 cases.append((f"{suite}/{case}", os.path.join(root, case)))

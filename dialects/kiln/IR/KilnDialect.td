@@ -85,6 +85,8 @@ def Kiln_NumericTensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8,
 def Kiln_IntTensor : RankedTensorOf<[I64, I32, I16, I8, UI64, UI32, UI16, UI8]>;
 def Kiln_UnsignedTensor : RankedTensorOf<[UI64, UI32, UI16, UI8]>;
 def Kiln_BoolTensor : RankedTensorOf<[I1]>;
+// Logical on bool, bitwise on integers.
+def Kiln_BitsTensor : RankedTensorOf<[I1, I64, I32, I16, I8, UI64, UI32, UI16, UI8]>;
 def Kiln_IndexTensor : RankedTensorOf<[I64, I32]>;
 
 //===----------------------------------------------------------------------===//
@@ -114,7 +116,7 @@ def Kiln_KernelKind : I32EnumAttr<"KernelKind",
 
 def Kiln_PadMode : I32EnumAttr<"PadMode", "how pad fills new elements", [
       I32EnumAttrCase<"constant", 0>, I32EnumAttrCase<"reflect", 1>,
-      I32EnumAttrCase<"edge", 2>]> {
+      I32EnumAttrCase<"edge", 2>, I32EnumAttrCase<"wrap", 3>]> {
   let cppNamespace = "::kiln";
 }
 

@@ -195,6 +195,8 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 template <typename Fn>
 static Attribute foldBooleans(Operation *op, ArrayRef<Attribute> operands, Fn fn) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType.getElementType().isInteger(1))
+    return {};
   SmallVector<DenseElementsAttr> dense = denseOperands(operands);
   if (dense.size() != 2)
     return {};
@@ -203,6 +205,12 @@ static Attribute foldBooleans(Operation *op, ArrayRef<Attribute> operands, Fn fn
     bool b = cast<IntegerAttr>(args[1]).getValue().getBoolValue();
     return BoolAttr::get(op->getContext(), fn(a, b));
   });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  // ~ on every bit: logical not on i1, bitwise not on integers.
+  return constFoldUnaryOp<IntegerAttr, APInt, void>(adaptor.getOperands(),
+                                                    [](const APInt &a) { return ~a; });
 }
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
@@ -311,4 +319,12 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   return foldBroadcast(getType(), dense, [&](ArrayRef<Attribute> args) {
     return castElement(args[0], element);
   });
+}
+
+LogicalResult BitcastOp::verify() {
+  Type from = getInput().getType().getElementType(), to = getType().getElementType();
+  unsigned fromBits = from.getIntOrFloatBitWidth(), toBits = to.getIntOrFloatBitWidth();
+  if (fromBits == 1 ? toBits != 8 || !isa<IntegerType>(to) : fromBits != toBits)
+    return emitOpError("bit widths differ: ") << from << " to " << to;
+  return success();
 }

@@ -80,7 +80,9 @@ def Kiln_CosOp : Kiln_UnaryOp<"cos", "cosine", Kiln_FloatTensor>;
 def Kiln_FloorOp : Kiln_UnaryOp<"floor", "rounding toward -inf", Kiln_FloatTensor>;
 def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "rounding toward +inf", Kiln_FloatTensor>;
 def Kiln_RoundOp : Kiln_UnaryOp<"round", "rounding half to even", Kiln_FloatTensor>;
-def Kiln_NotOp : Kiln_UnaryOp<"not", "logical not", Kiln_BoolTensor>;
+def Kiln_NotOp : Kiln_UnaryOp<"not", "logical not (bitwise on integers)", Kiln_BitsTensor> {
+  let hasFolder = 1;
+}
 def Kiln_StopGradientOp : Kiln_UnaryOp<"stop_gradient",
     "the element itself, through which no gradient flows", Kiln_Tensor> {
   let description = [{
@@ -177,22 +179,26 @@ def Kiln_MinOp : Kiln_BinaryOp<"min", "minimum (NaN propagates)",
                                Kiln_NumericTensor, [Commutative]> {
   let hasFolder = 1;
 }
-def Kiln_AndOp : Kiln_BinaryOp<"and", "logical and", Kiln_BoolTensor, [Commutative]> {
+def Kiln_AndOp : Kiln_BinaryOp<"and", "logical and (bitwise on integers)", Kiln_BitsTensor,
+                               [Commutative]> {
   let hasFolder = 1;
 }
-def Kiln_OrOp : Kiln_BinaryOp<"or", "logical or", Kiln_BoolTensor, [Commutative]> {
+def Kiln_OrOp : Kiln_BinaryOp<"or", "logical or (bitwise on integers)", Kiln_BitsTensor,
+                              [Commutative]> {
   let hasFolder = 1;
 }
-def Kiln_XorOp : Kiln_BinaryOp<"xor", "logical exclusive or", Kiln_BoolTensor,
+def Kiln_XorOp : Kiln_BinaryOp<"xor", "logical exclusive or (bitwise on integers)", Kiln_BitsTensor,
                                [Commutative]> {
   let hasFolder = 1;
 }
 def Kiln_ShiftLeftOp : Kiln_BinaryOp<"shift_left",
-    "lhs shifted left by rhs bits (0 when rhs >= the bit width)",
-    Kiln_UnsignedTensor>;
+    "lhs shifted left by rhs bits (0 when rhs is negative or >= the bit width)",
+    Kiln_IntTensor>;
 def Kiln_ShiftRightOp : Kiln_BinaryOp<"shift_right",
-    "lhs shifted right logically by rhs bits (0 when rhs >= the bit width)",
-    Kiln_UnsignedTensor>;
+    "lhs shifted right by rhs bits, logically for unsigned and arithmetically for "
+    "signed lhs (when rhs is negative or >= the bit width: -1 for a negative "
+    "signed lhs, else 0)",
+    Kiln_IntTensor>;
 
 def Kiln_CompareOp : Kiln_InferredOp<"compare", [SameOperandsElementType]> {
   let summary = "elementwise comparison with broadcasting";
@@ -259,6 +265,22 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasFolder = 1;
+}
+
+def Kiln_BitcastOp : Kiln_Op<"bitcast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "elementwise reinterpretation of the bits as another type";
+  let description = [{
+    Every element's bits read as the result's element type, which has the
+    same width; a bool becomes the 8-bit integer 0 or 1 (ONNX BitCast).
+
+    ```mlir
+    %r = kiln.bitcast %x : tensor<4xf32> to tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // KILN_ELEMENTWISE_OPS_TD

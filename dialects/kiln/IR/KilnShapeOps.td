@@ -148,8 +148,9 @@ def Kiln_PadOp : Kiln_InferredOp<"pad", [SameOperandsAndResultElementType]> {
   let summary = "grow (or, with negative pads, crop) every dim";
   let description = [{
     `pads` holds every dim's low pad, then every high pad. New elements are
-    `value` (mode `constant`), a mirror without the edge (`reflect`) or a
-    copy of the edge (`edge`).
+    `value` (mode `constant`), a mirror without the edge (`reflect`), a
+    copy of the edge (`edge`) or the other end's elements, as if the dim
+    repeated (`wrap`, circular padding).
 
     ```mlir
     %r = kiln.pad %x mode reflect {pads = array<i64: 0, 1, 0, 1>}

@@ -134,6 +134,26 @@ LogicalResult importShrink(NodeContext &ctx) {
                             upper));
 }
 
+/// Swish (opset 24): x * sigmoid(alpha * x).
+Value swish(NodeContext &ctx, Value x, double alpha) {
+  Value scaled = alpha == 1.0 ? x : ctx.make<MulOp>(x, ctx.scalarLike(x, alpha));
+  return ctx.make<MulOp>(x, ctx.make<SigmoidOp>(scaled));
+}
+
+LogicalResult importSwish(NodeContext &ctx) {
+  return ctx.setOutput(0, swish(ctx, ctx.input(0), ctx.floatAttr("alpha", 1.0f)));
+}
+
+/// SwiGLU (opset 28): Swish(A) * B, A and B of the same shape.
+LogicalResult importSwiGLU(NodeContext &ctx) {
+  Value a = ctx.input(0), b = ctx.input(1);
+  if (!a || !b)
+    return failure();
+  if (NodeContext::typeOf(a).getShape() != NodeContext::typeOf(b).getShape())
+    return ctx.invalid("A and B must have the same shape (SwiGLU does not broadcast)");
+  return ctx.setOutput(0, ctx.make<MulOp>(swish(ctx, a, ctx.floatAttr("alpha", 1.0f)), b));
+}
+
 LogicalResult importGelu(NodeContext &ctx) {
   std::string approximate = ctx.stringAttr("approximate", "none");
   GeluApproximation mode;
@@ -199,6 +219,8 @@ void registerActivationOps(OpRegistry &r) {
   r.add("Elu", 1, any, importElu);
   r.add("Selu", 1, any, importSelu);
   r.add("Celu", 12, any, importCelu);
+  r.add("Swish", 24, any, importSwish);
+  r.add("SwiGLU", 28, any, importSwiGLU);
   r.add("ThresholdedRelu", 10, any, importThresholdedRelu);
   r.add("HardSigmoid", 1, any, importHardSigmoid);
   r.add("HardSwish", 14, any, importHardSwish);

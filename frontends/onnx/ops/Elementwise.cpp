@@ -51,12 +51,26 @@ LogicalResult importMod(NodeContext &ctx) {
   Value rem = ctx.make<RemOp>(a, b);
   if (ctx.intAttr("fmod", 0) == 1)
     return ctx.setOutput(0, rem);
-  if (isa<FloatType>(NodeContext::elementTypeOf(a)))
-    return ctx.invalid("Mod with fmod = 0 requires integer inputs");
+  bool isFloat = isa<FloatType>(NodeContext::elementTypeOf(a));
+  if (isFloat && ctx.opset < 28)
+    return ctx.invalid("Mod with fmod = 0 requires integer inputs before opset 28");
   Value zero = ctx.scalarLike(a, 0);
   auto pred = [&](ComparePredicate p) {
     return ComparePredicateAttr::get(ctx.context(), p);
   };
+  if (isFloat) {
+    // Opset 28: A - floor(A / B) * B, from the truncated remainder. A zero
+    // remainder takes B's sign; one whose sign differs from B's moves by B
+    // (NaN and infinities follow from fmod and the addition).
+    Value bNegative = ctx.make<CompareOp>(pred(ComparePredicate::lt), b, zero);
+    Value remZero = ctx.make<CompareOp>(pred(ComparePredicate::eq), rem, zero);
+    Value remNegative = ctx.make<CompareOp>(pred(ComparePredicate::lt), rem, zero);
+    Value moved = ctx.make<SelectOp>(ctx.make<XorOp>(remNegative, bNegative),
+                                     ctx.make<AddOp>(rem, b), rem);
+    Value signedZero =
+        ctx.make<SelectOp>(bNegative, ctx.scalarLike(a, -0.0), zero);
+    return ctx.setOutput(0, ctx.make<SelectOp>(remZero, signedZero, moved));
+  }
   Value remNonZero = ctx.make<CompareOp>(pred(ComparePredicate::ne), rem, zero);
   Value remNegative = ctx.make<CompareOp>(pred(ComparePredicate::lt), rem, zero);
   Value divisorNegative =
@@ -92,13 +106,25 @@ LogicalResult importWhere(NodeContext &ctx) {
                                              ctx.input(2)));
 }
 
-LogicalResult importCast(NodeContext &ctx) {
+/// The element type attribute `to` names, or null (recorded) when kiln has
+/// none.
+Type targetType(NodeContext &ctx, llvm::StringRef what) {
   int to = static_cast<int>(ctx.intAttr("to", 0));
   Type element = elementTypeOf(ctx.context(), to);
   if (!element)
-    return ctx.unsupported("cast to " + dataTypeName(to) +
-                           " (kiln has no such element type)");
-  return ctx.setOutput(0, ctx.cast(ctx.input(0), element));
+    ctx.unsupported(what + " to " + dataTypeName(to) + " (kiln has no such element type)");
+  return element;
+}
+
+LogicalResult importCast(NodeContext &ctx) {
+  Type element = targetType(ctx, "cast");
+  return element ? ctx.setOutput(0, ctx.cast(ctx.input(0), element)) : failure();
+}
+
+/// BitCast (opset 26): the same bits read as another type of the same width.
+LogicalResult importBitCast(NodeContext &ctx) {
+  Type element = targetType(ctx, "bitcast");
+  return element ? ctx.setOutput(0, ctx.bitcast(ctx.input(0), element)) : failure();
 }
 
 LogicalResult importCastLike(NodeContext &ctx) {
@@ -141,6 +167,11 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add("And", 1, any, importBinary<AndOp>);
   r.add("Or", 1, any, importBinary<OrOp>);
   r.add("Xor", 1, any, importBinary<XorOp>);
+  // kiln's logical ops are bitwise on integers.
+  r.add("BitwiseAnd", 18, any, importBinary<AndOp>);
+  r.add("BitwiseOr", 18, any, importBinary<OrOp>);
+  r.add("BitwiseXor", 18, any, importBinary<XorOp>);
+  r.add("BitwiseNot", 18, any, importUnary<NotOp>);
   r.add("Equal", 1, any, importCompare<ComparePredicate::eq>);
   r.add("Less", 1, any, importCompare<ComparePredicate::lt>);
   r.add("LessOrEqual", 12, any, importCompare<ComparePredicate::le>);
@@ -154,6 +185,7 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add("Where", 9, any, importWhere);
   r.add("Cast", 1, any, importCast);
   r.add("CastLike", 15, any, importCastLike);
+  r.add("BitCast", 26, any, importBitCast);
 }
 
 } // namespace kiln::onnx_frontend

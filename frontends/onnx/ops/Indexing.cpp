@@ -149,26 +149,61 @@ Value cumulativeSum(NodeContext &ctx, Value x, int64_t axis, bool exclusive, boo
   return ctx.make<TransposeOp>(summed, ctx.i64s(fromLast));
 }
 
-LogicalResult importCumSum(NodeContext &ctx) {
+/// Running products of `x` along `axis` (CumProd, opset 26): for each
+/// output position the product over the inputs that contribute to it, the
+/// others replaced by 1 (quadratic in the axis length).
+Value cumulativeProduct(NodeContext &ctx, Value x, int64_t axis, bool exclusive, bool reverse) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return {};
+  int64_t rank = type.getRank();
+  // contributes[i, j]: input i is in the product at output j.
+  Value positions = type.isDynamicDim(axis)
+                        ? iotaOfLength(ctx, dimValue(ctx, x, axis))
+                        : iotaAlong(ctx, {type.getDimSize(axis)}, 0);
+  Value i = unsqueeze(ctx, positions, {1}), j = unsqueeze(ctx, positions, {0});
+  ComparePredicate p = reverse ? (exclusive ? ComparePredicate::gt : ComparePredicate::ge)
+                               : (exclusive ? ComparePredicate::lt : ComparePredicate::le);
+  Value contributes = compare(ctx, p, i, j);
+  SmallVector<int64_t> toLast, fromLast(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      toLast.push_back(d);
+  toLast.push_back(axis);
+  for (int64_t d = 0; d < rank; ++d)
+    fromLast[toLast[d]] = d;
+  // [..., n] -> [..., n (i), 1] against [n (i), n (j)], reduced over i.
+  Value moved = unsqueeze(ctx, ctx.make<TransposeOp>(x, ctx.i64s(toLast)), {rank});
+  Value terms = ctx.make<SelectOp>(contributes, moved, ctx.scalarLike(x, 1.0));
+  Value product = ctx.make<ReduceProdOp>(terms, ctx.i64s({rank - 1}), ctx.b.getBoolAttr(false));
+  return ctx.make<TransposeOp>(product, ctx.i64s(fromLast));
+}
+
+/// CumSum and CumProd: along an axis known when compiling, or read when the
+/// model runs (a rank-1 input has one axis; else the result along every
+/// axis, the one named chosen: rank x the work).
+template <bool product> LogicalResult importCumulative(NodeContext &ctx) {
   Value x = ctx.input(0);
   int64_t rank = NodeContext::rankOf(x);
   bool exclusive = ctx.intAttr("exclusive", 0) != 0;
   bool reverse = ctx.intAttr("reverse", 0) != 0;
   if (!x)
     return failure();
-  // An axis read when the model runs: a rank-1 input has one axis; else
-  // the sums along every axis, the one named chosen (rank x the work).
+  auto along = [&](int64_t axis) {
+    return product ? cumulativeProduct(ctx, x, axis, exclusive, reverse)
+                   : cumulativeSum(ctx, x, axis, exclusive, reverse);
+  };
   if (!ctx.isKnownInput(1)) {
     if (rank == 1)
-      return ctx.setOutput(0, cumulativeSum(ctx, x, 0, exclusive, reverse));
+      return ctx.setOutput(0, along(0));
     Value axis = asScalar(ctx, runtimeInts(ctx, 1));
     Value negative = compare(ctx, ComparePredicate::lt, axis, i64Scalar(ctx, 0));
     Value normalized =
         ctx.make<SelectOp>(negative, ctx.make<AddOp>(axis, i64Scalar(ctx, rank)), axis);
-    Value result = cumulativeSum(ctx, x, rank - 1, exclusive, reverse);
+    Value result = along(rank - 1);
     for (int64_t a = rank - 2; a >= 0; --a)
       result = ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, normalized, i64Scalar(ctx, a)),
-                                  cumulativeSum(ctx, x, a, exclusive, reverse), result);
+                                  along(a), result);
     return ctx.setOutput(0, result);
   }
   std::optional<SmallVector<int64_t>> axisValue = ctx.intsInput(1, "axis");
@@ -179,7 +214,7 @@ LogicalResult importCumSum(NodeContext &ctx) {
   std::optional<int64_t> axis = ctx.normalizeAxis((*axisValue)[0], rank);
   if (!axis)
     return failure();
-  return ctx.setOutput(0, cumulativeSum(ctx, x, *axis, exclusive, reverse));
+  return ctx.setOutput(0, along(*axis));
 }
 
 } // namespace
@@ -189,7 +224,8 @@ void registerIndexingOps(OpRegistry &r) {
   r.add("Gather", 1, any, importGather);
   r.add("OneHot", 9, any, importOneHot);
   r.add("Trilu", 14, any, importTrilu);
-  r.add("CumSum", 11, any, importCumSum);
+  r.add("CumSum", 11, any, importCumulative<false>);
+  r.add("CumProd", 26, any, importCumulative<true>);
 }
 
 } // namespace kiln::onnx_frontend

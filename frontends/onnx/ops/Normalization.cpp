@@ -80,6 +80,110 @@ LogicalResult importLayerNormalization(NodeContext &ctx) {
                                ctx.b.getF32FloatAttr(epsilon)));
 }
 
+/// RMSNormalization (opset 23): x / sqrt(mean(x^2 over [axis, rank)) +
+/// epsilon) * scale, the first stage computed in float when stash_type is 1
+/// (the default).
+LogicalResult importRMSNormalization(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"axis", "epsilon", "stash_type"});
+  Value x = ctx.input(0), scale = ctx.input(1);
+  if (!x || !scale)
+    return failure();
+  int64_t rank = NodeContext::rankOf(x);
+  std::optional<int64_t> axis = ctx.normalizeAxis(ctx.intAttr("axis", -1), rank);
+  if (!axis)
+    return failure();
+  Type element = NodeContext::elementTypeOf(x);
+  int64_t stash = ctx.intAttr("stash_type", 1);
+  if (stash != 1 && stash != 0 && stash != 10 && stash != 11 && stash != 16)
+    return ctx.invalid("stash_type must name a float type");
+  Value xs = stash == 1 ? ctx.cast(x, ctx.b.getF32Type()) : x;
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  Value meanSquare =
+      ctx.make<ReduceMeanOp>(ctx.make<MulOp>(xs, xs), ctx.i64s(axes), ctx.b.getBoolAttr(true));
+  Value rms = ctx.make<SqrtOp>(
+      ctx.make<AddOp>(meanSquare, ctx.scalarLike(meanSquare, ctx.floatAttr("epsilon", 1e-5f))));
+  Value normalized = ctx.cast(ctx.make<DivOp>(xs, rms), element);
+  return ctx.setOutput(0, ctx.make<MulOp>(normalized, scale));
+}
+
+/// GroupNormalization: mean and variance per instance per group of
+/// channels (in float when stash_type is 1), then scale and bias per channel
+/// (opset 21) or per group (opset 18).
+LogicalResult importGroupNormalization(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"epsilon", "num_groups", "stash_type"});
+  Value x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
+  if (!x || !scale || !bias)
+    return failure();
+  int64_t rank = NodeContext::rankOf(x);
+  if (rank < 2)
+    return ctx.invalid("X must have a batch and a channel dim");
+  std::optional<int64_t> channels = staticDim(ctx, x, 1, "GroupNormalization's channels");
+  if (!channels)
+    return failure();
+  int64_t groups = ctx.intAttr("num_groups", 0);
+  if (groups <= 0 || *channels % groups != 0)
+    return ctx.invalid("num_groups must divide the channels");
+  Type element = NodeContext::elementTypeOf(x);
+  Value xs = ctx.intAttr("stash_type", 1) == 1 ? ctx.cast(x, ctx.b.getF32Type()) : x;
+  Value grouped = ctx.make<ReshapeOp>(xs, ctx.i64s({0, groups, -1}));
+  auto mean = [&](Value v) {
+    return ctx.make<ReduceMeanOp>(v, ctx.i64s({2}), ctx.b.getBoolAttr(true));
+  };
+  Value centered = ctx.make<SubOp>(grouped, mean(grouped));
+  Value variance = mean(ctx.make<MulOp>(centered, centered));
+  Value normalized = ctx.make<MulOp>(
+      centered, ctx.make<RsqrtOp>(ctx.make<AddOp>(
+                    variance, ctx.scalarLike(variance, ctx.floatAttr("epsilon", 1e-5f)))));
+  // Back to X's shape: [N, C, rest...] with the rest copied from X.
+  RankedTensorType xType = NodeContext::typeOf(x);
+  SmallVector<int64_t> back{0, *channels};
+  for (int64_t d = 2; d < rank; ++d) {
+    if (xType.isDynamicDim(d) && d != rank - 1)
+      return ctx.unsupported("GroupNormalization with a dynamic spatial dim but the last");
+    back.push_back(xType.isDynamicDim(d) ? -1 : xType.getDimSize(d));
+  }
+  Value y = ctx.cast(ctx.make<ReshapeOp>(normalized, ctx.i64s(back)), element);
+  SmallVector<int64_t> perChannel(rank, 1);
+  perChannel[1] = *channels;
+  if (ctx.opset < 21) {
+    // Opset 18: one scale and bias per group, repeated over its channels.
+    SmallVector<int64_t> index;
+    for (int64_t c = 0; c < *channels; ++c)
+      index.push_back(c / (*channels / groups));
+    scale = ctx.make<GatherOp>(scale, ctx.indices(index), ctx.i64(0));
+    bias = ctx.make<GatherOp>(bias, ctx.indices(index), ctx.i64(0));
+  }
+  scale = ctx.make<ReshapeOp>(scale, ctx.i64s(perChannel));
+  bias = ctx.make<ReshapeOp>(bias, ctx.i64s(perChannel));
+  return ctx.setOutput(0, ctx.make<AddOp>(ctx.make<MulOp>(y, scale), bias));
+}
+
+/// LpNormalization: x / ||x||_p along an axis (p 1 or 2); zero where the
+/// norm is zero.
+LogicalResult importLpNormalization(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"axis", "p"});
+  Value x = ctx.input(0);
+  if (!x)
+    return failure();
+  std::optional<int64_t> axis =
+      ctx.normalizeAxis(ctx.intAttr("axis", -1), NodeContext::rankOf(x));
+  if (!axis)
+    return failure();
+  int64_t p = ctx.intAttr("p", 2);
+  if (p != 1 && p != 2)
+    return ctx.invalid("p must be 1 or 2");
+  auto sum = [&](Value v) {
+    return ctx.make<ReduceSumOp>(v, ctx.i64s({*axis}), ctx.b.getBoolAttr(true));
+  };
+  Value norm = p == 1 ? sum(ctx.make<AbsOp>(x)) : ctx.make<SqrtOp>(sum(ctx.make<MulOp>(x, x)));
+  Value zero = ctx.scalarLike(x, 0.0);
+  Value isZero = compare(ctx, ComparePredicate::eq, norm, zero);
+  Value safe = ctx.make<SelectOp>(isZero, ctx.scalarLike(x, 1.0), norm);
+  return ctx.setOutput(0, ctx.make<SelectOp>(isZero, zero, ctx.make<DivOp>(x, safe)));
+}
+
 LogicalResult importMeanVarianceNormalization(NodeContext &ctx) {
   Value x = ctx.input(0);
   int64_t rank = NodeContext::rankOf(x);
@@ -183,6 +287,9 @@ void registerNormalizationOps(OpRegistry &r) {
   r.add("BatchNormalization", 1, any, importBatchNormalization);
   r.add("InstanceNormalization", 1, any, importInstanceNormalization);
   r.add("LayerNormalization", 17, any, importLayerNormalization);
+  r.add("RMSNormalization", 23, any, importRMSNormalization);
+  r.add("GroupNormalization", 18, any, importGroupNormalization);
+  r.add("LpNormalization", 1, any, importLpNormalization);
   r.add("MeanVarianceNormalization", 9, any, importMeanVarianceNormalization);
   r.add("Softmax", 1, any, importSoftmaxFamily<SoftmaxOp>);
   r.add("LogSoftmax", 1, any, importSoftmaxFamily<LogSoftmaxOp>);

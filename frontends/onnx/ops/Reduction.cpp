@@ -106,10 +106,10 @@ Value primitive(NodeContext &ctx, Reduction prim, Value v, ArrayRef<int64_t> axe
 /// A reduction over axes read when the model runs: along each dim, the
 /// dim reduced (kept as 1) where the axes name it, else left whole (so
 /// every dim costs one reduction); keepdims = 0 then drops the named dims.
-LogicalResult runtimeReduce(NodeContext &ctx, Reduction kind, Value x) {
+Value runtimeReduce(NodeContext &ctx, Reduction kind, Value x) {
   std::optional<int64_t> count = removedAxesCount(ctx, x, 1);
   if (!count)
-    return failure();
+    return {};
   int64_t rank = NodeContext::rankOf(x);
   Value flags = axisFlags(ctx, runtimeAxes(ctx, 1, rank), rank);
   auto reduce = [&](Reduction prim, Value v, bool) {
@@ -127,7 +127,7 @@ LogicalResult runtimeReduce(NodeContext &ctx, Reduction kind, Value x) {
   Value y = buildReduction(ctx, kind, x, true, reduce);
   if (ctx.intAttr("keepdims", 1) == 0)
     y = squeezeFlagged(ctx, y, flags, rank - *count);
-  return ctx.setOutput(0, y);
+  return y;
 }
 
 template <Reduction kind, int64_t axesInputSince>
@@ -135,8 +135,24 @@ LogicalResult importReduce(NodeContext &ctx) {
   Value x = ctx.input(0);
   if (!x)
     return failure();
+  // ReduceMax/Min 20 take bool (any / all): reduced as 0.0 and 1.0.
+  Type element = NodeContext::elementTypeOf(x);
+  bool isBool = element.isInteger(1);
+  if (isBool) {
+    if (kind != Reduction::Max && kind != Reduction::Min)
+      return ctx.invalid("only ReduceMax and ReduceMin take bool inputs");
+    x = ctx.cast(x, ctx.b.getF32Type());
+  }
+  auto finish = [&](Value y) {
+    if (!y)
+      return failure();
+    // Back to bool by > 0.5: an empty ReduceMax (-inf) is false, an empty
+    // ReduceMin (+inf) true.
+    return ctx.setOutput(0, isBool ? compare(ctx, ComparePredicate::gt, y, ctx.scalarLike(y, 0.5))
+                                   : y);
+  };
   if (ctx.opset >= axesInputSince && !ctx.isKnownInput(1))
-    return runtimeReduce(ctx, kind, x);
+    return finish(runtimeReduce(ctx, kind, x));
   std::optional<SmallVector<int64_t>> axes =
       reductionAxes(ctx, x, ctx.opset >= axesInputSince);
   if (!axes)
@@ -147,7 +163,7 @@ LogicalResult importReduce(NodeContext &ctx) {
   });
   if (kind == Reduction::LogSumExp && !keep)
     y = squeeze(ctx, y, *axes);
-  return ctx.setOutput(0, y);
+  return finish(y);
 }
 
 template <typename OpTy> LogicalResult importArgReduce(NodeContext &ctx) {

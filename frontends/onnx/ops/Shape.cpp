@@ -542,7 +542,8 @@ LogicalResult importTile(NodeContext &ctx) {
 
 /// Pad with pads (or a constant value) read when the model runs: along
 /// each dim a gather of the source index (i - low pad, clamped for edge,
-/// mirrored for reflect); constant mode selects the value outside.
+/// mirrored for reflect, modulo the dim for wrap); constant mode selects the
+/// value outside.
 LogicalResult runtimePad(NodeContext &ctx, Value x, PadMode mode) {
   RankedTensorType type = NodeContext::typeOf(x);
   Value pads = runtimeInts(ctx, 1);
@@ -573,6 +574,8 @@ LogicalResult runtimePad(NodeContext &ctx, Value x, PadMode mode) {
       index = ctx.make<SelectOp>(compare(ctx, ComparePredicate::gt, index, last),
                                  ctx.make<SubOp>(ctx.make<MulOp>(last, c(2)), index), index);
     }
+    if (mode == PadMode::wrap)
+      index = ctx.make<RemOp>(ctx.make<AddOp>(ctx.make<RemOp>(index, dim), dim), dim);
     index = ctx.make<MinOp>(ctx.make<MaxOp>(index, c(0)), last);
     y = ctx.make<GatherOp>(y, index, ctx.i64(d));
     if (mode == PadMode::constant) {
@@ -600,6 +603,8 @@ LogicalResult importPad(NodeContext &ctx) {
     mode = PadMode::reflect;
   else if (modeName == "edge")
     mode = PadMode::edge;
+  else if (modeName == "wrap" && ctx.opset >= 19)
+    mode = PadMode::wrap;
   else
     return ctx.unsupported("pad mode '" + modeName + "'");
   std::optional<SmallVector<int64_t>> pads;
@@ -733,8 +738,15 @@ LogicalResult importSpaceToDepth(NodeContext &ctx) {
   int64_t b = s->b;
   if (s->h % b != 0 || s->w % b != 0)
     return ctx.invalid("spatial dims are not divisible by blocksize");
+  // DCR (the default): output channel (row * b + column) * C + c; CRD
+  // (opset 28): c * b * b + row * b + column, as DepthToSpace's CRD reads.
+  std::string mode = ctx.stringAttr("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    return ctx.invalid("mode must be DCR or CRD, got '" + mode + "'");
   Value split = ctx.make<ReshapeOp>(x, ctx.i64s({0, s->c, s->h / b, b, s->w / b, b}));
-  Value moved = ctx.make<TransposeOp>(split, ctx.i64s({0, 3, 5, 1, 2, 4}));
+  Value moved = ctx.make<TransposeOp>(
+      split, ctx.i64s(mode == "CRD" ? SmallVector<int64_t>{0, 1, 3, 5, 2, 4}
+                                    : SmallVector<int64_t>{0, 3, 5, 1, 2, 4}));
   return ctx.setOutput(
       0, ctx.make<ReshapeOp>(moved, ctx.i64s({0, s->c * b * b, s->h / b, s->w / b})));
 }
@@ -753,7 +765,7 @@ void registerShapeOps(OpRegistry &r) {
   r.add("Slice", 1, any, importSlice);
   r.add("Expand", 8, any, importExpand);
   r.add("Tile", 6, any, importTile);
-  r.add("Pad", 1, 18, importPad);
+  r.add("Pad", 1, any, importPad);
   r.add("Shape", 1, any, importShape);
   r.add("Size", 1, any, importSize);
   r.add("DepthToSpace", 1, any, importDepthToSpace);

@@ -222,3 +222,71 @@ func.func @runtime_shapes(%x: tensor<2x6xf32>, %s: tensor<2xi64>) -> (tensor<?x?
   %2 = kiln.shape_of %0 : (tensor<?x?xf32>) -> tensor<2xi64>
   return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xi64>, tensor<2xi64>
 }
+
+// -----
+
+// Checks a static reshape of a dynamic tensor (the expanded form of
+// Attention-23 builds one): the element count is checked when the model
+// runs, then the flat tensor is cast to its static length (this produced
+// an invalid tensor.expand_shape before).
+// CHECK-LABEL: func.func private @kiln_shape_error(i32)
+// CHECK-LABEL: func @static_reshape_of_dynamic
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x6xf32> into tensor<?xf32>
+// CHECK: arith.cmpi eq
+// CHECK: scf.if
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: func.call @kiln_shape_error
+// CHECK: tensor.cast %{{.*}} : tensor<?xf32> to tensor<12xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2]] output_shape [2, 3, 2] : tensor<12xf32> into tensor<2x3x2xf32>
+func.func @static_reshape_of_dynamic(%x: tensor<?x6xf32>) -> tensor<2x3x2xf32> {
+  %0 = kiln.reshape %x {shape = array<i64: 2, 3, 2>} : (tensor<?x6xf32>) -> tensor<2x3x2xf32>
+  return %0 : tensor<2x3x2xf32>
+}
+
+// -----
+
+// Checks the wrap pad (opset 19): the source index modulo the dim, made
+// non-negative.
+// CHECK-LABEL: func @pad_wrap
+// CHECK: linalg.generic
+// CHECK: arith.remsi
+// CHECK: arith.addi
+// CHECK: arith.remsi
+// CHECK: tensor.extract
+func.func @pad_wrap(%x: tensor<3x4xf32>) -> tensor<3x7xf32> {
+  %0 = kiln.pad %x mode wrap {pads = array<i64: 0, 2, 0, 1>} : (tensor<3x4xf32>) -> tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+}
+
+// -----
+
+// Checks bitwise ops on integers and signed shifts (opsets 18 and 28): not
+// is xor with all ones; a signed right shift is arithmetic and, for an
+// amount out of range, gives the sign fill (x >> (width - 1)).
+// CHECK-LABEL: func @bitwise
+// CHECK: arith.constant -1 : i32
+// CHECK: arith.xori
+// CHECK: arith.andi
+// CHECK: arith.shrsi
+// CHECK: arith.cmpi uge
+// CHECK: arith.constant 31 : i32
+// CHECK: arith.shrsi
+// CHECK: arith.select
+func.func @bitwise(%x: tensor<4xi32>, %y: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = kiln.not %x : (tensor<4xi32>) -> tensor<4xi32>
+  %1 = kiln.and %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %2 = kiln.shift_right %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// Checks bitcast: the bits reinterpreted (a bool zero-extended to 8 bits).
+// CHECK-LABEL: func @bitcast
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.extui %{{.*}} : i1 to i8
+func.func @bitcast(%x: tensor<4xf32>, %b: tensor<4xi1>) -> (tensor<4xi32>, tensor<4xi8>) {
+  %0 = kiln.bitcast %x : tensor<4xf32> to tensor<4xi32>
+  %1 = kiln.bitcast %b : tensor<4xi1> to tensor<4xi8>
+  return %0, %1 : tensor<4xi32>, tensor<4xi8>
+}

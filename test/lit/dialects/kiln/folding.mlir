@@ -455,3 +455,16 @@ func.func @logical() -> (tensor<2xi1>, tensor<2xi1>, tensor<2xi1>) {
   %2 = kiln.xor %a, %t : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
   return %0, %1, %2 : tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
 }
+
+// -----
+
+// Checks that not of a boolean constant folds (the expanded form of
+// Attention-23 decides its key/value head repeat through Not and Where).
+// CHECK-LABEL: func @not_constant
+// CHECK: kiln.constant dense<[false, true]> : tensor<2xi1>
+// CHECK-NOT: kiln.not
+func.func @not_constant() -> tensor<2xi1> {
+  %a = kiln.constant dense<[true, false]> : tensor<2xi1>
+  %0 = kiln.not %a : (tensor<2xi1>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}

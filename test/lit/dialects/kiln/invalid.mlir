@@ -751,3 +751,12 @@ func.func @dynamic_reshape_count(%x: tensor<2x6xf32>) -> tensor<?x?xf32> {
   %0 = kiln.dynamic_reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// Checks that a bitcast keeps the bit width (a bool becomes 8 bits).
+func.func @bitcast_width(%x: tensor<4xf32>) -> tensor<4xi64> {
+  // expected-error @+1 {{bit widths differ: 'f32' to 'i64'}}
+  %0 = kiln.bitcast %x : tensor<4xf32> to tensor<4xi64>
+  return %0 : tensor<4xi64>
+}

@@ -283,3 +283,20 @@ func.func @runtime_shapes(%x: tensor<?x3xf32>, %shape: tensor<2xi64>, %y: tensor
   %3 = kiln.dynamic_reshape %y, %c {allow_zero = true} : (tensor<0x3xf32>, tensor<3xi64>) -> tensor<3x0x2xf32>
   return
 }
+
+// -----
+
+// Checks the ops of opsets 18-28: bitcast, bitwise logic on integers, the
+// wrap pad.
+// CHECK-LABEL: func @newer_opsets
+// CHECK: kiln.bitcast %{{.*}} : tensor<4xf32> to tensor<4xi32>
+// CHECK: kiln.bitcast %{{.*}} : tensor<4xi1> to tensor<4xui8>
+// CHECK: kiln.xor %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK: kiln.pad %{{.*}} mode wrap
+func.func @newer_opsets(%x: tensor<4xf32>, %b: tensor<4xi1>) {
+  %0 = kiln.bitcast %x : tensor<4xf32> to tensor<4xi32>
+  %1 = kiln.bitcast %b : tensor<4xi1> to tensor<4xui8>
+  %2 = kiln.xor %0, %0 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %3 = kiln.pad %x mode wrap {pads = array<i64: 1, 1>} : (tensor<4xf32>) -> tensor<6xf32>
+  return
+}

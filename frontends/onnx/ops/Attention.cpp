@@ -1,0 +1,305 @@
+//===- Attention.cpp - Attention and RotaryEmbedding importers ------------===//
+//
+// Opset 23's transformer building blocks, built from kiln's primitives the
+// way ONNX's own function bodies define them (the `_expanded` test cases):
+// scaled dot-product attention with grouped-query heads, a key/value cache,
+// boolean or additive masks, causal and sliding-window masking, soft
+// capping and the optional QK output; rotary position embeddings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/OpRegistry.h"
+#include "frontends/onnx/ops/Helpers.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace kiln::onnx_frontend {
+namespace {
+
+/// The element type ONNX's dtype number names for softmax_precision.
+Type softmaxType(NodeContext &ctx, int64_t dtype) {
+  switch (dtype) {
+  case 1:
+    return ctx.b.getF32Type();
+  case 10:
+    return ctx.b.getF16Type();
+  case 11:
+    return ctx.b.getF64Type();
+  case 16:
+    return ctx.b.getBF16Type();
+  default:
+    return {};
+  }
+}
+
+/// [B, S, heads * size] -> [B, heads, S, size].
+Value splitHeads(NodeContext &ctx, Value x, int64_t heads) {
+  Value split = ctx.make<ReshapeOp>(x, ctx.i64s({0, 0, heads, -1}));
+  return ctx.make<TransposeOp>(split, ctx.i64s({0, 2, 1, 3}));
+}
+
+/// Repeats each of `kvHeads` heads (dim 1) `repeat` times, in order.
+Value repeatHeads(NodeContext &ctx, Value x, int64_t kvHeads, int64_t repeat) {
+  if (repeat == 1)
+    return x;
+  SmallVector<int64_t> index;
+  for (int64_t h = 0; h < kvHeads * repeat; ++h)
+    index.push_back(h / repeat);
+  return ctx.make<GatherOp>(x, ctx.indices(index), ctx.i64(1));
+}
+
+/// Where `cond`, -inf, else 0, in `like`'s element type (the additive form
+/// of a mask).
+Value maskBias(NodeContext &ctx, Value disallowed, Value like) {
+  return ctx.make<SelectOp>(disallowed,
+                            ctx.scalarLike(like, -std::numeric_limits<double>::infinity()),
+                            ctx.scalarLike(like, 0.0));
+}
+
+LogicalResult importAttention(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",
+                          "scale", "softcap", "softmax_precision", "left_window_size",
+                          "right_window_size"});
+  Value q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
+  if (!q || !k || !v)
+    return failure();
+  int64_t rank = NodeContext::rankOf(q);
+  if (rank != 3 && rank != 4)
+    return ctx.invalid("Q must be 3-D or 4-D");
+  if (NodeContext::rankOf(k) != rank || NodeContext::rankOf(v) != rank)
+    return ctx.invalid("Q, K and V must have the same rank");
+  if (rank == 3) {
+    int64_t qHeads = ctx.intAttr("q_num_heads", 0), kvHeads = ctx.intAttr("kv_num_heads", 0);
+    if (qHeads <= 0 || kvHeads <= 0)
+      return ctx.invalid("3-D Q, K and V need q_num_heads and kv_num_heads");
+    q = splitHeads(ctx, q, qHeads);
+    k = splitHeads(ctx, k, kvHeads);
+    v = splitHeads(ctx, v, kvHeads);
+  }
+  // The cache: past and incoming keys and values, concatenated.
+  Value pastKey = ctx.optionalInput(4), pastValue = ctx.optionalInput(5);
+  if (!pastKey != !pastValue)
+    return ctx.invalid("past_key and past_value must be given together");
+  int64_t pastLength = 0;
+  if (pastKey) {
+    std::optional<int64_t> past = staticDim(ctx, pastKey, 2, "Attention's past length");
+    if (!past)
+      return failure();
+    pastLength = *past;
+    k = ctx.make<ConcatOp>(ValueRange{pastKey, k}, ctx.i64(2));
+    v = ctx.make<ConcatOp>(ValueRange{pastValue, v}, ctx.i64(2));
+  }
+  ctx.bindOutput(1, k);
+  ctx.bindOutput(2, v);
+  if (!q || !k || !v)
+    return failure();
+  std::optional<int64_t> qHeads = staticDim(ctx, q, 1, "Attention's heads");
+  std::optional<int64_t> kvHeads = staticDim(ctx, k, 1, "Attention's heads");
+  std::optional<int64_t> headSize = staticDim(ctx, q, 3, "Attention's head size");
+  std::optional<int64_t> queries = staticDim(ctx, q, 2, "Attention's query length");
+  std::optional<int64_t> keys = staticDim(ctx, k, 2, "Attention's key length");
+  if (!qHeads || !kvHeads || !headSize || !queries || !keys)
+    return failure();
+  if (*kvHeads <= 0 || *qHeads % *kvHeads != 0)
+    return ctx.invalid("q_num_heads must be a multiple of kv_num_heads");
+  // Grouped-query attention: each key/value head serves qHeads / kvHeads
+  // query heads.
+  int64_t repeat = *qHeads / *kvHeads;
+  Value keysAll = repeatHeads(ctx, k, *kvHeads, repeat);
+  Value valuesAll = repeatHeads(ctx, v, *kvHeads, repeat);
+
+  // Q and K are each scaled by sqrt(scale) before the product.
+  double scale = ctx.hasAttr("scale") ? ctx.floatAttr("scale", 1.0f)
+                                      : 1.0 / std::sqrt(static_cast<double>(*headSize));
+  Value rootScale = ctx.scalarLike(q, std::sqrt(scale));
+  Value kT = ctx.make<TransposeOp>(keysAll, ctx.i64s({0, 1, 3, 2}));
+  Value scores = numpyMatmul(ctx, ctx.make<MulOp>(q, rootScale), ctx.make<MulOp>(kT, rootScale));
+  Value raw = scores;
+  float softcap = ctx.floatAttr("softcap", 0.0f);
+  if (softcap > 0) {
+    Value cap = ctx.scalarLike(scores, softcap);
+    scores = ctx.make<MulOp>(ctx.make<TanhOp>(ctx.make<DivOp>(scores, cap)), cap);
+  }
+  Value capped = scores;
+
+  // The additive bias over [B?, H?, S, T]: the mask, padded with -inf to
+  // the total length; the causal frontier, the sliding window and the
+  // padding of an external cache, each -inf where a key is disallowed.
+  int64_t s = *queries, t = *keys;
+  Value bias;
+  auto addBias = [&](Value term) { bias = bias ? ctx.make<AddOp>(bias, term) : term; };
+  if (Value mask = ctx.optionalInput(3)) {
+    if (NodeContext::elementTypeOf(mask).isInteger(1))
+      mask = maskBias(ctx, ctx.make<NotOp>(mask), scores);
+    int64_t maskRank = NodeContext::rankOf(mask);
+    std::optional<int64_t> maskKeys = staticDim(ctx, mask, maskRank - 1, "Attention's mask");
+    if (!maskKeys)
+      return failure();
+    if (*maskKeys > t)
+      return ctx.invalid("attn_mask is longer than the total key length");
+    if (*maskKeys < t) {
+      SmallVector<int64_t> pads(2 * maskRank, 0);
+      pads[2 * maskRank - 1] = t - *maskKeys;
+      mask = ctx.make<PadOp>(mask, ctx.i64s(pads),
+                             PadModeAttr::get(ctx.context(), PadMode::constant),
+                             ctx.b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
+    }
+    addBias(mask);
+  }
+  // The query's absolute position: row + offset, where offset is the past
+  // length, or per batch nonpad_kv_seqlen - S for an external cache.
+  Value rows = iotaAlong(ctx, {s, 1}, 0), cols = iotaAlong(ctx, {1, t}, 1);
+  Value nonpad = ctx.opset >= 24 ? ctx.optionalInput(6) : Value();
+  Value position;
+  if (nonpad) {
+    if (pastKey)
+      return ctx.invalid("nonpad_kv_seqlen cannot be used with past_key and past_value");
+    nonpad = ctx.make<ReshapeOp>(ctx.cast(nonpad, ctx.b.getI64Type()),
+                                 ctx.i64s({-1, 1, 1, 1}));
+    position = ctx.make<AddOp>(ctx.make<SubOp>(rows, i64Scalar(ctx, s)), nonpad);
+  } else {
+    position = ctx.make<AddOp>(rows, i64Scalar(ctx, pastLength));
+  }
+  if (ctx.intAttr("is_causal", 0))
+    addBias(maskBias(ctx, compare(ctx, ComparePredicate::lt, position, cols), scores));
+  int64_t left = ctx.intAttr("left_window_size", -1), right = ctx.intAttr("right_window_size", -1);
+  if (ctx.opset >= 25 && left >= 0)
+    addBias(maskBias(ctx,
+                     compare(ctx, ComparePredicate::gt, ctx.make<SubOp>(position, cols),
+                             i64Scalar(ctx, left)),
+                     scores));
+  if (ctx.opset >= 25 && right >= 0)
+    addBias(maskBias(ctx,
+                     compare(ctx, ComparePredicate::gt, ctx.make<SubOp>(cols, position),
+                             i64Scalar(ctx, right)),
+                     scores));
+  if (nonpad)
+    addBias(maskBias(ctx, compare(ctx, ComparePredicate::ge, cols, nonpad), scores));
+  if (bias) {
+    bias = ctx.cast(bias, NodeContext::elementTypeOf(scores));
+    scores = ctx.make<AddOp>(scores, bias);
+  }
+  Value biased = scores;
+
+  Type element = NodeContext::elementTypeOf(scores);
+  Type stash = element;
+  if (ctx.hasAttr("softmax_precision")) {
+    stash = softmaxType(ctx, ctx.intAttr("softmax_precision", 1));
+    if (!stash)
+      return ctx.invalid("softmax_precision must be 1, 10, 11 or 16");
+  }
+  Value probs = ctx.cast(ctx.make<SoftmaxOp>(ctx.cast(scores, stash), ctx.i64(3)), element);
+  // A row whose keys are all disallowed gives zeros, not NaN.
+  if (bias) {
+    Value rowMax = ctx.make<ReduceMaxOp>(bias, ctx.i64s({NodeContext::rankOf(bias) - 1}),
+                                         ctx.b.getBoolAttr(true));
+    Value allMasked = compare(ctx, ComparePredicate::eq, rowMax,
+                              ctx.scalarLike(bias, -std::numeric_limits<double>::infinity()));
+    probs = ctx.make<SelectOp>(allMasked, ctx.scalarLike(probs, 0.0), probs);
+  }
+  switch (ctx.intAttr("qk_matmul_output_mode", 0)) {
+  case 0:
+    ctx.bindOutput(3, raw);
+    break;
+  case 1:
+    ctx.bindOutput(3, capped);
+    break;
+  case 2:
+    ctx.bindOutput(3, biased);
+    break;
+  case 3:
+    ctx.bindOutput(3, probs);
+    break;
+  default:
+    return ctx.invalid("qk_matmul_output_mode must be 0, 1, 2 or 3");
+  }
+  Value y = numpyMatmul(ctx, probs, valuesAll);
+  if (rank == 3)
+    y = ctx.make<ReshapeOp>(ctx.make<TransposeOp>(y, ctx.i64s({0, 2, 1, 3})),
+                            ctx.i64s({0, 0, -1}));
+  return ctx.setOutput(0, y);
+}
+
+LogicalResult importRotaryEmbedding(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"interleaved", "num_heads", "rotary_embedding_dim"});
+  Value x = ctx.input(0), cosCache = ctx.input(1), sinCache = ctx.input(2);
+  if (!x || !cosCache || !sinCache)
+    return failure();
+  int64_t rank = NodeContext::rankOf(x);
+  if (rank != 3 && rank != 4)
+    return ctx.invalid("X must be 3-D or 4-D");
+  // Work in [B, S, heads, size].
+  Value input = x;
+  if (rank == 4) {
+    input = ctx.make<TransposeOp>(x, ctx.i64s({0, 2, 1, 3}));
+  } else {
+    int64_t heads = ctx.intAttr("num_heads", 0);
+    if (heads <= 0)
+      return ctx.invalid("a 3-D X needs num_heads");
+    input = ctx.make<ReshapeOp>(x, ctx.i64s({0, 0, heads, -1}));
+  }
+  std::optional<int64_t> headSize = staticDim(ctx, input, 3, "RotaryEmbedding's head size");
+  if (!headSize)
+    return failure();
+  int64_t dim = ctx.intAttr("rotary_embedding_dim", 0);
+  if (dim == 0)
+    dim = *headSize;
+  if (dim < 0 || dim > *headSize || dim % 2 != 0)
+    return ctx.invalid("rotary_embedding_dim must be even and at most the head size");
+  int64_t half = dim / 2;
+  // Caches [B, S, half], from [positions, half] by position_ids.
+  if (Value ids = ctx.optionalInput(3)) {
+    cosCache = ctx.make<GatherOp>(cosCache, ids, ctx.i64(0));
+    sinCache = ctx.make<GatherOp>(sinCache, ids, ctx.i64(0));
+  }
+  if (!cosCache || !sinCache)
+    return failure();
+  std::optional<int64_t> cacheHalf =
+      staticDim(ctx, cosCache, NodeContext::rankOf(cosCache) - 1, "RotaryEmbedding's cache");
+  if (!cacheHalf)
+    return failure();
+  if (*cacheHalf != half)
+    return ctx.invalid("the caches' last dim must be rotary_embedding_dim / 2");
+  Value cosB = ctx.make<ReshapeOp>(cosCache, ctx.i64s({0, 0, 1, half}));
+  Value sinB = ctx.make<ReshapeOp>(sinCache, ctx.i64s({0, 0, 1, half}));
+  // Dim 3 from `start` to `end` by `step`; the other dims whole.
+  auto slice = [&](Value v, int64_t start, int64_t end, int64_t step) {
+    constexpr int64_t whole = std::numeric_limits<int64_t>::max();
+    return ctx.make<SliceOp>(v, ctx.i64s({0, 0, 0, start}), ctx.i64s({whole, whole, whole, end}),
+                             ctx.i64s({1, 1, 1, step}));
+  };
+  bool interleaved = ctx.intAttr("interleaved", 0) != 0;
+  Value x1 = interleaved ? slice(input, 0, dim, 2) : slice(input, 0, half, 1);
+  Value x2 = interleaved ? slice(input, 1, dim, 2) : slice(input, half, dim, 1);
+  Value real = ctx.make<SubOp>(ctx.make<MulOp>(cosB, x1), ctx.make<MulOp>(sinB, x2));
+  Value imag = ctx.make<AddOp>(ctx.make<MulOp>(sinB, x1), ctx.make<MulOp>(cosB, x2));
+  Value rotated;
+  if (interleaved) {
+    // Pairs (real, imag) side by side: [..., half, 2] -> [..., dim].
+    Value pairs = ctx.make<ConcatOp>(ValueRange{ctx.make<ReshapeOp>(real, ctx.i64s({0, 0, 0, half, 1})),
+                                                ctx.make<ReshapeOp>(imag, ctx.i64s({0, 0, 0, half, 1}))},
+                                     ctx.i64(4));
+    rotated = ctx.make<ReshapeOp>(pairs, ctx.i64s({0, 0, 0, dim}));
+  } else {
+    rotated = ctx.make<ConcatOp>(ValueRange{real, imag}, ctx.i64(3));
+  }
+  if (dim < *headSize)
+    rotated = ctx.make<ConcatOp>(ValueRange{rotated, slice(input, dim, *headSize, 1)}, ctx.i64(3));
+  Value y = rank == 4 ? ctx.make<TransposeOp>(rotated, ctx.i64s({0, 2, 1, 3}))
+                      : ctx.make<ReshapeOp>(rotated, ctx.i64s({0, 0, -1}));
+  return ctx.setOutput(0, y);
+}
+
+} // namespace
+
+void registerAttentionOps(OpRegistry &r) {
+  constexpr int64_t any = kAnyLaterOpset;
+  r.add("Attention", 23, any, importAttention);
+  r.add("RotaryEmbedding", 23, any, importRotaryEmbedding);
+}
+
+} // namespace kiln::onnx_frontend
