@@ -275,18 +275,29 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
   });
   if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
       node.op_type() != "Expand" && isSymbolicArithmetic(node.op_type())) {
+    bool runtimeValue = false;
     if (allHaveValues) {
       // The run-time value, best effort: where the op cannot build it, the
       // elements alone still serve Reshape and Expand.
       size_t issuesBefore = state.issues.size();
       NodeContext runtime(state, node, description, opset);
-      if (failed(importer->import(runtime)) || runtime.failed()) {
+      runtimeValue = succeeded(importer->import(runtime)) && !runtime.failed();
+      if (!runtimeValue) {
         state.issues.resize(issuesBefore);
         for (const std::string &out : node.output())
           state.values.erase(out);
       }
     }
+    size_t issuesBefore = state.issues.size();
     if (failed(evaluateSymbolic(ctx)) || ctx.failed()) {
+      // Arithmetic with a tensor known only at run time (a graph input) has
+      // no per-element value; its run-time value is the result.
+      if (runtimeValue) {
+        state.issues.resize(issuesBefore);
+        for (const std::string &out : node.output())
+          state.symbolic.erase(out);
+        return;
+      }
       if (!ctx.failed())
         ctx.internal("the shape arithmetic failed without saying why");
       for (const std::string &out : node.output())

@@ -163,8 +163,6 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
-  if (llvm::any_of(adaptor.getDilations(), [](int64_t d) { return d != 1; }))
-    return emitOptionalError(loc, "avg_pool dilations must all be 1");
   return inferPool(loc, adaptor, inferred);
 }
 

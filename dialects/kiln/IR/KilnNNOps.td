@@ -81,7 +81,8 @@ def Kiln_AvgPoolOp : Kiln_PoolOp<"avg_pool", "average", Kiln_FloatTensor,
     (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)> {
   let description = [{
     Mean over each window. With `count_include_pad` the divisor counts
-    padded positions, otherwise only real ones. Dilations must be 1.
+    padded positions, otherwise only real ones (a dilated window counts
+    the positions it reads).
 
     ```mlir
     %r = kiln.avg_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,

@@ -81,10 +81,12 @@ LogicalResult importGatherElements(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, data), flat, ctx.i64(0)));
 }
 
-/// Writes `updates` ([U, R]) into `data` ([P, R]) at rows `rows` ([U]).
-/// `add` accumulates instead of replacing.
+enum class ScatterReduction { none, add, mul, max, min };
+
+/// Writes `updates` ([U, R]) into `data` ([P, R]) at rows `rows` ([U]);
+/// with a reduction, combines the row with every update written to it.
 Value scatterRows(NodeContext &ctx, Value data, Value rows, Value updates,
-                  int64_t numRows, bool add) {
+                  int64_t numRows, ScatterReduction reduction) {
   Type element = NodeContext::elementTypeOf(data);
   SmallVector<int64_t> positions = {1, numRows};
   Value hits = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, rows, {1}),
@@ -93,21 +95,46 @@ Value scatterRows(NodeContext &ctx, Value data, Value rows, Value updates,
                                         [](int64_t i) { return static_cast<double>(i); }));
   Value oneHot = ctx.cast(hits, element);                        // [U, P]
   Value oneHotT = ctx.make<TransposeOp>(oneHot, ctx.i64s({1, 0})); // [P, U]
+  if (reduction == ScatterReduction::mul || reduction == ScatterReduction::max ||
+      reduction == ScatterReduction::min) {
+    // Every (row, update) pair [P, U, R]: the update where it hits the
+    // row, else a value that leaves the row as it is (1 for mul, the row
+    // itself for max and min); reduced over the updates.
+    Value hit = unsqueeze(ctx, ctx.make<TransposeOp>(hits, ctx.i64s({1, 0})), {2});
+    Value fill = reduction == ScatterReduction::mul ? ctx.scalarLike(data, 1.0)
+                                                    : unsqueeze(ctx, data, {1});
+    Value terms = ctx.make<SelectOp>(hit, unsqueeze(ctx, updates, {0}), fill);
+    DenseI64ArrayAttr overUpdates = ctx.i64s({1});
+    BoolAttr drop = ctx.b.getBoolAttr(false);
+    if (reduction == ScatterReduction::mul)
+      return ctx.make<MulOp>(data, ctx.make<ReduceProdOp>(terms, overUpdates, drop));
+    Value reduced = reduction == ScatterReduction::max
+                        ? ctx.make<ReduceMaxOp>(terms, overUpdates, drop)
+                        : ctx.make<ReduceMinOp>(terms, overUpdates, drop);
+    return reduction == ScatterReduction::max ? ctx.make<MaxOp>(data, reduced)
+                                              : ctx.make<MinOp>(data, reduced);
+  }
   Value scattered = ctx.make<MatmulOp>(oneHotT, updates);        // [P, R]
-  if (add)
+  if (reduction == ScatterReduction::add)
     return ctx.make<AddOp>(data, scattered);
   Value count = ctx.make<ReduceSumOp>(oneHotT, ctx.i64s({1}), ctx.b.getBoolAttr(true));
   Value written = compare(ctx, ComparePredicate::gt, count, ctx.scalarLike(count, 0));
   return ctx.make<SelectOp>(written, scattered, data);
 }
 
-std::optional<bool> scatterReduction(NodeContext &ctx) {
+std::optional<ScatterReduction> scatterReduction(NodeContext &ctx) {
   std::string reduction = ctx.stringAttr("reduction", "none");
   if (reduction == "none")
-    return false;
+    return ScatterReduction::none;
   if (reduction == "add")
-    return true;
-  ctx.unsupported("reduction '" + reduction + "'");
+    return ScatterReduction::add;
+  if (reduction == "mul")
+    return ScatterReduction::mul;
+  if (reduction == "max" && ctx.opset >= 18)
+    return ScatterReduction::max;
+  if (reduction == "min" && ctx.opset >= 18)
+    return ScatterReduction::min;
+  ctx.invalid("reduction '" + reduction + "'");
   return std::nullopt;
 }
 
@@ -115,8 +142,8 @@ LogicalResult importScatterElements(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
   auto dataShape = staticShape(ctx, data, "ScatterElements");
   auto indexShape = staticShape(ctx, indices, "ScatterElements");
-  std::optional<bool> add = scatterReduction(ctx);
-  if (!dataShape || !indexShape || !add)
+  std::optional<ScatterReduction> reduction = scatterReduction(ctx);
+  if (!dataShape || !indexShape || !reduction)
     return failure();
   std::optional<int64_t> axis =
       ctx.normalizeAxis(ctx.intAttr("axis", 0), dataShape->size());
@@ -128,8 +155,55 @@ LogicalResult importScatterElements(NodeContext &ctx) {
   Value flat = flatten(ctx, elementFlatIndex(ctx, indices, *dataShape, *indexShape, *axis));
   Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({total, 1}));
   Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, 1}));
-  Value result = scatterRows(ctx, rows, flat, values, total, *add);
+  Value result = scatterRows(ctx, rows, flat, values, total, *reduction);
   return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(*dataShape)));
+}
+
+/// TensorScatter (opset 24): a KV-cache update. Along `axis`, cache position
+/// p of batch b takes update row p - write_indices[b] (modulo the cache
+/// length in circular mode) when that row exists, else keeps the past.
+LogicalResult importTensorScatter(NodeContext &ctx) {
+  Value past = ctx.input(0), update = ctx.input(1);
+  auto cacheShape = staticShape(ctx, past, "TensorScatter");
+  auto updateShape = staticShape(ctx, update, "TensorScatter");
+  if (!cacheShape || !updateShape)
+    return failure();
+  int64_t rank = cacheShape->size();
+  std::optional<int64_t> axis = ctx.normalizeAxis(ctx.intAttr("axis", -2), rank);
+  if (!axis)
+    return failure();
+  if (*axis == 0)
+    return ctx.invalid("axis cannot be the batch dim");
+  std::string mode = ctx.stringAttr("mode", "linear");
+  if (mode != "linear" && mode != "circular")
+    return ctx.invalid("mode must be linear or circular");
+  int64_t length = (*cacheShape)[*axis], rows = (*updateShape)[*axis];
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis ? (*cacheShape)[d] != (*updateShape)[d] : rows > length)
+      return ctx.invalid("update does not fit the cache");
+  // k[b, .., p, ..]: the update row for cache position p of batch b.
+  Value k = iotaAlong(ctx, *cacheShape, *axis);
+  if (Value written = ctx.optionalInput(2)) {
+    SmallVector<int64_t> perBatch(rank, 1);
+    perBatch[0] = -1;
+    k = ctx.make<SubOp>(k, ctx.make<ReshapeOp>(ctx.cast(written, ctx.b.getI64Type()),
+                                              ctx.i64s(perBatch)));
+  }
+  if (mode == "circular") {
+    Value m = i64Scalar(ctx, length);
+    k = ctx.make<RemOp>(ctx.make<AddOp>(ctx.make<RemOp>(k, m), m), m);
+  }
+  Value valid = ctx.make<AndOp>(compare(ctx, ComparePredicate::ge, k, i64Scalar(ctx, 0)),
+                                compare(ctx, ComparePredicate::lt, k, i64Scalar(ctx, rows)));
+  // Every element's index (clamped) in the update's flat layout.
+  Value zeros = generateConstant(ctx, RankedTensorType::get(*cacheShape, ctx.b.getI64Type()),
+                                 [](int64_t) { return 0.0; });
+  Value index = ctx.make<AddOp>(
+      ctx.make<MinOp>(ctx.make<MaxOp>(k, i64Scalar(ctx, 0)), i64Scalar(ctx, rows - 1)), zeros);
+  Value flat = elementFlatIndex(ctx, index, *updateShape, *cacheShape, *axis);
+  Value taken = ctx.make<GatherOp>(flatten(ctx, update), flatten(ctx, flat), ctx.i64(0));
+  taken = ctx.make<ReshapeOp>(taken, ctx.i64s(*cacheShape));
+  return ctx.setOutput(0, ctx.make<SelectOp>(valid, taken, past));
 }
 
 /// GatherND / ScatterND: the flat row of data's first batch + k dims that
@@ -182,8 +256,8 @@ LogicalResult importScatterND(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
   auto dataShape = staticShape(ctx, data, "ScatterND");
   auto indexShape = staticShape(ctx, indices, "ScatterND");
-  std::optional<bool> add = scatterReduction(ctx);
-  if (!dataShape || !indexShape || !add)
+  std::optional<ScatterReduction> reduction = scatterReduction(ctx);
+  if (!dataShape || !indexShape || !reduction)
     return failure();
   int64_t k = indexShape->empty() ? 0 : indexShape->back();
   if (indexShape->empty() || k > static_cast<int64_t>(dataShape->size()))
@@ -194,7 +268,7 @@ LogicalResult importScatterND(NodeContext &ctx) {
   Value flat = flatten(ctx, tupleFlatIndex(ctx, indices, *dataShape, *indexShape, 0));
   Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({positions, rest}));
   Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, rest}));
-  Value result = scatterRows(ctx, rows, flat, values, positions, *add);
+  Value result = scatterRows(ctx, rows, flat, values, positions, *reduction);
   return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(*dataShape)));
 }
 
@@ -229,7 +303,7 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
       [](int64_t) { return 0.0; });
   Value flat = flatten(ctx, ctx.cast(indices, ctx.b.getI64Type()));
   Value values = ctx.make<ReshapeOp>(x, ctx.i64s({-1, 1}));
-  Value result = scatterRows(ctx, zeros, flat, values, total, false);
+  Value result = scatterRows(ctx, zeros, flat, values, total, ScatterReduction::none);
   Value unpooled = ctx.make<ReshapeOp>(result, ctx.i64s(outShape));
   if (!ctx.hasInput(2))
     return ctx.setOutput(0, unpooled);
@@ -386,6 +460,7 @@ void registerGatherScatterOps(OpRegistry &r) {
   r.add("Scatter", 9, 10, importScatterElements);
   r.add("GatherND", 11, any, importGatherND);
   r.add("ScatterND", 11, any, importScatterND);
+  r.add("TensorScatter", 24, any, importTensorScatter);
   r.add("MaxUnpool", 9, any, importMaxUnpool);
   r.add("Compress", 9, any, importCompress);
   r.add("ReverseSequence", 10, any, importReverseSequence);

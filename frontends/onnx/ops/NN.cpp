@@ -216,8 +216,6 @@ LogicalResult importAveragePool(NodeContext &ctx) {
   std::optional<Window> window = readWindow(ctx, x, {}, ceilMode);
   if (!window)
     return failure();
-  if (llvm::any_of(window->dilations, [](int64_t d) { return d != 1; }))
-    return ctx.unsupported("AveragePool with dilations");
   bool countPad = ctx.intAttr("count_include_pad", 0) != 0;
   return ctx.setOutput(
       0, ctx.make<AvgPoolOp>(x, ctx.i64s(window->kernel),
@@ -225,6 +223,36 @@ LogicalResult importAveragePool(NodeContext &ctx) {
                              ctx.i64s(window->dilations),
                              ctx.b.getBoolAttr(ceilMode),
                              ctx.b.getBoolAttr(countPad)));
+}
+
+/// LpPool: (sum over each window of |x|^p)^(1/p), padded positions zero:
+/// an average pool that counts them, times the window's size.
+LogicalResult importLpPool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
+  std::optional<Window> window = readWindow(ctx, x, {}, ceilMode);
+  if (!window)
+    return failure();
+  if (ceilMode)
+    return ctx.unsupported("LpPool with ceil_mode");
+  double p = ctx.intAttr("p", 2);
+  if (p <= 0)
+    return ctx.invalid("p must be positive");
+  Value magnitude = ctx.make<AbsOp>(x);
+  Value powered = p == 1   ? magnitude
+                  : p == 2 ? ctx.make<MulOp>(x, x)
+                           : ctx.make<PowOp>(magnitude, ctx.scalarLike(x, p));
+  int64_t size = 1;
+  for (int64_t k : window->kernel)
+    size *= k;
+  Value mean = ctx.make<AvgPoolOp>(powered, ctx.i64s(window->kernel), ctx.i64s(window->strides),
+                                   ctx.i64s(window->pads), ctx.i64s(window->dilations),
+                                   ctx.b.getBoolAttr(false), ctx.b.getBoolAttr(true));
+  Value sum = ctx.make<MulOp>(mean, ctx.scalarLike(mean, static_cast<double>(size)));
+  Value y = p == 1   ? sum
+            : p == 2 ? ctx.make<SqrtOp>(sum)
+                     : ctx.make<PowOp>(sum, ctx.scalarLike(sum, 1.0 / p));
+  return ctx.setOutput(0, y);
 }
 
 template <typename ReduceOpTy> LogicalResult importGlobalPool(NodeContext &ctx) {
@@ -341,6 +369,7 @@ void registerNNOps(OpRegistry &r) {
   r.add("ConvTranspose", 1, any, importConvTranspose);
   r.add("MaxPool", 1, any, importMaxPool);
   r.add("AveragePool", 1, any, importAveragePool);
+  r.add("LpPool", 1, any, importLpPool);
   r.add("GlobalAveragePool", 1, any, importGlobalPool<ReduceMeanOp>);
   r.add("GlobalMaxPool", 1, any, importGlobalPool<ReduceMaxOp>);
   r.add("Dropout", 1, any, importDropout);

@@ -290,3 +290,16 @@ func.func @bitcast(%x: tensor<4xf32>, %b: tensor<4xi1>) -> (tensor<4xi32>, tenso
   %1 = kiln.bitcast %b : tensor<4xi1> to tensor<4xi8>
   return %0, %1 : tensor<4xi32>, tensor<4xi8>
 }
+
+// -----
+
+// Checks a dilated average pool (AveragePool-19): the window sums and the
+// divisor counts both read every second position.
+// CHECK-LABEL: func @avg_pool_dilated
+// CHECK-COUNT-2: linalg.generic
+// CHECK: arith.divf
+func.func @avg_pool_dilated(%x: tensor<1x3x8xf32>) -> tensor<1x3x3xf32> {
+  %0 = kiln.avg_pool %x {kernel_shape = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 0, 0>, dilations = array<i64: 2>}
+      : (tensor<1x3x8xf32>) -> tensor<1x3x3xf32>
+  return %0 : tensor<1x3x3xf32>
+}

@@ -234,16 +234,6 @@ func.func @window_fit(%x: tensor<1x3x2xf32>) -> tensor<1x3x1xf32> {
 
 // -----
 
-// Checks that avg_pool has no dilation.
-func.func @avg_pool_dilation(%x: tensor<1x3x8xf32>) -> tensor<1x3x3xf32> {
-  // expected-error @+2 {{failed to infer returned types}}
-  // expected-error @+1 {{avg_pool dilations must all be 1}}
-  %0 = kiln.avg_pool %x {kernel_shape = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 0, 0>, dilations = array<i64: 2>}
-      : (tensor<1x3x8xf32>) -> tensor<1x3x3xf32>
-  return %0 : tensor<1x3x3xf32>
-}
-
-// -----
 
 // Checks that batch_norm needs a channel dim.
 func.func @batch_norm_rank(%x: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
