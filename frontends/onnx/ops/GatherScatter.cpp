@@ -324,6 +324,27 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
 /// Compress by a condition read when the model runs: output k takes the
 /// position whose running count of selected entries reaches k + 1 (the
 /// result's length is the count, decided at run time).
+/// The positions (i64 [count], count decided at run time) of the non-zero
+/// entries of `flags` (i64 [n]), in order: entry i is the position whose
+/// running count of selected entries reaches i + 1. Quadratic in n.
+Value selectedPositions(NodeContext &ctx, Value flags, int64_t n) {
+  Value selected = ctx.cast(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
+                            ctx.b.getI64Type());
+  Value upTo = generateConstant(ctx, RankedTensorType::get({n, n}, ctx.b.getI64Type()),
+                                [&](int64_t flat) { return flat % n <= flat / n ? 1.0 : 0.0; });
+  Value running = ctx.make<ReduceSumOp>(ctx.make<MulOp>(upTo, unsqueeze(ctx, selected, {0})),
+                                        ctx.i64s({1}), ctx.b.getBoolAttr(false));
+  Value count = ctx.make<ReduceSumOp>(selected, ctx.i64s({0}), ctx.b.getBoolAttr(false));
+  Value slots = unsqueeze(ctx, ctx.make<AddOp>(iotaOfLength(ctx, count), i64Scalar(ctx, 1)), {1});
+  Value hit = ctx.make<AndOp>(
+      compare(ctx, ComparePredicate::eq, unsqueeze(ctx, running, {0}), slots),
+      compare(ctx, ComparePredicate::ne, unsqueeze(ctx, selected, {0}), i64Scalar(ctx, 0)));
+  Value positions = ctx.make<ReduceSumOp>(
+      ctx.make<SelectOp>(hit, iotaAlong(ctx, {1, n}, 1), i64Scalar(ctx, 0)), ctx.i64s({1}),
+      ctx.b.getBoolAttr(false));
+  return positions;
+}
+
 Value runtimeCompress(NodeContext &ctx, Value source, int64_t axis, int64_t size) {
   Value condition = ctx.input(1);
   RankedTensorType type = NodeContext::typeOf(condition);
@@ -350,21 +371,7 @@ Value runtimeCompress(NodeContext &ctx, Value source, int64_t axis, int64_t size
     n = std::min(size, type.getDimSize(0));
     flags = ctx.make<SliceOp>(flags, ctx.i64s({0}), ctx.i64s({n}), ctx.i64s({1}));
   }
-  Value selected = ctx.cast(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
-                            ctx.b.getI64Type());
-  Value upTo = generateConstant(ctx, RankedTensorType::get({n, n}, ctx.b.getI64Type()),
-                                [&](int64_t flat) { return flat % n <= flat / n ? 1.0 : 0.0; });
-  Value running = ctx.make<ReduceSumOp>(ctx.make<MulOp>(upTo, unsqueeze(ctx, selected, {0})),
-                                        ctx.i64s({1}), ctx.b.getBoolAttr(false));
-  Value count = ctx.make<ReduceSumOp>(selected, ctx.i64s({0}), ctx.b.getBoolAttr(false));
-  Value slots = unsqueeze(ctx, ctx.make<AddOp>(iotaOfLength(ctx, count), i64Scalar(ctx, 1)), {1});
-  Value hit = ctx.make<AndOp>(
-      compare(ctx, ComparePredicate::eq, unsqueeze(ctx, running, {0}), slots),
-      compare(ctx, ComparePredicate::ne, unsqueeze(ctx, selected, {0}), i64Scalar(ctx, 0)));
-  Value positions = ctx.make<ReduceSumOp>(
-      ctx.make<SelectOp>(hit, iotaAlong(ctx, {1, n}, 1), i64Scalar(ctx, 0)), ctx.i64s({1}),
-      ctx.b.getBoolAttr(false));
-  return ctx.make<GatherOp>(source, positions, ctx.i64(axis));
+  return ctx.make<GatherOp>(source, selectedPositions(ctx, flags, n), ctx.i64(axis));
 }
 
 LogicalResult importCompress(NodeContext &ctx) {
@@ -397,6 +404,34 @@ LogicalResult importCompress(NodeContext &ctx) {
   if (kept.empty())
     return ctx.unsupported("a Compress that selects nothing (empty result)");
   return ctx.setOutput(0, ctx.make<GatherOp>(source, ctx.indices(kept), ctx.i64(axis)));
+}
+
+/// NonZero: the coordinates ([rank, count], count decided at run time) of
+/// the non-zero elements in row-major order.
+LogicalResult importNonZero(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  auto shape = staticShape(ctx, x, "NonZero");
+  if (!shape)
+    return failure();
+  int64_t n = 1;
+  for (int64_t d : *shape)
+    n *= d;
+  // The selection builds an n x n matrix.
+  if (n > 4096)
+    return ctx.unsupported("NonZero of more than 4096 elements (its selection is quadratic)");
+  Value flags = ctx.cast(compare(ctx, ComparePredicate::ne, flatten(ctx, x), ctx.scalarLike(x, 0)),
+                         ctx.b.getI64Type());
+  Value positions = selectedPositions(ctx, flags, n);
+  shape::Dims strides = stridesOf(*shape);
+  SmallVector<Value> rows;
+  for (size_t d = 0; d < shape->size(); ++d) {
+    Value coordinate = ctx.make<RemOp>(ctx.make<DivOp>(positions, i64Scalar(ctx, strides[d])),
+                                       i64Scalar(ctx, (*shape)[d]));
+    rows.push_back(unsqueeze(ctx, coordinate, {0}));
+  }
+  if (rows.empty())
+    return ctx.unsupported("NonZero of a scalar");
+  return ctx.setOutput(0, rows.size() == 1 ? rows[0] : ctx.make<ConcatOp>(ValueRange(rows), ctx.i64(0)));
 }
 
 LogicalResult importReverseSequence(NodeContext &ctx) {
@@ -461,6 +496,7 @@ void registerGatherScatterOps(OpRegistry &r) {
   r.add("GatherND", 11, any, importGatherND);
   r.add("ScatterND", 11, any, importScatterND);
   r.add("TensorScatter", 24, any, importTensorScatter);
+  r.add("NonZero", 9, any, importNonZero);
   r.add("MaxUnpool", 9, any, importMaxUnpool);
   r.add("Compress", 9, any, importCompress);
   r.add("ReverseSequence", 10, any, importReverseSequence);

@@ -240,8 +240,40 @@ struct RuntimeResize {
   }
 };
 
+/// Resize 18's `axes` (the dims scales and sizes name, each once) and
+/// `keep_aspect_ratio_policy` (with sizes: one scale for every named dim,
+/// the smallest for not_larger, the largest for not_smaller).
+struct ResizeAxes {
+  SmallVector<int64_t> axes;
+  std::string policy = "stretch";
+};
+
+std::optional<ResizeAxes> readResizeAxes(NodeContext &ctx, int64_t rank) {
+  ResizeAxes r;
+  r.policy = ctx.stringAttr("keep_aspect_ratio_policy", "stretch");
+  if (r.policy != "stretch" && r.policy != "not_larger" && r.policy != "not_smaller") {
+    ctx.invalid("keep_aspect_ratio_policy must be stretch, not_larger or not_smaller");
+    return std::nullopt;
+  }
+  SmallVector<int64_t> named = ctx.intsAttr("axes");
+  if (!ctx.hasAttr("axes"))
+    for (int64_t d = 0; d < rank; ++d)
+      named.push_back(d);
+  for (int64_t a : named) {
+    std::optional<int64_t> axis = ctx.normalizeAxis(a, rank, "axes entry");
+    if (!axis)
+      return std::nullopt;
+    if (llvm::is_contained(r.axes, *axis)) {
+      ctx.invalid("axes names a dim twice");
+      return std::nullopt;
+    }
+    r.axes.push_back(*axis);
+  }
+  return r;
+}
+
 LogicalResult runtimeResize(NodeContext &ctx, Value x, const ResizeMode &m, size_t scalesInput,
-                            std::optional<size_t> sizesInput) {
+                            std::optional<size_t> sizesInput, const ResizeAxes &named) {
   RankedTensorType type = NodeContext::typeOf(x);
   if (!type)
     return failure();
@@ -249,29 +281,48 @@ LogicalResult runtimeResize(NodeContext &ctx, Value x, const ResizeMode &m, size
     return ctx.unsupported(m.mode + " resizing of integer tensors");
   if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
     return ctx.invalid("mode '" + m.mode + "' is not nearest, linear or cubic");
-  int64_t rank = type.getRank();
   bool bySizes = sizesInput.has_value();
   Value given = bySizes ? runtimeInts(ctx, *sizesInput) : ctx.input(scalesInput);
   RankedTensorType givenType = NodeContext::typeOf(given);
   if (!givenType)
     return failure();
-  if (givenType.getRank() != 1 || givenType.getDimSize(0) != rank)
-    return ctx.invalid("scales or sizes do not have one entry per dim");
+  int64_t n = named.axes.size();
+  if (givenType.getRank() != 1 || givenType.getDimSize(0) != n)
+    return ctx.invalid("scales or sizes do not have one entry per named dim");
   RuntimeResize r{ctx, m};
-  Value v = x;
-  for (int64_t d = 0; d < rank; ++d) {
+  SmallVector<int64_t> ins;
+  for (int64_t d : named.axes) {
     std::optional<int64_t> in = staticDim(ctx, x, d, "Resize");
     if (!in)
       return failure();
-    Value out, scale;
-    if (bySizes) {
-      out = entryOf(ctx, given, d);
-      scale = r.div(ctx.cast(out, r.f64), r.c(static_cast<double>(*in)));
-    } else {
-      scale = ctx.cast(entryOf(ctx, given, d), r.f64);
-      out = ctx.cast(ctx.make<FloorOp>(r.mul(scale, r.c(static_cast<double>(*in)))), r.i64);
+    ins.push_back(*in);
+  }
+  // With sizes and a policy: one scale (the least or greatest ratio), each
+  // size rounded half up from it.
+  Value common;
+  if (bySizes && named.policy != "stretch")
+    for (int64_t i = 0; i < n; ++i) {
+      Value ratio = r.div(ctx.cast(entryOf(ctx, given, i), r.f64),
+                          r.c(static_cast<double>(ins[i])));
+      common = !common ? ratio
+               : named.policy == "not_larger" ? ctx.make<MinOp>(common, ratio)
+                                              : ctx.make<MaxOp>(common, ratio);
     }
-    v = r.axis(v, d, *in, out, scale);
+  Value v = x;
+  for (int64_t i = 0; i < n; ++i) {
+    Value out, scale;
+    double in = static_cast<double>(ins[i]);
+    if (common) {
+      scale = common;
+      out = ctx.cast(ctx.make<FloorOp>(r.add(r.mul(scale, r.c(in)), r.c(0.5))), r.i64);
+    } else if (bySizes) {
+      out = entryOf(ctx, given, i);
+      scale = r.div(ctx.cast(out, r.f64), r.c(in));
+    } else {
+      scale = ctx.cast(entryOf(ctx, given, i), r.f64);
+      out = ctx.cast(ctx.make<FloorOp>(r.mul(scale, r.c(in))), r.i64);
+    }
+    v = r.axis(v, named.axes[i], ins[i], out, scale);
   }
   return ctx.setOutput(0, v);
 }
@@ -292,15 +343,17 @@ LogicalResult importResize(NodeContext &ctx) {
     return ctx.unsupported("coordinate_transformation_mode '" + m.transform + "'");
   if (ctx.intAttr("antialias", 0) != 0)
     return ctx.unsupported("antialias");
-  if (ctx.hasAttr("axes") || ctx.hasAttr("keep_aspect_ratio_policy"))
-    return ctx.unsupported("axes and keep_aspect_ratio_policy");
+  std::optional<ResizeAxes> named = readResizeAxes(ctx, rank);
+  if (!named)
+    return failure();
   size_t scalesInput = ctx.opset < 11 ? 1 : 2, sizesInput = 3;
   // Sizes (or, without them, scales) read when the model runs.
   if (ctx.hasInput(sizesInput) ? !ctx.isKnownInput(sizesInput) : !ctx.isKnownInput(scalesInput)) {
     if (ctx.hasInput(sizesInput) && !ctx.isKnownInput(scalesInput))
       return ctx.invalid("both scales and sizes are given");
     return runtimeResize(ctx, x, m, scalesInput,
-                         ctx.hasInput(sizesInput) ? std::optional(sizesInput) : std::nullopt);
+                         ctx.hasInput(sizesInput) ? std::optional(sizesInput) : std::nullopt,
+                         *named);
   }
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
@@ -318,12 +371,39 @@ LogicalResult importResize(NodeContext &ctx) {
   }
   if (sizes.empty() && scales.empty())
     return ctx.invalid("neither scales nor sizes is given");
-  if ((!sizes.empty() && static_cast<int64_t>(sizes.size()) != rank) ||
-      (!scales.empty() && static_cast<int64_t>(scales.size()) != rank))
-    return ctx.invalid("scales or sizes do not have one entry per dim");
-  if (!sizes.empty())
-    scales.clear();
-  return resize(ctx, x, m, scales, sizes);
+  int64_t n = named->axes.size();
+  if ((!sizes.empty() && static_cast<int64_t>(sizes.size()) != n) ||
+      (!scales.empty() && static_cast<int64_t>(scales.size()) != n))
+    return ctx.invalid("scales or sizes do not have one entry per named dim");
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  // Every dim's scale and size, the dims not named left as they are.
+  SmallVector<double> fullScales(rank, 1.0);
+  SmallVector<int64_t> fullSizes;
+  if (!sizes.empty()) {
+    fullSizes.assign(type.getShape().begin(), type.getShape().end());
+    double common = named->policy == "not_larger" ? HUGE_VAL : 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      std::optional<int64_t> in = staticDim(ctx, x, named->axes[i], "Resize");
+      if (!in)
+        return failure();
+      double ratio = static_cast<double>(sizes[i]) / static_cast<double>(*in);
+      common = named->policy == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
+      fullSizes[named->axes[i]] = sizes[i];
+    }
+    if (named->policy == "stretch")
+      return resize(ctx, x, m, {}, fullSizes);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t d = named->axes[i];
+      fullScales[d] = common;
+      fullSizes[d] = static_cast<int64_t>(common * static_cast<double>(type.getDimSize(d)) + 0.5);
+    }
+    return resize(ctx, x, m, fullScales, fullSizes);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    fullScales[named->axes[i]] = scales[i];
+  return resize(ctx, x, m, fullScales, {});
 }
 
 LogicalResult importUpsample(NodeContext &ctx) {
@@ -336,8 +416,12 @@ LogicalResult importUpsample(NodeContext &ctx) {
     for (float s : ctx.floatsAttr("scales"))
       scales.push_back(s);
   } else {
-    if (!ctx.isKnownInput(1))
-      return runtimeResize(ctx, ctx.input(0), m, 1, std::nullopt);
+    if (!ctx.isKnownInput(1)) {
+      ResizeAxes every;
+      for (int64_t d = 0; d < NodeContext::rankOf(ctx.input(0)); ++d)
+        every.axes.push_back(d);
+      return runtimeResize(ctx, ctx.input(0), m, 1, std::nullopt, every);
+    }
     std::optional<SmallVector<double>> s = ctx.floatsInput(1, "scales");
     if (!s)
       return failure();

@@ -64,7 +64,7 @@ save("future-opset.onnx", helper.make_graph(
 # Two unsupported ops and one unsupported attribute, all to be listed.
 save("several-unsupported.onnx", helper.make_graph(
     [helper.make_node("Unique", ["x"], ["u"], name="uniq"),
-     helper.make_node("NonZero", ["x"], ["n"], name="nonzero"),
+     helper.make_node("NonMaxSuppression", ["x", "x"], ["n"], name="nms"),
      helper.make_node("MaxPool", ["img"], ["p", "idx"], name="pool_with_indices",
                       kernel_shape=[2, 2])],
     "g", [vi("x"), vi("img", shape=(1, 1, 4, 4))],
