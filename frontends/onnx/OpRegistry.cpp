@@ -27,6 +27,7 @@ const OpRegistry &OpRegistry::get() {
     registerRecurrentOps(r);
     registerQuantizationOps(r);
     registerAttentionOps(r);
+    registerPadOps(r);
     return r;
   }();
   return registry;

@@ -76,6 +76,7 @@ void registerResizeOps(OpRegistry &);
 void registerRecurrentOps(OpRegistry &);
 void registerQuantizationOps(OpRegistry &);
 void registerAttentionOps(OpRegistry &);
+void registerPadOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 
