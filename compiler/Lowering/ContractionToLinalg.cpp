@@ -138,8 +138,13 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     int64_t spatial = inType.getRank() - 2;
     int64_t groups = static_cast<int64_t>(op.getGroups());
     int64_t channels = inType.getDimSize(1), outChannels = wType.getDimSize(0);
-    if (ShapedType::isDynamic(channels) || !wType.hasStaticShape())
+    // The output channels (weight dim 0) may be known only at run time
+    // when they form a single group.
+    if (ShapedType::isDynamic(channels) ||
+        llvm::any_of(wType.getShape().drop_front(), ShapedType::isDynamic) ||
+        (ShapedType::isDynamic(outChannels) && groups != 1))
       return b.notifyMatchFailure(op, "dynamic channels or kernel");
+    int64_t groupOut = ShapedType::isDynamic(outChannels) ? outChannels : outChannels / groups;
     for (int64_t i = 0; i < spatial; ++i)
       if (type.isDynamicDim(i + 2))
         return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
@@ -149,8 +154,8 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     // [N, C, D...] -> [N, G, C/G, D...]; [O, C/G, K...] -> [G, O/G, C/G, K...].
     auto paddedType = cast<RankedTensorType>(padded.getType());
     SmallVector<int64_t> inShape = {paddedType.getDimSize(0), groups, channels / groups};
-    SmallVector<int64_t> wShape = {groups, outChannels / groups, wType.getDimSize(1)};
-    SmallVector<int64_t> outShape = {type.getDimSize(0), groups, outChannels / groups};
+    SmallVector<int64_t> wShape = {groups, groupOut, wType.getDimSize(1)};
+    SmallVector<int64_t> outShape = {type.getDimSize(0), groups, groupOut};
     SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
     SmallVector<ReassociationIndices> wSplit = {{0, 1}, {2}};
     for (int64_t i = 0; i < spatial; ++i) {
@@ -167,8 +172,14 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
                             : OpFoldResult(b.getIndexAttr(inShape[i])));
     auto inGrouped = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get(inShape, inType.getElementType()), padded, split, inSizes);
+    SmallVector<OpFoldResult> wSizes;
+    for (int64_t i = 0; i < (int64_t)wShape.size(); ++i)
+      wSizes.push_back(ShapedType::isDynamic(wShape[i])
+                           ? OpFoldResult(dimOf(b, loc, op.getWeight(), 0))
+                           : OpFoldResult(b.getIndexAttr(wShape[i])));
     auto wGrouped = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(wShape, wType.getElementType()), op.getWeight(), wSplit);
+        b, loc, RankedTensorType::get(wShape, wType.getElementType()), op.getWeight(), wSplit,
+        wSizes);
     // Iteration: n, g, o', e..., c', k...
     int64_t rank = 3 + 2 * spatial + 1;
     auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
@@ -190,6 +201,8 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     SmallVector<Value> dynamicSizes;
     if (outGroupedType.isDynamicDim(0))
       dynamicSizes.push_back(dimOf(b, loc, op.getInput(), 0));
+    if (outGroupedType.isDynamicDim(2))
+      dynamicSizes.push_back(dimOf(b, loc, op.getWeight(), 0));
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{outGroupedType}, ValueRange{inGrouped, wGrouped},
         ValueRange{zeros(b, loc, outGroupedType, dynamicSizes)}, maps, iterators,

@@ -235,9 +235,39 @@ struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
   }
 };
 
-/// Positive-step slices of static dims, and full slices of dynamic dims,
-/// become tensor.extract_slice; anything else (reversal) a gathering
-/// generic.
+/// Where a slice of a dim of run-time length `n` starts (`first`) and how
+/// many entries it takes (`count`), as shape::sliceExtent computes them for
+/// static dims: negative bounds count from the end, then both are clamped
+/// to [0, n] (positive step) or [-1, n - 1] (negative step).
+struct RuntimeSliceBounds {
+  Value first, count;
+};
+
+RuntimeSliceBounds runtimeSliceBounds(OpBuilder &b, Location loc, Value n, int64_t start,
+                                      int64_t end, int64_t step) {
+  auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value lo = constant(step > 0 ? 0 : -1);
+  Value hi = step > 0 ? n : arith::SubIOp::create(b, loc, n, constant(1)).getResult();
+  auto clampBound = [&](int64_t v) -> Value {
+    Value bound;
+    if (v <= -int64_t(INT32_MAX))
+      bound = constant(-1); // below -n for any real length
+    else if (v < 0)
+      bound = arith::MaxSIOp::create(b, loc, arith::AddIOp::create(b, loc, n, constant(v)),
+                                     constant(-1));
+    else
+      bound = constant(std::min<int64_t>(v, INT32_MAX));
+    return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, bound, lo), hi);
+  };
+  Value first = clampBound(start), last = clampBound(end);
+  Value span = step > 0 ? arith::SubIOp::create(b, loc, last, first)
+                        : arith::SubIOp::create(b, loc, first, last);
+  Value count = arith::CeilDivSIOp::create(b, loc, span, constant(step > 0 ? step : -step));
+  return {first, arith::MaxSIOp::create(b, loc, count, constant(0))};
+}
+
+/// Positive-step slices become tensor.extract_slice (with bounds computed
+/// at run time on dims of run-time length); reversals a gathering generic.
 struct SliceToTensor : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
@@ -249,28 +279,29 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
     RankedTensorType inType = op.getInput().getType();
     int64_t rank = inType.getRank();
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    SmallVector<int64_t> firsts;
     bool reversed = false;
     for (int64_t d = 0; d < rank; ++d) {
       int64_t start = op.getStarts()[d], end = op.getEnds()[d], step = op.getSteps()[d];
+      reversed |= step < 0;
+      strides.push_back(rewriter.getIndexAttr(step));
       if (inType.isDynamicDim(d)) {
-        if (start != 0 || end < INT32_MAX || step != 1)
-          return rewriter.notifyMatchFailure(op, "partial slices of dynamic dims");
-        offsets.push_back(rewriter.getIndexAttr(0));
-        sizes.push_back(dimOf(rewriter, loc, op.getInput(), d));
-        strides.push_back(rewriter.getIndexAttr(1));
-        firsts.push_back(0);
+        Value n = dimOf(rewriter, loc, op.getInput(), d);
+        if (start == 0 && end >= INT32_MAX && step == 1) {
+          offsets.push_back(rewriter.getIndexAttr(0));
+          sizes.push_back(n);
+          continue;
+        }
+        RuntimeSliceBounds bounds = runtimeSliceBounds(rewriter, loc, n, start, end, step);
+        offsets.push_back(bounds.first);
+        sizes.push_back(bounds.count);
         continue;
       }
       int64_t dim = inType.getDimSize(d);
       if (start < 0)
         start = start < -dim ? -1 : start + dim;
       start = step > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, -1, dim - 1);
-      reversed |= step < 0;
-      firsts.push_back(start);
       offsets.push_back(rewriter.getIndexAttr(start));
       sizes.push_back(rewriter.getIndexAttr(op.getType().getDimSize(d)));
-      strides.push_back(rewriter.getIndexAttr(step));
     }
     if (!reversed) {
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), op.getInput(),
@@ -278,11 +309,14 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
       return success();
     }
     // Read input[first + i * step] for every result index.
-    FailureOr<Value> init = lowering::buildEmpty(rewriter, loc, op.getType(), {op.getInput()});
-    if (failed(init))
-      return failure();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (op.getType().isDynamicDim(d))
+        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
+    Value init = tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
+                                         op.getType().getElementType(), dynamicSizes);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{op.getType()}, ValueRange{}, ValueRange{*init},
+        rewriter, loc, TypeRange{op.getType()}, ValueRange{}, ValueRange{init},
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange) {
@@ -292,7 +326,7 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
             Value scaled = arith::MulIOp::create(
                 b, l, i, arith::ConstantIndexOp::create(b, l, op.getSteps()[d]));
             indices.push_back(arith::AddIOp::create(
-                b, l, scaled, arith::ConstantIndexOp::create(b, l, firsts[d])));
+                b, l, scaled, getValueOrCreateConstantIndexOp(b, l, offsets[d])));
           }
           linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, op.getInput(), indices)));
         });

@@ -29,10 +29,16 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
     return arith::ConstantOp::create(b, loc, FloatAttr::get(f, value));
   auto intType = cast<IntegerType>(type);
   // arith works on signless integers; the bits are the same. Values from
-  // 2^63 up (unsigned 64-bit maxima) do not fit an int64_t.
+  // 2^63 up (unsigned 64-bit maxima) do not fit an int64_t; for a signed
+  // type they saturate (a double cannot hold 2^63 - 1, the i64 maximum a
+  // min-reduction starts from, and rounds it to 2^63).
   unsigned width = intType.getWidth();
   Type signless = b.getIntegerType(width);
-  APInt bits = value >= 0x1p64   ? APInt::getAllOnes(width)
+  bool isUnsigned = intType.isUnsigned();
+  double signedLimit = std::ldexp(1.0, width - 1);
+  APInt bits = !isUnsigned && value >= signedLimit ? APInt::getSignedMaxValue(width)
+               : !isUnsigned && value < -signedLimit ? APInt::getSignedMinValue(width)
+               : value >= 0x1p64                     ? APInt::getAllOnes(width)
                : value >= 0x1p63 ? APInt(width, static_cast<uint64_t>(value))
                                  : APInt(width, static_cast<int64_t>(value), /*isSigned=*/true,
                                          /*implicitTrunc=*/true);

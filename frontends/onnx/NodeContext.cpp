@@ -369,8 +369,21 @@ SmallVector<Value> NodeContext::finishOp(Operation *op) {
   }
   if (!message.empty()) {
     std::string what = op->getName().getStringRef().str();
+    // An op built on the node's own inputs states what the model asks
+    // (e.g. Add of shapes that do not broadcast): the model is invalid. One
+    // built on values the importer computed is Kiln's own mistake.
+    bool onNodeInputs = llvm::all_of(op->getOperands(), [&](Value v) {
+      for (size_t i = 0; i < numInputs(); ++i)
+        if (hasInput(i) && state.values.lookup(node.input(i)) == v)
+          return true;
+      return false;
+    });
     op->erase();
-    invalid("building " + what + ": " + message);
+    if (onNodeInputs)
+      invalid("building " + what + ": " + message);
+    else
+      internal("the importer built an invalid " + what + " (" + message +
+               "): a Kiln limitation or bug, not a fault of the model");
     return {};
   }
   SmallVector<Value> results;

@@ -28,6 +28,9 @@ const OpRegistry &OpRegistry::get() {
     registerQuantizationOps(r);
     registerAttentionOps(r);
     registerPadOps(r);
+    registerGridSampleOps(r);
+    registerSpectralOps(r);
+    registerDetectionOps(r);
     return r;
   }();
   return registry;

@@ -77,6 +77,9 @@ void registerRecurrentOps(OpRegistry &);
 void registerQuantizationOps(OpRegistry &);
 void registerAttentionOps(OpRegistry &);
 void registerPadOps(OpRegistry &);
+void registerGridSampleOps(OpRegistry &);
+void registerSpectralOps(OpRegistry &);
+void registerDetectionOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

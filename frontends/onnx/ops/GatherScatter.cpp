@@ -37,47 +37,68 @@ std::optional<SmallVector<int64_t>> staticShape(NodeContext &ctx, Value v,
   return SmallVector<int64_t>(type.getShape());
 }
 
-/// i64 indices with negative entries wrapped by `size`.
-Value wrapIndices(NodeContext &ctx, Value indices, int64_t size) {
+/// i64 indices with negative entries wrapped by `size` (a rank-0 i64).
+Value wrapIndices(NodeContext &ctx, Value indices, Value size) {
   Value idx = ctx.cast(indices, ctx.b.getI64Type());
   Value negative = compare(ctx, ComparePredicate::lt, idx, ctx.scalarLike(idx, 0));
-  return ctx.make<SelectOp>(negative, ctx.make<AddOp>(idx, ctx.scalarLike(idx, size)),
-                            idx);
+  return ctx.make<SelectOp>(negative, ctx.make<AddOp>(idx, size), idx);
+}
+
+/// Row-major strides of `dims` (rank-0 i64 values; constants fold).
+SmallVector<Value> strideValues(NodeContext &ctx, ArrayRef<Value> dims) {
+  SmallVector<Value> strides(dims.size());
+  Value stride = i64Scalar(ctx, 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride = ctx.make<MulOp>(stride, dims[d]);
+  }
+  return strides;
 }
 
 Value flatten(NodeContext &ctx, Value v) {
   return ctx.make<ReshapeOp>(v, ctx.i64s({-1}));
 }
 
-/// Flat positions in a tensor of `dataShape` for GatherElements-style
-/// indices: `indices` along `axis`, the element's own coordinate elsewhere.
-Value elementFlatIndex(NodeContext &ctx, Value indices,
-                       ArrayRef<int64_t> dataShape,
-                       ArrayRef<int64_t> indexShape, int64_t axis) {
-  shape::Dims strides = stridesOf(dataShape);
-  Value flat = ctx.make<MulOp>(wrapIndices(ctx, indices, dataShape[axis]),
-                               ctx.scalar(ctx.b.getI64Type(), strides[axis]));
-  for (size_t d = 0; d < indexShape.size(); ++d) {
-    if (static_cast<int64_t>(d) == axis)
+/// Flat positions in `data` for GatherElements-style indices: `indices`
+/// along `axis`, the element's own coordinate (in `positions`, by default
+/// `indices` itself; `indices` broadcasts against it) elsewhere. Dims known
+/// only at run time are read when the model runs.
+Value elementFlatIndex(NodeContext &ctx, Value indices, Value data, int64_t axis,
+                       Value positions = {}) {
+  if (!positions)
+    positions = indices;
+  SmallVector<Value> dims = dimValues(ctx, data);
+  SmallVector<Value> strides = strideValues(ctx, dims);
+  int64_t rank = dims.size();
+  Value flat = ctx.make<MulOp>(wrapIndices(ctx, indices, dims[axis]), strides[axis]);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == axis)
       continue;
-    Value coordinate = ctx.make<MulOp>(iotaAlong(ctx, indexShape, d),
-                                       ctx.scalar(ctx.b.getI64Type(), strides[d]));
+    Value coordinate = ctx.make<MulOp>(iotaOfDim(ctx, positions, d, rank, d), strides[d]);
     flat = ctx.make<AddOp>(flat, coordinate);
   }
   return flat;
 }
 
+/// The rank of `data` and `axis` normalised for it, when `indices` has the
+/// same rank (GatherElements, ScatterElements).
+std::optional<int64_t> elementsAxis(NodeContext &ctx, Value data, Value indices) {
+  if (!data || !indices)
+    return std::nullopt;
+  int64_t rank = NodeContext::rankOf(data);
+  if (NodeContext::rankOf(indices) != rank) {
+    ctx.invalid("indices and data have different ranks");
+    return std::nullopt;
+  }
+  return ctx.normalizeAxis(ctx.intAttr("axis", 0), rank);
+}
+
 LogicalResult importGatherElements(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1);
-  auto dataShape = staticShape(ctx, data, "GatherElements");
-  auto indexShape = staticShape(ctx, indices, "GatherElements");
-  if (!dataShape || !indexShape)
-    return failure();
-  std::optional<int64_t> axis =
-      ctx.normalizeAxis(ctx.intAttr("axis", 0), dataShape->size());
+  std::optional<int64_t> axis = elementsAxis(ctx, data, indices);
   if (!axis)
     return failure();
-  Value flat = elementFlatIndex(ctx, indices, *dataShape, *indexShape, *axis);
+  Value flat = elementFlatIndex(ctx, indices, data, *axis);
   return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, data), flat, ctx.i64(0)));
 }
 
@@ -86,13 +107,10 @@ enum class ScatterReduction { none, add, mul, max, min };
 /// Writes `updates` ([U, R]) into `data` ([P, R]) at rows `rows` ([U]);
 /// with a reduction, combines the row with every update written to it.
 Value scatterRows(NodeContext &ctx, Value data, Value rows, Value updates,
-                  int64_t numRows, ScatterReduction reduction) {
+                  ScatterReduction reduction) {
   Type element = NodeContext::elementTypeOf(data);
-  SmallVector<int64_t> positions = {1, numRows};
   Value hits = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, rows, {1}),
-                       generateConstant(ctx,
-                                        RankedTensorType::get(positions, ctx.b.getI64Type()),
-                                        [](int64_t i) { return static_cast<double>(i); }));
+                       iotaOfDim(ctx, data, 0, 2, 1));
   Value oneHot = ctx.cast(hits, element);                        // [U, P]
   Value oneHotT = ctx.make<TransposeOp>(oneHot, ctx.i64s({1, 0})); // [P, U]
   if (reduction == ScatterReduction::mul || reduction == ScatterReduction::max ||
@@ -140,23 +158,15 @@ std::optional<ScatterReduction> scatterReduction(NodeContext &ctx) {
 
 LogicalResult importScatterElements(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
-  auto dataShape = staticShape(ctx, data, "ScatterElements");
-  auto indexShape = staticShape(ctx, indices, "ScatterElements");
   std::optional<ScatterReduction> reduction = scatterReduction(ctx);
-  if (!dataShape || !indexShape || !reduction)
+  std::optional<int64_t> axis = elementsAxis(ctx, data, indices);
+  if (!reduction || !axis)
     return failure();
-  std::optional<int64_t> axis =
-      ctx.normalizeAxis(ctx.intAttr("axis", 0), dataShape->size());
-  if (!axis)
-    return failure();
-  int64_t total = 1;
-  for (int64_t d : *dataShape)
-    total *= d;
-  Value flat = flatten(ctx, elementFlatIndex(ctx, indices, *dataShape, *indexShape, *axis));
-  Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({total, 1}));
+  Value flat = flatten(ctx, elementFlatIndex(ctx, indices, data, *axis));
+  Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({-1, 1}));
   Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, 1}));
-  Value result = scatterRows(ctx, rows, flat, values, total, *reduction);
-  return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(*dataShape)));
+  Value result = scatterRows(ctx, rows, flat, values, *reduction);
+  return ctx.setOutput(0, reshapeLike(ctx, result, data));
 }
 
 /// TensorScatter (opset 24): a KV-cache update. Along `axis`, cache position
@@ -200,76 +210,95 @@ LogicalResult importTensorScatter(NodeContext &ctx) {
                                  [](int64_t) { return 0.0; });
   Value index = ctx.make<AddOp>(
       ctx.make<MinOp>(ctx.make<MaxOp>(k, i64Scalar(ctx, 0)), i64Scalar(ctx, rows - 1)), zeros);
-  Value flat = elementFlatIndex(ctx, index, *updateShape, *cacheShape, *axis);
+  Value flat = elementFlatIndex(ctx, index, update, *axis);
   Value taken = ctx.make<GatherOp>(flatten(ctx, update), flatten(ctx, flat), ctx.i64(0));
   taken = ctx.make<ReshapeOp>(taken, ctx.i64s(*cacheShape));
   return ctx.setOutput(0, ctx.make<SelectOp>(valid, taken, past));
 }
 
 /// GatherND / ScatterND: the flat row of data's first batch + k dims that
-/// each index tuple (the last dim of `indices`) names.
-Value tupleFlatIndex(NodeContext &ctx, Value indices, ArrayRef<int64_t> dataShape,
-                     ArrayRef<int64_t> indexShape, int64_t batchDims) {
-  int64_t k = indexShape.back();
-  int64_t rank = indexShape.size();
-  SmallVector<int64_t> leading(dataShape.begin(), dataShape.begin() + batchDims + k);
-  shape::Dims strides = stridesOf(leading);
-  SmallVector<int64_t> tupleShape(indexShape.begin(), indexShape.end() - 1);
-  Value flat = ctx.scalar(ctx.b.getI64Type(), 0);
+/// each index tuple (the last dim of `indices`, k entries) names.
+Value tupleFlatIndex(NodeContext &ctx, Value indices, Value data, int64_t k,
+                     int64_t batchDims) {
+  int64_t rank = NodeContext::rankOf(indices);
+  SmallVector<Value> leading = dimValues(ctx, data);
+  leading.resize(batchDims + k);
+  SmallVector<Value> strides = strideValues(ctx, leading);
+  Value flat = i64Scalar(ctx, 0);
   for (int64_t b = 0; b < batchDims; ++b)
-    flat = ctx.make<AddOp>(flat, ctx.make<MulOp>(iotaAlong(ctx, tupleShape, b),
-                                                 ctx.scalar(ctx.b.getI64Type(), strides[b])));
+    flat = ctx.make<AddOp>(flat, ctx.make<MulOp>(iotaOfDim(ctx, indices, b, rank - 1, b),
+                                                 strides[b]));
   for (int64_t j = 0; j < k; ++j) {
-    SmallVector<int64_t> starts(rank, 0), ends(indexShape), steps(rank, 1);
+    SmallVector<int64_t> starts(rank, 0), ends(rank, INT64_MAX), steps(rank, 1);
     starts[rank - 1] = j;
     ends[rank - 1] = j + 1;
-    Value component = ctx.make<ReshapeOp>(
-        ctx.make<SliceOp>(indices, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps)),
-        ctx.i64s(tupleShape));
-    Value wrapped = wrapIndices(ctx, component, dataShape[batchDims + j]);
-    flat = ctx.make<AddOp>(flat, ctx.make<MulOp>(wrapped,
-                                                 ctx.scalar(ctx.b.getI64Type(),
-                                                            strides[batchDims + j])));
+    Value component = squeeze(
+        ctx, ctx.make<SliceOp>(indices, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps)),
+        {rank - 1});
+    Value wrapped = wrapIndices(ctx, component, leading[batchDims + j]);
+    flat = ctx.make<AddOp>(flat, ctx.make<MulOp>(wrapped, strides[batchDims + j]));
   }
   return flat;
 }
 
+/// The tuple length k of GatherND / ScatterND's indices (their last dim,
+/// static), checked against data's rank; and data's dims after the first
+/// `batchDims + k` (the rows' shape), which must be static.
+std::optional<std::pair<int64_t, SmallVector<int64_t>>>
+tupleShape(NodeContext &ctx, Value data, Value indices, int64_t batchDims, StringRef op) {
+  RankedTensorType dataType = NodeContext::typeOf(data), indexType = NodeContext::typeOf(indices);
+  if (!dataType || !indexType)
+    return std::nullopt;
+  if (indexType.getRank() == 0 || batchDims < 0 || batchDims >= indexType.getRank()) {
+    ctx.invalid("indices must have a tuple dim after the batch dims");
+    return std::nullopt;
+  }
+  int64_t k = indexType.getShape().back();
+  if (ShapedType::isDynamic(k)) {
+    ctx.unsupported(op + " with index tuples of a length known only at run time");
+    return std::nullopt;
+  }
+  if (batchDims + k > dataType.getRank()) {
+    ctx.invalid("index tuples are longer than the data's rank");
+    return std::nullopt;
+  }
+  SmallVector<int64_t> rest(dataType.getShape().drop_front(batchDims + k));
+  if (llvm::any_of(rest, ShapedType::isDynamic)) {
+    ctx.unsupported(op + " of rows whose dims are known only at run time");
+    return std::nullopt;
+  }
+  return std::make_pair(k, rest);
+}
+
 LogicalResult importGatherND(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1);
-  auto dataShape = staticShape(ctx, data, "GatherND");
-  auto indexShape = staticShape(ctx, indices, "GatherND");
-  if (!dataShape || !indexShape)
-    return failure();
   int64_t batchDims = ctx.intAttr("batch_dims", 0);
-  int64_t k = indexShape->empty() ? 0 : indexShape->back();
-  if (indexShape->empty() || batchDims < 0 ||
-      batchDims + k > static_cast<int64_t>(dataShape->size()))
-    return ctx.invalid("index tuples are longer than the data's rank");
-  Value flat = tupleFlatIndex(ctx, indices, *dataShape, *indexShape, batchDims);
+  auto tuple = tupleShape(ctx, data, indices, batchDims, "GatherND");
+  if (!tuple)
+    return failure();
+  auto [k, rest] = *tuple;
+  Value flat = tupleFlatIndex(ctx, indices, data, k, batchDims);
   SmallVector<int64_t> rows = {-1};
-  rows.append(dataShape->begin() + batchDims + k, dataShape->end());
+  rows.append(rest);
   Value table = ctx.make<ReshapeOp>(data, ctx.i64s(rows));
   return ctx.setOutput(0, ctx.make<GatherOp>(table, flat, ctx.i64(0)));
 }
 
 LogicalResult importScatterND(NodeContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
-  auto dataShape = staticShape(ctx, data, "ScatterND");
-  auto indexShape = staticShape(ctx, indices, "ScatterND");
   std::optional<ScatterReduction> reduction = scatterReduction(ctx);
-  if (!dataShape || !indexShape || !reduction)
+  auto tuple = tupleShape(ctx, data, indices, 0, "ScatterND");
+  if (!tuple || !reduction)
     return failure();
-  int64_t k = indexShape->empty() ? 0 : indexShape->back();
-  if (indexShape->empty() || k > static_cast<int64_t>(dataShape->size()))
-    return ctx.invalid("index tuples are longer than the data's rank");
-  int64_t positions = 1, rest = 1;
-  for (int64_t d = 0; d < static_cast<int64_t>(dataShape->size()); ++d)
-    (d < k ? positions : rest) *= (*dataShape)[d];
-  Value flat = flatten(ctx, tupleFlatIndex(ctx, indices, *dataShape, *indexShape, 0));
-  Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({positions, rest}));
-  Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, rest}));
-  Value result = scatterRows(ctx, rows, flat, values, positions, *reduction);
-  return ctx.setOutput(0, ctx.make<ReshapeOp>(result, ctx.i64s(*dataShape)));
+  auto [k, rest] = *tuple;
+  int64_t rowSize = 1;
+  for (int64_t d : rest)
+    rowSize *= d;
+  Value flat = flatten(ctx, tupleFlatIndex(ctx, indices, data, k, 0));
+  Value rows = ctx.make<ReshapeOp>(data, ctx.i64s({-1, rowSize}));
+  Value values = ctx.make<ReshapeOp>(updates, ctx.i64s({-1, rowSize}));
+  Value result = scatterRows(ctx, rows, flat, values, *reduction);
+  return ctx.setOutput(0, reshapeLike(ctx, result, data));
 }
 
 LogicalResult importMaxUnpool(NodeContext &ctx) {
@@ -303,7 +332,7 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
       [](int64_t) { return 0.0; });
   Value flat = flatten(ctx, ctx.cast(indices, ctx.b.getI64Type()));
   Value values = ctx.make<ReshapeOp>(x, ctx.i64s({-1, 1}));
-  Value result = scatterRows(ctx, zeros, flat, values, total, ScatterReduction::none);
+  Value result = scatterRows(ctx, zeros, flat, values, ScatterReduction::none);
   Value unpooled = ctx.make<ReshapeOp>(result, ctx.i64s(outShape));
   if (!ctx.hasInput(2))
     return ctx.setOutput(0, unpooled);
@@ -324,27 +353,6 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
 /// Compress by a condition read when the model runs: output k takes the
 /// position whose running count of selected entries reaches k + 1 (the
 /// result's length is the count, decided at run time).
-/// The positions (i64 [count], count decided at run time) of the non-zero
-/// entries of `flags` (i64 [n]), in order: entry i is the position whose
-/// running count of selected entries reaches i + 1. Quadratic in n.
-Value selectedPositions(NodeContext &ctx, Value flags, int64_t n) {
-  Value selected = ctx.cast(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
-                            ctx.b.getI64Type());
-  Value upTo = generateConstant(ctx, RankedTensorType::get({n, n}, ctx.b.getI64Type()),
-                                [&](int64_t flat) { return flat % n <= flat / n ? 1.0 : 0.0; });
-  Value running = ctx.make<ReduceSumOp>(ctx.make<MulOp>(upTo, unsqueeze(ctx, selected, {0})),
-                                        ctx.i64s({1}), ctx.b.getBoolAttr(false));
-  Value count = ctx.make<ReduceSumOp>(selected, ctx.i64s({0}), ctx.b.getBoolAttr(false));
-  Value slots = unsqueeze(ctx, ctx.make<AddOp>(iotaOfLength(ctx, count), i64Scalar(ctx, 1)), {1});
-  Value hit = ctx.make<AndOp>(
-      compare(ctx, ComparePredicate::eq, unsqueeze(ctx, running, {0}), slots),
-      compare(ctx, ComparePredicate::ne, unsqueeze(ctx, selected, {0}), i64Scalar(ctx, 0)));
-  Value positions = ctx.make<ReduceSumOp>(
-      ctx.make<SelectOp>(hit, iotaAlong(ctx, {1, n}, 1), i64Scalar(ctx, 0)), ctx.i64s({1}),
-      ctx.b.getBoolAttr(false));
-  return positions;
-}
-
 Value runtimeCompress(NodeContext &ctx, Value source, int64_t axis, int64_t size) {
   Value condition = ctx.input(1);
   RankedTensorType type = NodeContext::typeOf(condition);
@@ -392,13 +400,20 @@ LogicalResult importCompress(NodeContext &ctx) {
   } else {
     source = flatten(ctx, x);
   }
-  std::optional<int64_t> size = staticDim(ctx, source, axis, "Compress");
-  if (!size)
-    return failure();
-  if (runtime)
+  if (runtime) {
+    std::optional<int64_t> size = staticDim(ctx, source, axis, "Compress by a run-time condition");
+    if (!size)
+      return failure();
     return ctx.setOutput(0, runtimeCompress(ctx, source, axis, *size));
+  }
+  // A constant condition selects constant positions; on a dim known only
+  // at run time, one past its end is a run-time error (ONNX requires the
+  // condition to be no longer than the dim).
+  int64_t size = NodeContext::typeOf(source).getDimSize(axis);
+  if (ShapedType::isDynamic(size))
+    size = condition->size();
   SmallVector<int64_t> kept;
-  for (int64_t i = 0; i < std::min<int64_t>(*size, condition->size()); ++i)
+  for (int64_t i = 0; i < std::min<int64_t>(size, condition->size()); ++i)
     if ((*condition)[i])
       kept.push_back(i);
   if (kept.empty())
@@ -436,53 +451,54 @@ LogicalResult importNonZero(NodeContext &ctx) {
 
 LogicalResult importReverseSequence(NodeContext &ctx) {
   Value x = ctx.input(0);
-  auto shape = staticShape(ctx, x, "ReverseSequence");
-  if (!shape)
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
     return failure();
+  int64_t rank = type.getRank();
   int64_t timeAxis = ctx.intAttr("time_axis", 0), batchAxis = ctx.intAttr("batch_axis", 1);
-  if (shape->size() < 2 || (timeAxis != 0 && timeAxis != 1) || batchAxis != 1 - timeAxis)
+  if (rank < 2 || (timeAxis != 0 && timeAxis != 1) || batchAxis != 1 - timeAxis)
     return ctx.invalid("time_axis and batch_axis must be 0 and 1 in some order");
-  if (!ctx.isKnownInput(1)) {
-    // Lengths read when the model runs: the same source rule on tensors.
-    Value lengths = runtimeInts(ctx, 1);
-    RankedTensorType lengthsType = NodeContext::typeOf(lengths);
-    if (!lengthsType)
+  std::optional<SmallVector<int64_t>> known;
+  if (ctx.isKnownInput(1)) {
+    known = ctx.intsInput(1, "sequence_lens");
+    if (!known)
       return failure();
-    if (lengthsType.getRank() != 1 || lengthsType.getDimSize(0) != (*shape)[batchAxis])
+    if (!type.isDynamicDim(batchAxis) &&
+        static_cast<int64_t>(known->size()) != type.getDimSize(batchAxis))
       return ctx.invalid("sequence_lens needs one length per batch entry");
-    shape::Dims strides = stridesOf(*shape);
-    SmallVector<int64_t> spread(shape->size(), 1);
-    spread[batchAxis] = (*shape)[batchAxis];
-    Value len = ctx.make<ReshapeOp>(lengths, ctx.i64s(spread));
-    Value t = iotaAlong(ctx, *shape, timeAxis);
-    Value from = ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, t, len),
-                                    ctx.make<SubOp>(ctx.make<SubOp>(len, i64Scalar(ctx, 1)), t), t);
-    Value flat = generateConstant(ctx, RankedTensorType::get(*shape, ctx.b.getI64Type()),
-                                  [](int64_t i) { return static_cast<double>(i); });
-    Value sources = ctx.make<AddOp>(
-        flat, ctx.make<MulOp>(ctx.make<SubOp>(from, t), i64Scalar(ctx, strides[timeAxis])));
+  }
+  if (known && type.hasStaticShape()) {
+    // Every element's source: time t of batch b reads t' = len - 1 - t
+    // when t < len, else itself.
+    SmallVector<int64_t> shape(type.getShape());
+    shape::Dims strides = stridesOf(shape);
+    Value sources = generateConstant(
+        ctx, RankedTensorType::get(shape, ctx.b.getI64Type()), [&](int64_t flat) {
+          int64_t t = (flat / strides[timeAxis]) % shape[timeAxis];
+          int64_t b = (flat / strides[batchAxis]) % shape[batchAxis];
+          int64_t len = (*known)[b];
+          int64_t from = t < len ? len - 1 - t : t;
+          return static_cast<double>(flat + (from - t) * strides[timeAxis]);
+        });
     return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, x), sources, ctx.i64(0)));
   }
-  std::optional<SmallVector<int64_t>> lengths = ctx.intsInput(1, "sequence_lens");
-  if (!lengths)
+  // Lengths or dims read when the model runs: the same rule on tensors, a
+  // gather along the time axis.
+  Value lengths = known ? ctx.indices(*known) : runtimeInts(ctx, 1);
+  RankedTensorType lengthsType = NodeContext::typeOf(lengths);
+  if (!lengthsType)
     return failure();
-  if (static_cast<int64_t>(lengths->size()) != (*shape)[batchAxis])
+  if (lengthsType.getRank() != 1 ||
+      (!lengthsType.isDynamicDim(0) && !type.isDynamicDim(batchAxis) &&
+       lengthsType.getDimSize(0) != type.getDimSize(batchAxis)))
     return ctx.invalid("sequence_lens needs one length per batch entry");
-  // Every element's source: time t of batch b reads t' = len - 1 - t when
-  // t < len, else itself.
-  shape::Dims strides = stridesOf(*shape);
-  int64_t total = 1;
-  for (int64_t d : *shape)
-    total *= d;
-  Value sources = generateConstant(
-      ctx, RankedTensorType::get(*shape, ctx.b.getI64Type()), [&](int64_t flat) {
-        int64_t t = (flat / strides[timeAxis]) % (*shape)[timeAxis];
-        int64_t b = (flat / strides[batchAxis]) % (*shape)[batchAxis];
-        int64_t len = (*lengths)[b];
-        int64_t from = t < len ? len - 1 - t : t;
-        return static_cast<double>(flat + (from - t) * strides[timeAxis]);
-      });
-  (void)total;
+  SmallVector<int64_t> spread(rank, 1);
+  spread[batchAxis] = -1;
+  Value len = ctx.make<ReshapeOp>(lengths, ctx.i64s(spread));
+  Value t = iotaOfDim(ctx, x, timeAxis, rank, timeAxis);
+  Value from = ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, t, len),
+                                  ctx.make<SubOp>(ctx.make<SubOp>(len, i64Scalar(ctx, 1)), t), t);
+  Value sources = elementFlatIndex(ctx, from, x, timeAxis, x);
   return ctx.setOutput(0, ctx.make<GatherOp>(flatten(ctx, x), sources, ctx.i64(0)));
 }
 

@@ -1,8 +1,8 @@
 //===- Generator.cpp - ONNX ops that produce constants --------------------===//
 //
-// Constant, ConstantOfShape, Range, EyeLike and the window functions: all
-// of them are evaluated at import time (their inputs must be constants) and
-// become kiln.constant.
+// Constant, ConstantOfShape, Range, EyeLike and the window functions:
+// evaluated at import time into a kiln.constant when their inputs are
+// constants, else built from kiln.iota over sizes read at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,8 +150,8 @@ LogicalResult importEyeLike(NodeContext &ctx) {
   RankedTensorType type = NodeContext::typeOf(ctx.input(0));
   if (!type)
     return failure();
-  if (type.getRank() != 2 || !type.hasStaticShape())
-    return ctx.unsupported("EyeLike of a tensor that is not a static matrix");
+  if (type.getRank() != 2)
+    return ctx.invalid("EyeLike's input must be a matrix");
   Type element = type.getElementType();
   if (ctx.hasAttr("dtype")) {
     element = elementTypeOf(ctx.context(), ctx.intAttr("dtype", 1));
@@ -159,6 +159,14 @@ LogicalResult importEyeLike(NodeContext &ctx) {
       return ctx.unsupported("dtype " + dataTypeName(ctx.intAttr("dtype", 1)));
   }
   int64_t k = ctx.intAttr("k", 0), cols = type.getDimSize(1);
+  if (!type.hasStaticShape()) {
+    // Ones where j - i == k, over dims read when the model runs.
+    Value diagonal = ctx.make<SubOp>(iotaOfDim(ctx, ctx.input(0), 1, 2, 1),
+                                     iotaOfDim(ctx, ctx.input(0), 0, 2, 0));
+    return ctx.setOutput(0, ctx.cast(compare(ctx, ComparePredicate::eq, diagonal,
+                                             i64Scalar(ctx, k)),
+                                     element));
+  }
   return ctx.setOutput(0, generateConstant(ctx, type.clone(element), [&](int64_t flat) {
                          return (flat % cols) - (flat / cols) == k ? 1.0 : 0.0;
                        }));

@@ -194,6 +194,18 @@ Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {
   return ctx.make<CompareOp>(ComparePredicateAttr::get(ctx.context(), p), a, b);
 }
 
+AxisToLast axisToLast(int64_t rank, int64_t axis) {
+  AxisToLast p;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      p.toLast.push_back(d);
+  p.toLast.push_back(axis);
+  p.back.resize(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    p.back[p.toLast[d]] = d;
+  return p;
+}
+
 Value iotaAlong(NodeContext &ctx, ArrayRef<int64_t> shape, int64_t d) {
   SmallVector<int64_t> s(shape.size(), 1);
   s[d] = shape[d];
@@ -291,6 +303,64 @@ Value dimValue(NodeContext &ctx, Value v, int64_t d) {
 
 Value iotaOfLength(NodeContext &ctx, Value n) {
   return ctx.make<IotaOp>(asVector(ctx, n), ctx.i64(0));
+}
+
+Value iotaOfDim(NodeContext &ctx, Value v, int64_t d, int64_t rank, int64_t at) {
+  RankedTensorType type = NodeContext::typeOf(v);
+  if (!type)
+    return {};
+  SmallVector<int64_t> shape(rank, 1);
+  if (!type.isDynamicDim(d)) {
+    shape[at] = type.getDimSize(d);
+    return iotaAlong(ctx, shape, at);
+  }
+  shape[at] = -1;
+  return ctx.make<ReshapeOp>(iotaOfLength(ctx, dimValue(ctx, v, d)), ctx.i64s(shape));
+}
+
+SmallVector<Value> dimValues(NodeContext &ctx, Value v) {
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < NodeContext::rankOf(v); ++d)
+    dims.push_back(dimValue(ctx, v, d));
+  return dims;
+}
+
+Value reshapeLike(NodeContext &ctx, Value v, Value like) {
+  RankedTensorType type = NodeContext::typeOf(like);
+  if (!type)
+    return {};
+  SmallVector<int64_t> spec(type.getShape());
+  int64_t dynamic = llvm::count_if(spec, ShapedType::isDynamic);
+  if (dynamic <= 1) {
+    for (int64_t &s : spec)
+      s = ShapedType::isDynamic(s) ? -1 : s;
+    return ctx.make<ReshapeOp>(v, ctx.i64s(spec));
+  }
+  for (int64_t &s : spec)
+    s = ShapedType::isDynamic(s) ? -1 : s;
+  return ctx.make<DynamicReshapeOp>(v, ctx.make<ShapeOfOp>(like), ctx.b.getBoolAttr(true),
+                                    ctx.i64s(spec));
+}
+
+// The positions (i64 [count], count decided at run time) of the non-zero
+// entries of `flags` (i64 [n]), in order: entry i is the position whose
+// running count of selected entries reaches i + 1. Quadratic in n.
+Value selectedPositions(NodeContext &ctx, Value flags, int64_t n) {
+  Value selected = ctx.cast(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
+                            ctx.b.getI64Type());
+  Value upTo = generateConstant(ctx, RankedTensorType::get({n, n}, ctx.b.getI64Type()),
+                                [&](int64_t flat) { return flat % n <= flat / n ? 1.0 : 0.0; });
+  Value running = ctx.make<ReduceSumOp>(ctx.make<MulOp>(upTo, unsqueeze(ctx, selected, {0})),
+                                        ctx.i64s({1}), ctx.b.getBoolAttr(false));
+  Value count = ctx.make<ReduceSumOp>(selected, ctx.i64s({0}), ctx.b.getBoolAttr(false));
+  Value slots = unsqueeze(ctx, ctx.make<AddOp>(iotaOfLength(ctx, count), i64Scalar(ctx, 1)), {1});
+  Value hit = ctx.make<AndOp>(
+      compare(ctx, ComparePredicate::eq, unsqueeze(ctx, running, {0}), slots),
+      compare(ctx, ComparePredicate::ne, unsqueeze(ctx, selected, {0}), i64Scalar(ctx, 0)));
+  Value positions = ctx.make<ReduceSumOp>(
+      ctx.make<SelectOp>(hit, iotaAlong(ctx, {1, n}, 1), i64Scalar(ctx, 0)), ctx.i64s({1}),
+      ctx.b.getBoolAttr(false));
+  return positions;
 }
 
 Value concatVector(NodeContext &ctx, ArrayRef<Value> pieces) {

@@ -65,6 +65,13 @@ mlir::Value zeroPad(NodeContext &ctx, mlir::Value v,
 mlir::Value compare(NodeContext &ctx, ComparePredicate p, mlir::Value a,
                     mlir::Value b);
 
+/// The permutation that moves `axis` of a rank-`rank` tensor last (the
+/// others keep their order) and the one that moves it back.
+struct AxisToLast {
+  llvm::SmallVector<int64_t> toLast, back;
+};
+AxisToLast axisToLast(int64_t rank, int64_t axis);
+
 /// An i64 iota over dim `d` of `shape`, laid out as [1.., shape[d], ..1]
 /// so that it broadcasts along that dim.
 mlir::Value iotaAlong(NodeContext &ctx, llvm::ArrayRef<int64_t> shape,
@@ -98,6 +105,18 @@ mlir::Value dimValue(NodeContext &ctx, mlir::Value v, int64_t d);
 mlir::Value iotaOfLength(NodeContext &ctx, mlir::Value n);
 /// Rank-0 i64 constant.
 mlir::Value i64Scalar(NodeContext &ctx, int64_t value);
+/// An i64 iota over dim `d` of `v` (its length read at run time when
+/// dynamic), laid out with `rank` dims, all 1 but dim `at`, so that it
+/// broadcasts along that dim.
+mlir::Value iotaOfDim(NodeContext &ctx, mlir::Value v, int64_t d, int64_t rank, int64_t at);
+/// The dims of `v` as rank-0 i64 tensors (constants where static).
+llvm::SmallVector<mlir::Value> dimValues(NodeContext &ctx, mlir::Value v);
+/// `v` reshaped to the shape of `like` (same element count), read at run
+/// time where `like` has dynamic dims.
+mlir::Value reshapeLike(NodeContext &ctx, mlir::Value v, mlir::Value like);
+/// The positions (i64 [count], count decided at run time) of the non-zero
+/// entries of `flags` (i64 [n]), in order. Quadratic in n.
+mlir::Value selectedPositions(NodeContext &ctx, mlir::Value flags, int64_t n);
 /// Concatenation of 1-D pieces (rank-0 pieces become one entry).
 mlir::Value concatVector(NodeContext &ctx, llvm::ArrayRef<mlir::Value> pieces);
 /// The (static) number of axes input `i` names for a Squeeze or reduction

@@ -71,23 +71,16 @@ LogicalResult importOneHot(NodeContext &ctx) {
 
 LogicalResult importTrilu(NodeContext &ctx) {
   Value x = ctx.input(0);
-  int64_t rank = NodeContext::rankOf(x);
-  if (x && rank < 2)
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  if (rank < 2)
     return ctx.invalid("input must have rank >= 2");
-  // k read when the model runs: keep where (j - i) compares with it.
-  if (ctx.hasInput(1) && !ctx.isKnownInput(1)) {
-    Value k = asScalar(ctx, runtimeInts(ctx, 1));
-    std::optional<int64_t> rows = staticDim(ctx, x, rank - 2, "Trilu");
-    std::optional<int64_t> cols = staticDim(ctx, x, rank - 1, "Trilu");
-    if (!rows || !cols)
-      return failure();
-    Value diagonal = ctx.make<SubOp>(iotaAlong(ctx, {1, *cols}, 1), iotaAlong(ctx, {*rows, 1}, 0));
-    bool upper = ctx.intAttr("upper", 1) != 0;
-    Value keep = compare(ctx, upper ? ComparePredicate::ge : ComparePredicate::le, diagonal, k);
-    return ctx.setOutput(0, ctx.make<SelectOp>(keep, x, ctx.scalarLike(x, 0)));
-  }
+  bool upper = ctx.intAttr("upper", 1) != 0;
+  bool runtimeK = ctx.hasInput(1) && !ctx.isKnownInput(1);
   int64_t k = 0;
-  if (ctx.hasInput(1)) {
+  if (ctx.hasInput(1) && !runtimeK) {
     std::optional<SmallVector<int64_t>> given = ctx.intsInput(1, "k");
     if (!given)
       return failure();
@@ -95,18 +88,22 @@ LogicalResult importTrilu(NodeContext &ctx) {
       return ctx.invalid("k must be a scalar");
     k = (*given)[0];
   }
-  std::optional<int64_t> rows = staticDim(ctx, x, rank - 2, "Trilu");
-  std::optional<int64_t> cols = staticDim(ctx, x, rank - 1, "Trilu");
-  if (!rows || !cols)
-    return failure();
-  bool upper = ctx.intAttr("upper", 1) != 0;
-  // Keep (i, j) where j - i >= k (upper) or j - i <= k (lower).
-  Value keep = generateConstant(
-      ctx, RankedTensorType::get({*rows, *cols}, ctx.b.getI1Type()),
-      [&](int64_t flat) {
-        int64_t i = flat / *cols, j = flat % *cols;
-        return upper ? (j - i >= k) : (j - i <= k);
-      });
+  // Keep (i, j) where j - i >= k (upper) or j - i <= k (lower): a constant
+  // mask when the matrix dims and k are known, else compared at run time.
+  Value keep;
+  if (!runtimeK && !type.isDynamicDim(rank - 2) && !type.isDynamicDim(rank - 1)) {
+    int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+    keep = generateConstant(ctx, RankedTensorType::get({rows, cols}, ctx.b.getI1Type()),
+                            [&](int64_t flat) {
+                              int64_t i = flat / cols, j = flat % cols;
+                              return upper ? (j - i >= k) : (j - i <= k);
+                            });
+  } else {
+    Value kValue = runtimeK ? asScalar(ctx, runtimeInts(ctx, 1)) : i64Scalar(ctx, k);
+    Value diagonal = ctx.make<SubOp>(iotaOfDim(ctx, x, rank - 1, 2, 1),
+                                     iotaOfDim(ctx, x, rank - 2, 2, 0));
+    keep = compare(ctx, upper ? ComparePredicate::ge : ComparePredicate::le, diagonal, kValue);
+  }
   return ctx.setOutput(0, ctx.make<SelectOp>(keep, x, ctx.scalarLike(x, 0)));
 }
 
@@ -136,17 +133,10 @@ Value cumulativeSum(NodeContext &ctx, Value x, int64_t axis, bool exclusive, boo
                                  : (exclusive ? ComparePredicate::lt : ComparePredicate::le);
     mask = ctx.cast(compare(ctx, p, i, j), type.getElementType());
   }
-  SmallVector<int64_t> toLast, fromLast;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      toLast.push_back(d);
-  toLast.push_back(axis);
-  fromLast.resize(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    fromLast[toLast[d]] = d;
-  Value moved = ctx.make<TransposeOp>(x, ctx.i64s(toLast));
+  AxisToLast perm = axisToLast(rank, axis);
+  Value moved = ctx.make<TransposeOp>(x, ctx.i64s(perm.toLast));
   Value summed = numpyMatmul(ctx, moved, mask);
-  return ctx.make<TransposeOp>(summed, ctx.i64s(fromLast));
+  return ctx.make<TransposeOp>(summed, ctx.i64s(perm.back));
 }
 
 /// Running products of `x` along `axis` (CumProd, opset 26): for each
@@ -165,18 +155,12 @@ Value cumulativeProduct(NodeContext &ctx, Value x, int64_t axis, bool exclusive,
   ComparePredicate p = reverse ? (exclusive ? ComparePredicate::gt : ComparePredicate::ge)
                                : (exclusive ? ComparePredicate::lt : ComparePredicate::le);
   Value contributes = compare(ctx, p, i, j);
-  SmallVector<int64_t> toLast, fromLast(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      toLast.push_back(d);
-  toLast.push_back(axis);
-  for (int64_t d = 0; d < rank; ++d)
-    fromLast[toLast[d]] = d;
+  AxisToLast perm = axisToLast(rank, axis);
   // [..., n] -> [..., n (i), 1] against [n (i), n (j)], reduced over i.
-  Value moved = unsqueeze(ctx, ctx.make<TransposeOp>(x, ctx.i64s(toLast)), {rank});
+  Value moved = unsqueeze(ctx, ctx.make<TransposeOp>(x, ctx.i64s(perm.toLast)), {rank});
   Value terms = ctx.make<SelectOp>(contributes, moved, ctx.scalarLike(x, 1.0));
   Value product = ctx.make<ReduceProdOp>(terms, ctx.i64s({rank - 1}), ctx.b.getBoolAttr(false));
-  return ctx.make<TransposeOp>(product, ctx.i64s(fromLast));
+  return ctx.make<TransposeOp>(product, ctx.i64s(perm.back));
 }
 
 /// CumSum and CumProd: along an axis known when compiling, or read when the

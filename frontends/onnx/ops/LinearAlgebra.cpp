@@ -100,8 +100,14 @@ LogicalResult importDet(NodeContext &ctx) {
   std::optional<int64_t> n = staticDim(ctx, x, rank - 1, "Det");
   if (!n)
     return failure();
-  if (type.getDimSize(rank - 2) != *n)
+  if (type.isDynamicDim(rank - 2)) {
+    // Rows known only at run time: n of them, checked when the model runs.
+    SmallVector<int64_t> square(rank - 2, 0);
+    square.append({*n, *n});
+    x = ctx.make<ReshapeOp>(x, ctx.i64s(square));
+  } else if (type.getDimSize(rank - 2) != *n) {
     return ctx.invalid("matrices must be square");
+  }
   if (*n > 4)
     return ctx.unsupported("Det of matrices larger than 4 x 4");
   SmallVector<int64_t> batch(type.getShape().drop_back(2));

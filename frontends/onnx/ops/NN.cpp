@@ -164,7 +164,20 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   Value padded = zeroPad(ctx, stuffed, convPads);
   // Weights [Cin, Cout/g, K...] -> [Cout, Cin/g, K...], spatially flipped.
   int64_t cin = wType.getDimSize(0), coutPerGroup = wType.getDimSize(1);
-  if (ShapedType::isDynamic(cin) || group <= 0 || cin % group != 0)
+  if (ShapedType::isDynamic(cin) || ShapedType::isDynamic(coutPerGroup)) {
+    // A weight whose channels are known only at run time: its input
+    // channels are the input's, checked when the model runs.
+    std::optional<int64_t> channels = staticDim(ctx, x, 1, "ConvTranspose's input channels");
+    if (!channels)
+      return failure();
+    if (ShapedType::isDynamic(coutPerGroup))
+      return ctx.unsupported("ConvTranspose with output channels known only at run time");
+    cin = *channels;
+    SmallVector<int64_t> known = {cin, coutPerGroup};
+    known.append(kernel);
+    w = ctx.make<ReshapeOp>(w, ctx.i64s(known));
+  }
+  if (group <= 0 || cin % group != 0)
     return ctx.invalid("weight channels do not divide into groups");
   SmallVector<int64_t> grouped = {group, cin / group, coutPerGroup};
   grouped.append(kernel);
@@ -313,11 +326,20 @@ LogicalResult importDropout(NodeContext &ctx) {
   }
   if (ctx.hasOutput(1) && ctx.outputUsed(1)) {
     RankedTensorType type = NodeContext::typeOf(x);
-    if (type && !type.hasStaticShape())
-      return ctx.unsupported("the mask output of a dynamically shaped Dropout");
-    if (type)
+    if (type && type.hasStaticShape()) {
       ctx.bindOutput(1, ctx.constant(DenseElementsAttr::get(
                            type.clone(ctx.b.getI1Type()), true)));
+    } else if (type) {
+      // All true over dims read at run time: one true row per dim, anded
+      // (each broadcasts along its own dim).
+      Value mask;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        Value row = compare(ctx, ComparePredicate::ge, iotaOfDim(ctx, x, d, type.getRank(), d),
+                            i64Scalar(ctx, 0));
+        mask = mask ? ctx.make<AndOp>(mask, row) : row;
+      }
+      ctx.bindOutput(1, mask);
+    }
   }
   return ctx.setOutput(0, x);
 }

@@ -262,17 +262,10 @@ LogicalResult importHardmax(NodeContext &ctx) {
   int64_t defaultAxis = ctx.opset >= 13 ? -1 : 1;
   return ctx.setOutput(
       0, alongAxis(ctx, ctx.input(0), defaultAxis, [&](Value v, int64_t axis) -> Value {
-        std::optional<int64_t> size = staticDim(ctx, v, axis, "Hardmax");
-        if (!size)
-          return {};
         int64_t rank = NodeContext::rankOf(v);
         Value best = ctx.make<ArgMaxOp>(v, ctx.i64(axis), ctx.b.getBoolAttr(true),
                                         ctx.b.getBoolAttr(false));
-        SmallVector<int64_t> iotaShape(rank, 1);
-        iotaShape[axis] = *size;
-        Value iota = generateConstant(
-            ctx, RankedTensorType::get(iotaShape, ctx.b.getI64Type()),
-            [](int64_t i) { return static_cast<double>(i); });
+        Value iota = iotaOfDim(ctx, v, axis, rank, axis);
         Value hit = ctx.make<CompareOp>(
             ComparePredicateAttr::get(ctx.context(), ComparePredicate::eq),
             best, iota);

@@ -4,6 +4,8 @@
 // coordinate the source coordinate is computed at import time (static
 // sizes), so nearest becomes one kiln.gather with constant indices and
 // linear / cubic a weighted sum of 2 / 4 gathers with constant weights.
+// When the scales or sizes are run-time values, or the resized dim's length
+// is, the same arithmetic is built on tensors and runs with the model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,8 @@ struct ResizeMode {
   std::string nearest = "round_prefer_floor";
   double cubicA = -0.75;
   bool excludeOutside = false;
+  bool antialias = false;      // linear / cubic: a wider filter when downsampling
+  double extrapolation = 0.0;  // tf_crop_and_resize: the value outside the roi
 };
 
 /// Source coordinate of output index `x` along an axis.
@@ -38,6 +42,11 @@ double sourceCoordinate(const ResizeMode &m, int64_t x, int64_t in, int64_t out,
     return (x + 0.5) / scale;
   if (m.transform == "pytorch_half_pixel")
     return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (m.transform == "half_pixel_symmetric") {
+    // The centre of the input maps to the centre of the whole output.
+    double adjustment = double(out) / (scale * double(in));
+    return double(in) / 2 * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+  }
   return (x + 0.5) / scale - 0.5; // half_pixel
 }
 
@@ -110,34 +119,6 @@ Value resizeAxis(NodeContext &ctx, const ResizeMode &m, Value v, int64_t axis,
   return result;
 }
 
-/// Resizes every axis whose size or scale changes.
-LogicalResult resize(NodeContext &ctx, Value x, const ResizeMode &m,
-                     ArrayRef<double> scales, ArrayRef<int64_t> sizes) {
-  RankedTensorType type = NodeContext::typeOf(x);
-  if (!type)
-    return failure();
-  int64_t rank = type.getRank();
-  if (!isa<FloatType>(type.getElementType()) && m.mode != "nearest")
-    return ctx.unsupported(m.mode + " resizing of integer tensors");
-  if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
-    return ctx.invalid("mode '" + m.mode + "' is not nearest, linear or cubic");
-  Value v = x;
-  for (int64_t d = 0; d < rank; ++d) {
-    std::optional<int64_t> in = staticDim(ctx, x, d, "Resize");
-    if (!in)
-      return failure();
-    int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(*in * scales[d]))
-                                : sizes[d];
-    double scale = scales.empty() ? double(out) / double(*in) : scales[d];
-    if (out == *in && scale == 1.0)
-      continue;
-    if (out <= 0 || scale <= 0)
-      return ctx.invalid("resizing dim " + llvm::Twine(d) + " to " + llvm::Twine(out));
-    v = resizeAxis(ctx, m, v, d, *in, out, scale);
-  }
-  return ctx.setOutput(0, v);
-}
-
 /// Resizing with scales or sizes read when the model runs: the same
 /// arithmetic as above, on tensors. Every axis is resized (one whose
 /// scale is 1 maps each entry to itself).
@@ -169,7 +150,58 @@ struct RuntimeResize {
     Value halfPixel = sub(div(add(x, c(0.5)), scale), c(0.5));
     if (m.transform == "pytorch_half_pixel")
       return select(cmp(ComparePredicate::gt, out, c(1)), halfPixel, c(0));
+    if (m.transform == "half_pixel_symmetric") {
+      Value adjustment = div(out, mul(scale, in));
+      return add(mul(div(in, c(2)), sub(c(1), adjustment)), halfPixel);
+    }
     return halfPixel;
+  }
+
+  /// tf_crop_and_resize: outputs spread over the roi [start, end] (fractions
+  /// of the input) of an input of `in` entries.
+  Value cropCoordinate(Value x, Value in, Value scale, Value start, Value end) {
+    Value span = mul(sub(end, start), sub(in, c(1)));
+    Value resized = sub(mul(scale, in), c(1)); // the unrounded length, less one
+    Value single = cmp(ComparePredicate::eq, resized, c(0));
+    Value spread = div(mul(x, span), select(single, c(1), resized));
+    return add(select(single, div(span, c(2)), spread), mul(start, sub(in, c(1))));
+  }
+
+  /// Antialiased linear / cubic resizing (when downsampling, the filter
+  /// widens by 1 / scale and is normalised) along dim `d` of static length
+  /// `in`: a run-time [out, in] weight matrix applied as a matmul. Taps
+  /// before the first or past the last entry read the edge (or, with
+  /// exclude_outside, count for nothing).
+  Value antialiasAxis(Value v, int64_t d, int64_t in, Value coord, Value scale) {
+    int64_t rank = NodeContext::rankOf(v);
+    Type element = NodeContext::elementTypeOf(v);
+    // An output needs at least one input entry per 1 / scale: taps lie
+    // within 2 / scale <= 2 * in of the coordinate.
+    int64_t margin = 2 * in + 2, span = in + 2 * margin;
+    Value taps = generateConstant(ctx, RankedTensorType::get({1, span}, f64),
+                                  [&](int64_t j) { return double(j - margin); });
+    Value s = ctx.make<MinOp>(scale, c(1));
+    Value t = mul(sub(taps, unsqueeze(ctx, coord, {1})), s); // [out, span]
+    Value w = m.mode == "linear"
+                  ? ctx.make<MaxOp>(sub(c(1), ctx.make<AbsOp>(t)), c(0))
+                  : cubicWeight(t);
+    if (m.excludeOutside)
+      w = mul(w, generateConstant(ctx, RankedTensorType::get({1, span}, f64), [&](int64_t j) {
+                return j - margin >= 0 && j - margin < in ? 1.0 : 0.0;
+              }));
+    Value total = ctx.make<ReduceSumOp>(w, ctx.i64s({1}), ctx.b.getBoolAttr(true));
+    w = div(w, select(cmp(ComparePredicate::ne, total, c(0)), total, c(1)));
+    // Fold the taps outside onto the edge entries: [span, in].
+    Value edges = generateConstant(
+        ctx, RankedTensorType::get({span, in}, f64), [&](int64_t flat) {
+          int64_t j = flat / in - margin, k = flat % in;
+          return std::clamp<int64_t>(j, 0, in - 1) == k ? 1.0 : 0.0;
+        });
+    Value matrix = ctx.cast(ctx.make<MatmulOp>(w, edges), element); // [out, in]
+    AxisToLast perm = axisToLast(rank, d);
+    Value moved = ctx.make<TransposeOp>(v, ctx.i64s(perm.toLast));
+    Value resized = ctx.make<MatmulOp>(moved, ctx.make<TransposeOp>(matrix, ctx.i64s({1, 0})));
+    return ctx.make<TransposeOp>(resized, ctx.i64s(perm.back));
   }
 
   Value clampIndex(Value i, Value in) {
@@ -200,14 +232,71 @@ struct RuntimeResize {
                   select(cmp(ComparePredicate::lt, t, c(2)), far, c(0)));
   }
 
-  Value axis(Value v, int64_t d, int64_t inSize, Value out, Value scale) {
+  /// The length of dim `d` of `v` as an f64 scalar (read at run time when
+  /// it is dynamic).
+  Value length(Value v, int64_t d) { return ctx.cast(dimValue(ctx, v, d), f64); }
+
+  /// The value of a rank-0 constant, if `v` is one.
+  static std::optional<double> constantValue(Value v) {
+    DenseElementsAttr attr = NodeContext::constantOf(v);
+    if (!attr || attr.getNumElements() != 1)
+      return std::nullopt;
+    if (isa<FloatType>(attr.getElementType()))
+      return (*attr.getValues<APFloat>().begin()).convertToDouble();
+    return static_cast<double>((*attr.getValues<APInt>().begin()).getSExtValue());
+  }
+
+  /// floor(`v`) as an i64 size (a constant when `v` is).
+  Value floorToSize(Value v) {
+    if (std::optional<double> known = constantValue(v))
+      return i64Scalar(ctx, static_cast<int64_t>(std::floor(*known)));
+    return ctx.cast(ctx.make<FloorOp>(v), i64);
+  }
+
+  /// Resizes dim `d` of `v` (`in` entries, f64) to `out` (i64) with
+  /// `scale`; `roi` (start, end) for tf_crop_and_resize. Where `out`
+  /// folded to a constant the output positions are static, and a dim kept
+  /// as it is (scale 1, same length) is left alone.
+  Value axis(Value v, int64_t d, Value in, Value out, Value scale,
+             std::pair<Value, Value> roi = {}) {
+    std::optional<double> outSize = constantValue(out), inSize = constantValue(in),
+                          scaleValue = constantValue(scale);
+    if (outSize && inSize && scaleValue && *outSize == *inSize && *scaleValue == 1.0 &&
+        m.transform != "tf_crop_and_resize")
+      return v;
+    Value x = outSize ? generateConstant(ctx, RankedTensorType::get({int64_t(*outSize)}, f64),
+                                         [](int64_t i) { return double(i); })
+                      : ctx.cast(iotaOfLength(ctx, out), f64);
+    Value coord = m.transform == "tf_crop_and_resize"
+                      ? cropCoordinate(x, in, scale, roi.first, roi.second)
+                      : sourceCoordinate(x, in, ctx.cast(out, f64), scale);
+    Value result = interpolate(v, d, in, coord, scale);
+    if (m.transform != "tf_crop_and_resize" || !result)
+      return result;
+    // Outputs whose source lies outside the input take the extrapolation
+    // value.
+    int64_t rank = NodeContext::rankOf(v);
+    SmallVector<int64_t> spread(rank, 1);
+    spread[d] = -1;
+    Value outside = ctx.make<OrOp>(cmp(ComparePredicate::lt, coord, c(0)),
+                                   cmp(ComparePredicate::gt, coord, sub(in, c(1))));
+    return ctx.make<SelectOp>(ctx.make<ReshapeOp>(outside, ctx.i64s(spread)),
+                              ctx.scalarLike(result, m.extrapolation), result);
+  }
+
+  Value interpolate(Value v, int64_t d, Value in, Value coord, Value scale) {
     int64_t rank = NodeContext::rankOf(v);
     Type element = NodeContext::elementTypeOf(v);
-    Value in = c(static_cast<double>(inSize));
-    Value x = ctx.cast(iotaOfLength(ctx, out), f64);
-    Value coord = sourceCoordinate(x, in, ctx.cast(out, f64), scale);
     if (m.mode == "nearest")
       return ctx.make<GatherOp>(v, nearest(coord, in), ctx.i64(d));
+    if (m.antialias) {
+      RankedTensorType type = NodeContext::typeOf(v);
+      if (type.isDynamicDim(d)) {
+        ctx.unsupported("antialiased resizing along a dim of run-time length");
+        return {};
+      }
+      return antialiasAxis(v, d, type.getDimSize(d), coord, scale);
+    }
     int64_t taps = m.mode == "linear" ? 2 : 4;
     Value base = ctx.make<FloorOp>(coord), frac = sub(coord, base);
     Value first = taps == 4 ? sub(base, c(1)) : base;
@@ -239,6 +328,58 @@ struct RuntimeResize {
     return result;
   }
 };
+
+/// Resizes dim `d` of `v`, whose length is known only at run time, by a
+/// constant scale or to a constant size.
+Value resizeDynamicAxis(NodeContext &ctx, const ResizeMode &m, Value v, int64_t d,
+                        ArrayRef<double> scales, ArrayRef<int64_t> sizes) {
+  RuntimeResize r{ctx, m};
+  Value in = r.length(v, d), out, scale;
+  if (sizes.empty()) {
+    scale = r.c(scales[d]);
+    out = r.floorToSize(r.mul(scale, in));
+  } else {
+    out = i64Scalar(ctx, sizes[d]);
+    scale = r.div(r.c(static_cast<double>(sizes[d])), in);
+  }
+  return r.axis(v, d, in, out, scale);
+}
+
+/// Resizes every axis whose size or scale changes.
+LogicalResult resize(NodeContext &ctx, Value x, const ResizeMode &m,
+                     ArrayRef<double> scales, ArrayRef<int64_t> sizes) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  if (!isa<FloatType>(type.getElementType()) && m.mode != "nearest")
+    return ctx.unsupported(m.mode + " resizing of integer tensors");
+  if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
+    return ctx.invalid("mode '" + m.mode + "' is not nearest, linear or cubic");
+  Value v = x;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (type.isDynamicDim(d)) {
+      // A dim of run-time length: a scale of 1 (or no size) keeps it;
+      // otherwise the coordinates are computed when the model runs.
+      if (sizes.empty() ? scales[d] == 1.0 : ShapedType::isDynamic(sizes[d]))
+        continue;
+      if ((sizes.empty() ? scales[d] : static_cast<double>(sizes[d])) <= 0)
+        return ctx.invalid("resizing dim " + llvm::Twine(d) + " to nothing");
+      v = resizeDynamicAxis(ctx, m, v, d, scales, sizes);
+      continue;
+    }
+    int64_t in = type.getDimSize(d);
+    int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(in * scales[d]))
+                                : sizes[d];
+    double scale = scales.empty() ? double(out) / double(in) : scales[d];
+    if (out == in && scale == 1.0)
+      continue;
+    if (out <= 0 || scale <= 0)
+      return ctx.invalid("resizing dim " + llvm::Twine(d) + " to " + llvm::Twine(out));
+    v = resizeAxis(ctx, m, v, d, in, out, scale);
+  }
+  return ctx.setOutput(0, v);
+}
 
 /// Resize 18's `axes` (the dims scales and sizes name, each once) and
 /// `keep_aspect_ratio_policy` (with sizes: one scale for every named dim,
@@ -290,39 +431,45 @@ LogicalResult runtimeResize(NodeContext &ctx, Value x, const ResizeMode &m, size
   if (givenType.getRank() != 1 || givenType.getDimSize(0) != n)
     return ctx.invalid("scales or sizes do not have one entry per named dim");
   RuntimeResize r{ctx, m};
-  SmallVector<int64_t> ins;
-  for (int64_t d : named.axes) {
-    std::optional<int64_t> in = staticDim(ctx, x, d, "Resize");
-    if (!in)
-      return failure();
-    ins.push_back(*in);
+  SmallVector<Value> ins;
+  for (int64_t d : named.axes)
+    ins.push_back(r.length(x, d));
+  // tf_crop_and_resize: each named dim's [start, end] from the roi.
+  Value roi;
+  if (m.transform == "tf_crop_and_resize") {
+    roi = ctx.hasInput(1) ? ctx.input(1) : Value();
+    RankedTensorType roiType = NodeContext::typeOf(roi);
+    if (!roiType || roiType.getRank() != 1 || roiType.getDimSize(0) != 2 * n)
+      return ctx.invalid("tf_crop_and_resize needs a roi of a start and an end per named dim");
+    roi = ctx.cast(roi, r.f64);
   }
   // With sizes and a policy: one scale (the least or greatest ratio), each
   // size rounded half up from it.
   Value common;
   if (bySizes && named.policy != "stretch")
     for (int64_t i = 0; i < n; ++i) {
-      Value ratio = r.div(ctx.cast(entryOf(ctx, given, i), r.f64),
-                          r.c(static_cast<double>(ins[i])));
+      Value ratio = r.div(ctx.cast(entryOf(ctx, given, i), r.f64), ins[i]);
       common = !common ? ratio
                : named.policy == "not_larger" ? ctx.make<MinOp>(common, ratio)
                                               : ctx.make<MaxOp>(common, ratio);
     }
   Value v = x;
   for (int64_t i = 0; i < n; ++i) {
-    Value out, scale;
-    double in = static_cast<double>(ins[i]);
+    Value out, scale, in = ins[i];
     if (common) {
       scale = common;
-      out = ctx.cast(ctx.make<FloorOp>(r.add(r.mul(scale, r.c(in)), r.c(0.5))), r.i64);
+      out = r.floorToSize(r.add(r.mul(scale, in), r.c(0.5)));
     } else if (bySizes) {
       out = entryOf(ctx, given, i);
-      scale = r.div(ctx.cast(out, r.f64), r.c(in));
+      scale = r.div(ctx.cast(out, r.f64), in);
     } else {
       scale = ctx.cast(entryOf(ctx, given, i), r.f64);
-      out = ctx.cast(ctx.make<FloorOp>(r.mul(scale, r.c(in))), r.i64);
+      out = r.floorToSize(r.mul(scale, in));
     }
-    v = r.axis(v, named.axes[i], ins[i], out, scale);
+    std::pair<Value, Value> bounds;
+    if (roi)
+      bounds = {entryOf(ctx, roi, i), entryOf(ctx, roi, n + i)};
+    v = r.axis(v, named.axes[i], ins[i], out, scale, bounds);
   }
   return ctx.setOutput(0, v);
 }
@@ -339,18 +486,21 @@ LogicalResult importResize(NodeContext &ctx) {
   m.excludeOutside = ctx.intAttr("exclude_outside", 0) != 0;
   if (ctx.opset < 11)
     m.nearest = "floor";
-  if (m.transform == "tf_crop_and_resize" || m.transform == "half_pixel_symmetric")
-    return ctx.unsupported("coordinate_transformation_mode '" + m.transform + "'");
-  if (ctx.intAttr("antialias", 0) != 0)
-    return ctx.unsupported("antialias");
+  m.antialias = ctx.intAttr("antialias", 0) != 0 && m.mode != "nearest";
+  m.extrapolation = ctx.floatAttr("extrapolation_value", 0.0f);
   std::optional<ResizeAxes> named = readResizeAxes(ctx, rank);
   if (!named)
     return failure();
   size_t scalesInput = ctx.opset < 11 ? 1 : 2, sizesInput = 3;
-  // Sizes (or, without them, scales) read when the model runs.
-  if (ctx.hasInput(sizesInput) ? !ctx.isKnownInput(sizesInput) : !ctx.isKnownInput(scalesInput)) {
-    if (ctx.hasInput(sizesInput) && !ctx.isKnownInput(scalesInput))
-      return ctx.invalid("both scales and sizes are given");
+  bool runtime = ctx.hasInput(sizesInput) ? !ctx.isKnownInput(sizesInput)
+                                          : !ctx.isKnownInput(scalesInput);
+  if (runtime && ctx.hasInput(sizesInput) && !ctx.isKnownInput(scalesInput))
+    return ctx.invalid("both scales and sizes are given");
+  // Sizes (or, without them, scales) read when the model runs, or modes
+  // only the tensor arithmetic follows: built on tensors (constant ones
+  // fold).
+  if (runtime || m.antialias || m.transform == "tf_crop_and_resize" ||
+      m.transform == "half_pixel_symmetric") {
     return runtimeResize(ctx, x, m, scalesInput,
                          ctx.hasInput(sizesInput) ? std::optional(sizesInput) : std::nullopt,
                          *named);
@@ -383,17 +533,18 @@ LogicalResult importResize(NodeContext &ctx) {
   SmallVector<int64_t> fullSizes;
   if (!sizes.empty()) {
     fullSizes.assign(type.getShape().begin(), type.getShape().end());
+    for (int64_t i = 0; i < n; ++i)
+      fullSizes[named->axes[i]] = sizes[i];
+    if (named->policy == "stretch")
+      return resize(ctx, x, m, {}, fullSizes);
     double common = named->policy == "not_larger" ? HUGE_VAL : 0.0;
     for (int64_t i = 0; i < n; ++i) {
-      std::optional<int64_t> in = staticDim(ctx, x, named->axes[i], "Resize");
+      std::optional<int64_t> in = staticDim(ctx, x, named->axes[i], "keep_aspect_ratio_policy");
       if (!in)
         return failure();
       double ratio = static_cast<double>(sizes[i]) / static_cast<double>(*in);
       common = named->policy == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
-      fullSizes[named->axes[i]] = sizes[i];
     }
-    if (named->policy == "stretch")
-      return resize(ctx, x, m, {}, fullSizes);
     for (int64_t i = 0; i < n; ++i) {
       int64_t d = named->axes[i];
       fullScales[d] = common;

@@ -282,44 +282,65 @@ LogicalResult importConcat(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<ConcatOp>(ValueRange(inputs), ctx.i64(*axis)));
 }
 
+/// Split with sizes (rank-0 i64 values) read when the model runs: output i
+/// gathers its run of the axis.
+LogicalResult splitAtRunTime(NodeContext &ctx, Value x, int64_t axis, ArrayRef<Value> sizes) {
+  Value offset = i64Scalar(ctx, 0);
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    Value indices = ctx.make<AddOp>(iotaOfLength(ctx, size), offset);
+    ctx.bindOutput(i, ctx.make<GatherOp>(x, indices, ctx.i64(axis)));
+    offset = ctx.make<AddOp>(offset, size);
+  }
+  return ctx.finish();
+}
+
 LogicalResult importSplit(NodeContext &ctx) {
   Value x = ctx.input(0);
   std::optional<int64_t> axis =
       ctx.normalizeAxis(ctx.intAttr("axis", 0), NodeContext::rankOf(x));
   if (ctx.opset >= 13 && !ctx.isKnownInput(1)) {
-    // Sizes read when the model runs: output i gathers its run of the axis.
     Value sizes = runtimeInts(ctx, 1);
     if (!axis || !sizes)
       return failure();
     RankedTensorType sizesType = NodeContext::typeOf(sizes);
     if (sizesType.getRank() != 1 || sizesType.getDimSize(0) != ctx.numOutputs())
       return ctx.invalid("split must hold one size per output");
-    Value offset = i64Scalar(ctx, 0);
-    for (size_t i = 0; i < ctx.numOutputs(); ++i) {
-      Value size = entryOf(ctx, sizes, i);
-      Value indices = ctx.make<AddOp>(iotaOfLength(ctx, size), offset);
-      ctx.bindOutput(i, ctx.make<GatherOp>(x, indices, ctx.i64(*axis)));
-      offset = ctx.make<AddOp>(offset, size);
-    }
-    return ctx.finish();
+    SmallVector<Value> pieces;
+    for (size_t i = 0; i < ctx.numOutputs(); ++i)
+      pieces.push_back(entryOf(ctx, sizes, i));
+    return splitAtRunTime(ctx, x, *axis, pieces);
   }
   std::optional<SmallVector<int64_t>> sizes = axesFrom(ctx, 13, 1, "split");
   if (!axis || !sizes)
     return failure();
   int64_t parts = ctx.numOutputs();
   if (sizes->empty()) {
-    std::optional<int64_t> dim = staticDim(ctx, x, *axis, "an even Split");
-    if (!dim)
-      return failure();
     if (ctx.hasAttr("num_outputs"))
       parts = ctx.intAttr("num_outputs", parts);
     if (parts <= 0)
       return ctx.invalid("no outputs to split into");
-    int64_t chunk = (*dim + parts - 1) / parts;
-    if (ctx.opset < 18 && *dim % parts != 0)
-      return ctx.invalid("dim of " + llvm::Twine(*dim) +
+    if (parts != static_cast<int64_t>(ctx.numOutputs()))
+      return ctx.invalid("num_outputs differs from the node's outputs");
+    if (NodeContext::typeOf(x).isDynamicDim(*axis)) {
+      // An even split of a dim known at run time: pieces of ceil(dim /
+      // parts), the last one shorter. (Before opset 18 the dim must divide
+      // evenly; an uneven one gives the same pieces.)
+      Value dim = dimValue(ctx, x, *axis), n = i64Scalar(ctx, parts);
+      Value chunk = ctx.make<DivOp>(
+          ctx.make<AddOp>(dim, i64Scalar(ctx, parts - 1)), n);
+      SmallVector<Value> pieces;
+      for (int64_t i = 0; i < parts; ++i) {
+        Value left = ctx.make<SubOp>(dim, ctx.make<MulOp>(chunk, i64Scalar(ctx, i)));
+        pieces.push_back(ctx.make<MinOp>(chunk, ctx.make<MaxOp>(left, i64Scalar(ctx, 0))));
+      }
+      return splitAtRunTime(ctx, x, *axis, pieces);
+    }
+    int64_t dim = NodeContext::typeOf(x).getDimSize(*axis);
+    int64_t chunk = (dim + parts - 1) / parts;
+    if (ctx.opset < 18 && dim % parts != 0)
+      return ctx.invalid("dim of " + llvm::Twine(dim) +
                          " does not split evenly into " + llvm::Twine(parts));
-    for (int64_t i = 0, left = *dim; i < parts; ++i, left -= chunk)
+    for (int64_t i = 0, left = dim; i < parts; ++i, left -= chunk)
       sizes->push_back(std::min(chunk, left));
   }
   if (static_cast<int64_t>(sizes->size()) != static_cast<int64_t>(ctx.numOutputs()))
@@ -569,8 +590,9 @@ LogicalResult importSize(NodeContext &ctx) {
   RankedTensorType type = NodeContext::typeOf(ctx.input(0));
   if (!type)
     return failure();
-  if (!type.hasStaticShape())
-    return ctx.unsupported("Size of a tensor with dynamic dims");
+  if (!type.hasStaticShape()) // the product of the dims, read at run time
+    return ctx.setOutput(0, ctx.make<ReduceProdOp>(ctx.make<ShapeOfOp>(ctx.input(0)),
+                                                   ctx.i64s({0}), ctx.b.getBoolAttr(false)));
   return ctx.setOutput(
       0, ctx.scalar(ctx.b.getI64Type(), static_cast<double>(type.getNumElements())));
 }

@@ -1,9 +1,10 @@
-//===- Sort.cpp - ONNX TopK ------------------------------------------------===//
+//===- Sort.cpp - ONNX TopK and Unique -------------------------------------===//
 //
 // TopK over a static axis of n elements, without a sort: each element's
 // rank is the number of elements that beat it (ties go to the lower
 // index), and output r collects the element whose rank is r. That costs n^2
-// comparisons per row, fine for the class counts TopK is used on.
+// comparisons per row, fine for the class counts TopK is used on. Unique
+// compares every pair of entries the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,14 +48,8 @@ LogicalResult importTopK(NodeContext &ctx) {
     return ctx.unsupported("K = 0 (empty results)");
   bool largest = ctx.intAttr("largest", 1) != 0;
   // Move the axis last: [..., n].
-  SmallVector<int64_t> toLast, fromLast(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      toLast.push_back(d);
-  toLast.push_back(*axis);
-  for (int64_t d = 0; d < rank; ++d)
-    fromLast[toLast[d]] = d;
-  Value v = ctx.make<TransposeOp>(x, ctx.i64s(toLast));
+  AxisToLast perm = axisToLast(rank, *axis);
+  Value v = ctx.make<TransposeOp>(x, ctx.i64s(perm.toLast));
   Value xi = unsqueeze(ctx, v, {rank});      // [..., n, 1]: element i
   Value xj = unsqueeze(ctx, v, {rank - 1});  // [..., 1, n]: element j
   // j beats i: better value, or equal value and lower index.
@@ -77,7 +72,7 @@ LogicalResult importTopK(NodeContext &ctx) {
                                       ctx.scalarLike(perElement, 0));
     Value summed = ctx.make<ReduceSumOp>(chosen, ctx.i64s({rank - 1}),
                                          ctx.b.getBoolAttr(false));
-    return ctx.make<TransposeOp>(summed, ctx.i64s(fromLast));
+    return ctx.make<TransposeOp>(summed, ctx.i64s(perm.back));
   };
   Value indices = generateConstant(ctx, RankedTensorType::get({*n, 1}, ctx.b.getI64Type()),
                                    [](int64_t i) { return static_cast<double>(i); });
@@ -85,10 +80,112 @@ LogicalResult importTopK(NodeContext &ctx) {
   return ctx.setOutput(1, collect(indices));
 }
 
+/// Unique: the distinct entries (elements, or slices along `axis`) of n
+/// (static, at most 4096: the comparisons are n x n), in order of first
+/// occurrence or sorted (slices lexicographically); with each one's first
+/// index, each entry's slot, and the counts. The number of distinct entries
+/// is decided at run time.
+LogicalResult importUnique(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  Type i64 = ctx.b.getI64Type();
+  bool sorted = ctx.intAttr("sorted", 1) != 0;
+  // source: what Y gathers from along `axis`; table: [n, m] entry values.
+  Value source = x, table;
+  int64_t axis = 0;
+  if (ctx.hasAttr("axis")) {
+    std::optional<int64_t> a = ctx.normalizeAxis(ctx.intAttr("axis", 0), type.getRank());
+    if (!a)
+      return failure();
+    axis = *a;
+    if (!type.hasStaticShape())
+      return ctx.unsupported("Unique along an axis of a tensor with dims known only at run time");
+    SmallVector<int64_t> toFront = {axis};
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis)
+        toFront.push_back(d);
+    table = ctx.make<ReshapeOp>(ctx.make<TransposeOp>(x, ctx.i64s(toFront)),
+                                ctx.i64s({type.getDimSize(axis), -1}));
+  } else {
+    source = ctx.make<ReshapeOp>(x, ctx.i64s({-1}));
+    table = ctx.make<ReshapeOp>(source, ctx.i64s({-1, 1}));
+  }
+  std::optional<int64_t> n = staticDim(ctx, table, 0, "Unique");
+  if (!n)
+    return failure();
+  if (*n > 4096)
+    return ctx.unsupported("Unique of more than 4096 entries (its comparisons are quadratic)");
+  if (*n == 0)
+    return ctx.unsupported("Unique of an empty tensor");
+  auto lowerTriangle = [&](bool inclusive) { // [i, j] = 1 where j < i (or j <= i)
+    return generateConstant(ctx, RankedTensorType::get({*n, *n}, i64), [&](int64_t flat) {
+      int64_t i = flat / *n, j = flat % *n;
+      return (inclusive ? j <= i : j < i) ? 1.0 : 0.0;
+    });
+  };
+  auto sum = [&](Value v, int64_t d) {
+    return ctx.make<ReduceSumOp>(v, ctx.i64s({d}), ctx.b.getBoolAttr(false));
+  };
+  Value ti = unsqueeze(ctx, table, {1}), tj = unsqueeze(ctx, table, {0}); // [n,1,m], [1,n,m]
+  Value equal = compare(ctx, ComparePredicate::eq, ti, tj);                // [n, n, m]
+  Value same = ctx.make<ReduceMinOp>(ctx.cast(equal, i64), ctx.i64s({2}),
+                                     ctx.b.getBoolAttr(false)); // [n, n]: entries i and j equal
+  Value first = ctx.cast(compare(ctx, ComparePredicate::eq,
+                                 sum(ctx.make<MulOp>(same, lowerTriangle(false)), 1),
+                                 i64Scalar(ctx, 0)),
+                         i64); // [n]: no earlier equal entry
+  // key[i]: the slot of entry i's value in the result.
+  Value key;
+  if (sorted) {
+    // j's entry is lexicographically below i's: at the first position t
+    // where they differ, j's value is smaller.
+    Value differ = ctx.cast(ctx.make<NotOp>(equal), i64);
+    int64_t width = NodeContext::typeOf(table).getDimSize(1);
+    Value before = generateConstant(ctx, RankedTensorType::get({width, width}, i64),
+                                    [&](int64_t flat) {
+                                      return flat / width < flat % width ? 1.0 : 0.0;
+                                    }); // [s, t] = 1 where s < t
+    Value differedBefore = sum(ctx.make<MulOp>(unsqueeze(ctx, differ, {3}),
+                                               unsqueeze(ctx, before, {0, 1})),
+                               2); // [n, n, t]
+    Value decides = ctx.make<AndOp>(
+        compare(ctx, ComparePredicate::lt, tj, ti),
+        compare(ctx, ComparePredicate::eq, differedBefore, i64Scalar(ctx, 0)));
+    Value below = ctx.make<ReduceMaxOp>(ctx.cast(decides, i64), ctx.i64s({2}),
+                                        ctx.b.getBoolAttr(false)); // [n, n]
+    key = sum(ctx.make<MulOp>(below, unsqueeze(ctx, first, {0})), 1);
+  } else {
+    // The number of first occurrences up to entry i's first occurrence.
+    Value running = sum(ctx.make<MulOp>(lowerTriangle(true), unsqueeze(ctx, first, {0})), 1);
+    Value firstOf = ctx.make<ArgMaxOp>(same, ctx.i64(1), ctx.b.getBoolAttr(false),
+                                       ctx.b.getBoolAttr(false));
+    key = ctx.make<SubOp>(ctx.make<GatherOp>(running, firstOf, ctx.i64(0)), i64Scalar(ctx, 1));
+  }
+  Value count = sum(first, 0);
+  Value slots = unsqueeze(ctx, iotaOfLength(ctx, count), {1}); // [u, 1]
+  Value inSlot = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, key, {0}), slots); // [u, n]
+  Value firstInSlot = ctx.make<AndOp>(
+      inSlot, compare(ctx, ComparePredicate::ne, unsqueeze(ctx, first, {0}), i64Scalar(ctx, 0)));
+  Value positions = sum(ctx.make<SelectOp>(firstInSlot, iotaAlong(ctx, {1, *n}, 1),
+                                           i64Scalar(ctx, 0)),
+                        1); // [u]
+  ctx.bindOutput(0, ctx.make<GatherOp>(source, positions, ctx.i64(axis)));
+  if (ctx.hasOutput(1))
+    ctx.bindOutput(1, positions);
+  if (ctx.hasOutput(2))
+    ctx.bindOutput(2, key);
+  if (ctx.hasOutput(3))
+    ctx.bindOutput(3, sum(ctx.cast(inSlot, i64), 1));
+  return ctx.finish();
+}
+
 } // namespace
 
 void registerSortOps(OpRegistry &r) {
   r.add("TopK", 1, kAnyLaterOpset, importTopK);
+  r.add("Unique", 11, kAnyLaterOpset, importUnique);
 }
 
 } // namespace kiln::onnx_frontend

@@ -303,3 +303,53 @@ func.func @avg_pool_dilated(%x: tensor<1x3x8xf32>) -> tensor<1x3x3xf32> {
       : (tensor<1x3x8xf32>) -> tensor<1x3x3xf32>
   return %0 : tensor<1x3x3xf32>
 }
+
+// -----
+
+// Checks partial slices of a dim of run-time length (a regression: they
+// failed to legalize): the bounds are clamped at run time as ONNX's Slice
+// does, a forward slice is an extract_slice with computed offset and size,
+// a reversed one a gathering generic over a buffer of the computed size.
+// CHECK-LABEL: func @slice_dynamic_partial
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: arith.addi %[[N]]
+// CHECK: arith.ceildivsi
+// CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [%{{.*}}, 3] [1, 1] : tensor<?x3xf32> to tensor<?x3xf32>
+// CHECK: arith.ceildivsi
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x3xf32>
+// CHECK: linalg.generic
+// CHECK: tensor.extract %arg0
+func.func @slice_dynamic_partial(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %0 = kiln.slice %x {starts = array<i64: -3, 0>, ends = array<i64: -1, 3>, steps = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  %1 = kiln.slice %x {starts = array<i64: -1, 0>, ends = array<i64: -9223372036854775808, 3>, steps = array<i64: -2, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
+}
+
+// -----
+
+// Checks a convolution whose output channels (the weight's dim 0) are
+// known only at run time (a regression: it failed to legalize): one group,
+// the weight grouped with its run-time size.
+// CHECK-LABEL: func @conv_dynamic_out_channels
+// CHECK: %[[O:.*]] = tensor.dim %arg1, %c0
+// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1], [2], [3], [4]] output_shape [1, %[[O]], 2, 3, 3]
+// CHECK: linalg.generic
+// CHECK: tensor.collapse_shape {{.*}} into tensor<?x?x2x2xf32>
+func.func @conv_dynamic_out_channels(%x: tensor<?x2x4x4xf32>, %w: tensor<?x2x3x3xf32>) -> tensor<?x?x2x2xf32> {
+  %0 = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<?x2x4x4xf32>, tensor<?x2x3x3xf32>) -> tensor<?x?x2x2xf32>
+  return %0 : tensor<?x?x2x2xf32>
+}
+
+// -----
+
+// Checks that an i64 min-reduction starts from the i64 maximum (a
+// regression: 2^63 - 1 went through a double, became 2^63, and the
+// reduction started from the minimum, so every result was -2^63).
+// CHECK-LABEL: func @reduce_min_i64
+// CHECK: arith.constant 9223372036854775807 : i64
+// CHECK: linalg.generic
+// CHECK: arith.minsi
+func.func @reduce_min_i64(%x: tensor<4x3xi64>) -> tensor<4xi64> {
+  %0 = kiln.reduce_min %x {axes = array<i64: 1>} : (tensor<4x3xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}

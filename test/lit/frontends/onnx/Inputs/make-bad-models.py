@@ -63,8 +63,10 @@ save("future-opset.onnx", helper.make_graph(
     [helper.make_node("Relu", ["x"], ["y"])], "g", [vi("x")], [vi("y")]), opset=99)
 # Two unsupported ops and one unsupported attribute, all to be listed.
 save("several-unsupported.onnx", helper.make_graph(
-    [helper.make_node("Unique", ["x"], ["u"], name="uniq"),
-     helper.make_node("NonMaxSuppression", ["x", "x"], ["n"], name="nms"),
+    [helper.make_node("TfIdfVectorizer", ["x"], ["u"], name="tfidf", mode="TF",
+                      min_gram_length=1, max_gram_length=1, max_skip_count=0,
+                      ngram_counts=[0], ngram_indexes=[0], pool_int64s=[1]),
+     helper.make_node("STFT", ["x", "x"], ["n"], name="stft"),
      helper.make_node("MaxPool", ["img"], ["p", "idx"], name="pool_with_indices",
                       kernel_shape=[2, 2])],
     "g", [vi("x"), vi("img", shape=(1, 1, 4, 4))],
