@@ -220,5 +220,56 @@ check("cumsum", "CumSum",
 check("hann_window", "HannWindow", [[("n", i64(5)[0])], [("n", i64(8)[0])]],
       lambda n: (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype(np.float32))
 
+
+
+def rnn(x, w, r, b, lens, reverse=False):
+    """ONNX RNN (tanh, one direction) with per-batch lengths: a batch entry's
+    steps past its length leave its state and output zeros."""
+    steps, batch, hidden = x.shape[0], x.shape[1], w.shape[1]
+    y = np.zeros((steps, 1, batch, hidden), np.float32)
+    yh = np.zeros((1, batch, hidden), np.float32)
+    for n in range(batch):
+        h = np.zeros(hidden, np.float32)
+        order = range(lens[n] - 1, -1, -1) if reverse else range(lens[n])
+        for t in order:
+            h = np.tanh(x[t, n] @ w[0].T + h @ r[0].T + b[0, :hidden] + b[0, hidden:])
+            y[t, 0, n] = h
+        yh[0, n] = h
+    return y, yh
+
+
+x425 = rng.standard_normal((4, 2, 5)).astype(np.float32)
+w135 = (0.5 * rng.standard_normal((1, 3, 5))).astype(np.float32)
+r133 = (0.5 * rng.standard_normal((1, 3, 3))).astype(np.float32)
+b16 = (0.1 * rng.standard_normal((1, 6))).astype(np.float32)
+for direction in ("forward", "reverse"):
+    check(f"rnn_sequence_lens_{direction}", "RNN",
+          [[("x", x425), ("w", w135), ("r", r133), ("b", b16), ("l", np.array([4, 2], np.int32))],
+           [("x", x425), ("w", w135), ("r", r133), ("b", b16), ("l", np.array([1, 3], np.int32))]],
+          lambda x, w, r, b, l, rev=direction == "reverse": rnn(x, w, r, b, l, rev),
+          outputs=[("y", "float32", 4), ("yh", "float32", 3)],
+          attrs={"hidden_size": 3, "direction": direction})
+# MaxUnpool with its output shape read at run time: zeros beyond the
+# unpooled [1, 1, 4, 4]; a smaller shape is a run-time error.
+x1122 = rng.standard_normal((1, 1, 2, 2)).astype(np.float32)
+idx1122 = i64(5, 7, 13, 15).reshape(1, 1, 2, 2)
+
+
+def unpool(x, idx, shape):
+    out = np.zeros(int(np.prod(shape)), np.float32)
+    flat = np.zeros(16, np.float32)
+    flat[idx.ravel()] = x.ravel()
+    full = np.zeros(tuple(shape), np.float32)
+    full[:, :, :4, :4] = flat.reshape(1, 1, 4, 4)
+    del out
+    return full
+
+
+check("maxunpool_output_shape", "MaxUnpool",
+      [[("x", x1122), ("i", idx1122), ("s", i64(1, 1, 5, 6))],
+       [("x", x1122), ("i", idx1122), ("s", i64(1, 1, 4, 4))]],
+      unpool, attrs={"kernel_shape": [2, 2], "strides": [2, 2]},
+      errors=[[("x", x1122), ("i", idx1122), ("s", i64(1, 1, 3, 4))]])
+
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)

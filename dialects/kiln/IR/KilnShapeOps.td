@@ -128,8 +128,9 @@ def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
   let summary = "take entries along one axis by index";
   let description = [{
     Result shape is `data.shape[:axis] + indices.shape +
-    data.shape[axis+1:]`. Negative indices count from the end; an index out
-    of range is a run-time error.
+    data.shape[axis+1:]`. Negative indices count from the end; an index
+    still out of range reads the nearest entry (indices are not checked:
+    an importer that must refuse one checks it with its own shape check).
 
     ```mlir
     %r = kiln.gather %table, %ids {axis = 0 : i64}

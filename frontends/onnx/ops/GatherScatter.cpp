@@ -336,6 +336,32 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
   Value unpooled = ctx.make<ReshapeOp>(result, ctx.i64s(outShape));
   if (!ctx.hasInput(2))
     return ctx.setOutput(0, unpooled);
+  if (!ctx.isKnownInput(2)) {
+    // An output_shape read at run time: each dim extended with zeros to
+    // its size (a size below the unpooled one is a run-time error).
+    Value target = runtimeInts(ctx, 2);
+    RankedTensorType targetType = NodeContext::typeOf(target);
+    if (!targetType)
+      return failure();
+    if (targetType.getRank() != 1 || targetType.getDimSize(0) != int64_t(outShape.size()))
+      return ctx.invalid("output_shape has the wrong rank");
+    int64_t rank = outShape.size();
+    Value y = unpooled, inside;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value size = entryOf(ctx, target, d);
+      size = requireAtRunTime(ctx, size, compare(ctx, ComparePredicate::ge, size,
+                                                 i64Scalar(ctx, outShape[d])));
+      Value positions = iotaOfLength(ctx, size);
+      Value last = i64Scalar(ctx, outShape[d] - 1);
+      y = ctx.make<GatherOp>(y, ctx.make<MinOp>(positions, last), ctx.i64(d));
+      SmallVector<int64_t> spread(rank, 1);
+      spread[d] = -1;
+      Value in = ctx.make<ReshapeOp>(compare(ctx, ComparePredicate::le, positions, last),
+                                     ctx.i64s(spread));
+      inside = inside ? ctx.make<AndOp>(inside, in) : in;
+    }
+    return ctx.setOutput(0, ctx.make<SelectOp>(inside, y, ctx.scalarLike(y, 0)));
+  }
   std::optional<SmallVector<int64_t>> given = ctx.intsInput(2, "output_shape");
   if (!given)
     return failure();

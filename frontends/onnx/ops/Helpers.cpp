@@ -363,6 +363,13 @@ Value selectedPositions(NodeContext &ctx, Value flags, int64_t n) {
   return positions;
 }
 
+Value requireAtRunTime(NodeContext &ctx, Value v, Value ok) {
+  Value length = ctx.make<SelectOp>(ok, i64Scalar(ctx, 1), i64Scalar(ctx, -1));
+  Value zero = ctx.make<ReduceSumOp>(iotaOfLength(ctx, length), ctx.i64s({0}),
+                                     ctx.b.getBoolAttr(false));
+  return ctx.make<AddOp>(v, zero);
+}
+
 Value concatVector(NodeContext &ctx, ArrayRef<Value> pieces) {
   SmallVector<Value> vectors;
   for (Value p : pieces)

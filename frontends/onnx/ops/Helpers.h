@@ -117,6 +117,11 @@ mlir::Value reshapeLike(NodeContext &ctx, mlir::Value v, mlir::Value like);
 /// The positions (i64 [count], count decided at run time) of the non-zero
 /// entries of `flags` (i64 [n]), in order. Quadratic in n.
 mlir::Value selectedPositions(NodeContext &ctx, mlir::Value flags, int64_t n);
+/// `v` (an i64 tensor), with a run-time check: when `ok` (a rank-0 i1) is
+/// false the run stops with a shape error (KILN_ERROR_SHAPE). (The check
+/// is an iota whose length is -1 then, folded into `v`'s data flow so that
+/// it runs before `v` is read.)
+mlir::Value requireAtRunTime(NodeContext &ctx, mlir::Value v, mlir::Value ok);
 /// Concatenation of 1-D pieces (rank-0 pieces become one entry).
 mlir::Value concatVector(NodeContext &ctx, llvm::ArrayRef<mlir::Value> pieces);
 /// The (static) number of axes input `i` names for a Squeeze or reduction

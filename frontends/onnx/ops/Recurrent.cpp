@@ -4,8 +4,10 @@
 // projection of every time step is one matmul up front, then each step is
 // a small matmul with the recurrence weights plus elementwise gate math.
 // Directions (forward, reverse, bidirectional), initial states, biases,
-// peepholes, clip, layout and the standard activation list are supported;
-// per-batch sequence lengths shorter than the sequence are not.
+// peepholes, clip, layout and the standard activation list are supported.
+// Per-batch sequence lengths (constant or read at run time) mask the steps
+// past a batch entry's length: its state stays, its outputs are zeros (a
+// reverse direction so starts at the entry's last step).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,13 +95,24 @@ LogicalResult importRecurrent(NodeContext &ctx, CellKind kind) {
   std::optional<int64_t> seq = staticDim(ctx, x, 0, "unrolling the sequence");
   if (!seq)
     return failure();
+  // lengths: [batch, 1] i64 when some batch entry may be shorter.
+  Value lengths;
   if (ctx.hasInput(4)) {
-    std::optional<SmallVector<int64_t>> lengths = ctx.intsInput(4, "sequence_lens");
-    if (!lengths)
-      return failure();
-    for (int64_t len : *lengths)
-      if (len != *seq)
-        return ctx.unsupported("sequence_lens shorter than the sequence");
+    bool full = false;
+    if (ctx.isKnownInput(4)) {
+      std::optional<SmallVector<int64_t>> known = ctx.intsInput(4, "sequence_lens");
+      if (!known)
+        return failure();
+      full = llvm::all_of(*known, [&](int64_t len) { return len == *seq; });
+    }
+    if (!full) {
+      Value given = runtimeInts(ctx, 4);
+      if (!given)
+        return failure();
+      if (NodeContext::rankOf(given) != 1)
+        return ctx.invalid("sequence_lens must be 1-D");
+      lengths = unsqueeze(ctx, given, {1});
+    }
   }
   // Activations: defaults per cell, then the attribute's list per direction.
   size_t perDirection = kind == CellKind::RNN ? 1 : kind == CellKind::GRU ? 2 : 3;
@@ -163,6 +176,7 @@ LogicalResult importRecurrent(NodeContext &ctx, CellKind kind) {
     SmallVector<Value> outputs(*seq);
     for (int64_t step = 0; step < *seq; ++step) {
       int64_t t = reverse ? *seq - 1 - step : step;
+      Value hBefore = h, cBefore = c;
       Value xt = direction(ctx, ctx.make<SliceOp>(xw, ctx.i64s({t, 0, 0}),
                                                   ctx.i64s({t + 1, INT64_MAX, INT64_MAX}),
                                                   ctx.i64s({1, 1, 1})),
@@ -212,7 +226,15 @@ LogicalResult importRecurrent(NodeContext &ctx, CellKind kind) {
         o = act(0, o);
         h = ctx.make<MulOp>(o, act(2, c));
       }
-      outputs[t] = unsqueeze(ctx, h, {0, 1}); // [1, 1, batch, h]
+      Value y = h;
+      if (lengths) { // past its length, an entry keeps its state and outputs 0
+        Value active = compare(ctx, ComparePredicate::lt, i64Scalar(ctx, t), lengths);
+        h = ctx.make<SelectOp>(active, h, hBefore);
+        if (kind == CellKind::LSTM)
+          c = ctx.make<SelectOp>(active, c, cBefore);
+        y = ctx.make<SelectOp>(active, y, zeros);
+      }
+      outputs[t] = unsqueeze(ctx, y, {0, 1}); // [1, 1, batch, h]
     }
     ys.push_back(ctx.make<ConcatOp>(ValueRange(outputs), ctx.i64(0)));
     hs.push_back(unsqueeze(ctx, h, {0}));

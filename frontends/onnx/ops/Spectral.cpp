@@ -8,7 +8,7 @@
 // [..., 2] (real and imaginary); results are [..., 2], or [..., 1] for the
 // one-sided inverse. An axis read at run time is served when every axis it
 // may name gives the same shape: each is transformed and the named one
-// gathered (an axis naming none is an out-of-range index at run time).
+// gathered (an axis naming none stops the run with a shape error).
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,8 +160,8 @@ LogicalResult importDft(NodeContext &ctx) {
   if (candidates.empty())
     return ctx.unsupported("DFT with an axis read at run time and no axis of static length");
   // Stack the candidates and take the one the axis names; an axis that
-  // names none (or the real/imaginary dim) is an out-of-range index, a
-  // run-time error.
+  // names none (or the real/imaginary dim) stops the run with a shape
+  // error.
   int64_t count = candidates.size();
   SmallVector<int64_t> lookup(rank, count);
   SmallVector<Value> stacked;
@@ -173,6 +173,11 @@ LogicalResult importDft(NodeContext &ctx) {
   axis = ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, axis, i64Scalar(ctx, 0)),
                             ctx.make<AddOp>(axis, i64Scalar(ctx, rank)), axis);
   Value which = ctx.make<GatherOp>(ctx.indices(lookup), axis, ctx.i64(0));
+  Value named = ctx.make<AndOp>(
+      ctx.make<AndOp>(compare(ctx, ComparePredicate::ge, axis, i64Scalar(ctx, 0)),
+                      compare(ctx, ComparePredicate::lt, axis, i64Scalar(ctx, rank))),
+      compare(ctx, ComparePredicate::lt, which, i64Scalar(ctx, count)));
+  which = requireAtRunTime(ctx, which, named);
   Value all = stacked.size() == 1 ? stacked[0] : ctx.make<ConcatOp>(ValueRange(stacked), ctx.i64(0));
   return ctx.setOutput(0, ctx.cast(ctx.make<GatherOp>(all, which, ctx.i64(0)), element));
 }
