@@ -1,4 +1,4 @@
-//===- Detection.cpp - ONNX NonMaxSuppression -----------------------------===//
+//===- Detection.cpp - ONNX NonMaxSuppression and RoiAlign ----------------===//
 //
 // NonMaxSuppression without a sort or a loop over boxes: for every batch and
 // class, box j goes before box i when it scores higher (ties: the lower
@@ -36,9 +36,10 @@ Value optionalScalar(NodeContext &ctx, size_t i, Type type) {
   RankedTensorType t = NodeContext::typeOf(v);
   if (!t)
     return {};
-  if (t.getNumElements() == 0) // an empty tensor: the default
+  if (t.hasStaticShape() && t.getNumElements() == 0) // an empty tensor: the default
     return {};
-  if (t.getRank() > 1 || (t.getRank() == 1 && t.getDimSize(0) != 1)) {
+  // One element (a [?] length is checked when the model runs).
+  if (t.getRank() > 1 || (t.getRank() == 1 && !t.isDynamicDim(0) && t.getDimSize(0) != 1)) {
     ctx.invalid("input " + llvm::Twine(i) + " must be a scalar");
     return {};
   }
@@ -52,18 +53,22 @@ LogicalResult importNonMaxSuppression(NodeContext &ctx) {
     return failure();
   if (boxType.getRank() != 3 || scoreType.getRank() != 3 || boxType.getDimSize(2) != 4)
     return ctx.invalid("boxes must be [B, N, 4] and scores [B, C, N]");
-  if (!boxType.hasStaticShape() || !scoreType.hasStaticShape())
-    return ctx.unsupported("NonMaxSuppression with dims known only at run time");
+  // The batch may be known only at run time; boxes and classes not.
   int64_t batches = boxType.getDimSize(0), n = boxType.getDimSize(1),
           classes = scoreType.getDimSize(1);
-  if (scoreType.getDimSize(0) != batches || scoreType.getDimSize(2) != n)
+  if (ShapedType::isDynamic(n) || ShapedType::isDynamic(classes) ||
+      scoreType.isDynamicDim(2))
+    return ctx.unsupported("NonMaxSuppression with a box or class count known only at run time");
+  if (scoreType.getDimSize(2) != n ||
+      (!ShapedType::isDynamic(batches) && !scoreType.isDynamicDim(0) &&
+       scoreType.getDimSize(0) != batches))
     return ctx.invalid("scores do not match the boxes");
   if (n > kMaxBoxes)
     return ctx.unsupported("NonMaxSuppression of more than " + llvm::Twine(kMaxBoxes) +
                            " boxes (its greedy selection is unrolled, one round per box)");
-  if (batches * classes * n > 4096)
-    return ctx.unsupported("NonMaxSuppression listing more than 4096 (batch, class, box) "
-                           "entries (the listing is quadratic)");
+  if (!ShapedType::isDynamic(batches) && batches * classes * n > kMaxSelected)
+    return ctx.unsupported("NonMaxSuppression listing more than " + llvm::Twine(kMaxSelected) +
+                           " (batch, class, box) entries (the listing is quadratic)");
   Type f = ctx.b.getF32Type(), i64 = ctx.b.getI64Type();
   Value limit = optionalScalar(ctx, 2, i64);
   Value iouThreshold = optionalScalar(ctx, 3, f);
@@ -120,11 +125,12 @@ LogicalResult importNonMaxSuppression(NodeContext &ctx) {
                      ctx.make<AndOp>(compare(ctx, ComparePredicate::eq, sj, si), lowerIndex)),
       i64);
   Value blocks = ctx.make<MulOp>(before, overlapsPerClass); // [B, C, N, N]
+  // Without a score threshold every box is a candidate: s == s but NaN.
   Value candidate =
       scoreThreshold
           ? ctx.cast(compare(ctx, ComparePredicate::gt, s, scoreThreshold), i64)
-          : generateConstant(ctx, RankedTensorType::get({batches, classes, n}, i64),
-                             [](int64_t) { return 1.0; });
+          : ctx.make<MaxOp>(ctx.cast(compare(ctx, ComparePredicate::eq, s, s), i64),
+                            i64Scalar(ctx, 1));
   // The greedy fixed point: N rounds.
   Value keep = candidate; // [B, C, N]
   for (int64_t round = 0; round < n; ++round) {
@@ -147,21 +153,133 @@ LogicalResult importNonMaxSuppression(NodeContext &ctx) {
   Value occupied = ctx.make<ReduceSumOp>(hitI64, ctx.i64s({3}), ctx.b.getBoolAttr(false));
   Value boxAt = ctx.make<ReduceSumOp>(ctx.make<MulOp>(hitI64, iotaAlong(ctx, {1, 1, 1, n}, 3)),
                                       ctx.i64s({3}), ctx.b.getBoolAttr(false)); // [B, C, N]
-  int64_t total = batches * classes * n;
-  Value positions = selectedPositions(ctx, ctx.make<ReshapeOp>(occupied, ctx.i64s({total})), total);
+  Value positions = selectedPositions(ctx, ctx.make<ReshapeOp>(occupied, ctx.i64s({-1})));
   Value batch = ctx.make<DivOp>(positions, i64Scalar(ctx, classes * n));
   Value cls = ctx.make<RemOp>(ctx.make<DivOp>(positions, i64Scalar(ctx, n)), i64Scalar(ctx, classes));
-  Value box = ctx.make<GatherOp>(ctx.make<ReshapeOp>(boxAt, ctx.i64s({total})), positions,
+  Value box = ctx.make<GatherOp>(ctx.make<ReshapeOp>(boxAt, ctx.i64s({-1})), positions,
                                  ctx.i64(0));
   SmallVector<Value> columns = {unsqueeze(ctx, batch, {1}), unsqueeze(ctx, cls, {1}),
                                 unsqueeze(ctx, box, {1})};
   return ctx.setOutput(0, ctx.make<ConcatOp>(ValueRange(columns), ctx.i64(1)));
 }
 
+/// RoiAlign with a fixed sampling ratio s: every output bin of every roi
+/// averages (or maxes) s x s bilinear samples of its batch entry's image,
+/// each sample four gathers from the flattened X, as ONNX's reference
+/// computes them (samples beyond [-1, size] count as zero; the max mode
+/// takes the largest weighted corner). Layout [R, C, PH, SY, PW, SX].
+LogicalResult importRoiAlign(NodeContext &ctx) {
+  Value x = ctx.input(0), rois = ctx.input(1), batchIndices = ctx.input(2);
+  RankedTensorType xType = NodeContext::typeOf(x), roiType = NodeContext::typeOf(rois);
+  if (!xType || !roiType || !batchIndices)
+    return failure();
+  if (xType.getRank() != 4 || roiType.getRank() != 2 || roiType.getDimSize(1) != 4)
+    return ctx.invalid("X must be [N, C, H, W] and rois [R, 4]");
+  std::optional<int64_t> height = staticDim(ctx, x, 2, "RoiAlign");
+  std::optional<int64_t> width = staticDim(ctx, x, 3, "RoiAlign");
+  if (!height || !width)
+    return failure();
+  int64_t ratio = ctx.intAttr("sampling_ratio", 0);
+  if (ratio <= 0)
+    return ctx.unsupported("RoiAlign with an adaptive sampling ratio (sampling_ratio = 0: the "
+                           "sample count depends on each roi's size)");
+  int64_t ph = ctx.intAttr("output_height", 1), pw = ctx.intAttr("output_width", 1);
+  if (ph <= 0 || pw <= 0)
+    return ctx.invalid("output_height and output_width must be positive");
+  std::string mode = ctx.stringAttr("mode", "avg");
+  if (mode != "avg" && mode != "max")
+    return ctx.invalid("mode must be avg or max");
+  bool halfPixel = ctx.opset >= 16 &&
+                   ctx.stringAttr("coordinate_transformation_mode", "half_pixel") == "half_pixel";
+  double scale = ctx.floatAttr("spatial_scale", 1.0f);
+  Type element = xType.getElementType(), f = ctx.b.getF32Type(), i64 = ctx.b.getI64Type();
+  auto c = [&](double v) { return ctx.scalar(f, v); };
+  Value r = ctx.cast(rois, f);
+  auto column = [&](int64_t k) { // [R, 1, 1, 1, 1, 1]
+    Value v = ctx.make<SliceOp>(r, ctx.i64s({0, k}), ctx.i64s({INT64_MAX, k + 1}),
+                                ctx.i64s({1, 1}));
+    v = ctx.make<SubOp>(ctx.make<MulOp>(v, c(scale)), c(halfPixel ? 0.5 : 0.0));
+    return ctx.make<ReshapeOp>(v, ctx.i64s({-1, 1, 1, 1, 1, 1}));
+  };
+  Value startW = column(0), startH = column(1), endW = column(2), endH = column(3);
+  Value roiW = ctx.make<SubOp>(endW, startW), roiH = ctx.make<SubOp>(endH, startH);
+  if (!halfPixel) {
+    roiW = ctx.make<MaxOp>(roiW, c(1));
+    roiH = ctx.make<MaxOp>(roiH, c(1));
+  }
+  Value binH = ctx.make<DivOp>(roiH, c(double(ph))), binW = ctx.make<DivOp>(roiW, c(double(pw)));
+  auto iota6 = [&](int64_t n, int64_t at) {
+    SmallVector<int64_t> shape(6, 1);
+    shape[at] = n;
+    return ctx.cast(iotaAlong(ctx, shape, at), f);
+  };
+  // Sample positions: y [R, 1, PH, SY, 1, 1], x [R, 1, 1, 1, PW, SX].
+  auto samples = [&](Value start, Value bin, int64_t bins, int64_t binAt) {
+    Value offset = ctx.make<DivOp>(ctx.make<MulOp>(ctx.make<AddOp>(iota6(ratio, binAt + 1), c(0.5)),
+                                                   bin),
+                                   c(double(ratio)));
+    return ctx.make<AddOp>(ctx.make<AddOp>(start, ctx.make<MulOp>(iota6(bins, binAt), bin)), offset);
+  };
+  Value y = samples(startH, binH, ph, 2), xs = samples(startW, binW, pw, 4);
+  // Per axis: low / high index, the weights of each, and whether inside.
+  struct Axis {
+    Value low, high, lowWeight, highWeight, inside;
+  };
+  auto axis = [&](Value v, int64_t size) {
+    Axis a;
+    a.inside = ctx.make<AndOp>(compare(ctx, ComparePredicate::ge, v, c(-1)),
+                               compare(ctx, ComparePredicate::le, v, c(double(size))));
+    v = ctx.make<MaxOp>(v, c(0));
+    Value low = ctx.make<FloorOp>(v);
+    Value atEnd = compare(ctx, ComparePredicate::ge, low, c(double(size - 1)));
+    low = ctx.make<SelectOp>(atEnd, c(double(size - 1)), low);
+    v = ctx.make<SelectOp>(atEnd, low, v);
+    Value high = ctx.make<SelectOp>(atEnd, low, ctx.make<AddOp>(low, c(1)));
+    a.highWeight = ctx.make<SubOp>(v, low);
+    a.lowWeight = ctx.make<SubOp>(c(1), a.highWeight);
+    a.low = ctx.cast(low, i64);
+    a.high = ctx.cast(high, i64);
+    return a;
+  };
+  Axis ya = axis(y, *height), xa = axis(xs, *width);
+  Value inside = ctx.cast(ctx.make<AndOp>(ya.inside, xa.inside), f);
+  // Image base of each (roi, channel): (batch * C + c) * H * W.
+  Value channels = dimValue(ctx, x, 1);
+  Value batch = ctx.make<ReshapeOp>(ctx.cast(batchIndices, i64), ctx.i64s({-1, 1, 1, 1, 1, 1}));
+  Value channel = ctx.make<ReshapeOp>(iotaOfLength(ctx, channels), ctx.i64s({1, -1, 1, 1, 1, 1}));
+  Value base = ctx.make<MulOp>(ctx.make<AddOp>(ctx.make<MulOp>(batch, channels), channel),
+                               i64Scalar(ctx, *height * *width));
+  Value flat = ctx.make<ReshapeOp>(x, ctx.i64s({-1}));
+  Value w = i64Scalar(ctx, *width);
+  auto corner = [&](Value yi, Value xi, Value yw, Value xw) {
+    Value index = ctx.make<AddOp>(base, ctx.make<AddOp>(ctx.make<MulOp>(yi, w), xi));
+    Value weight = ctx.make<MulOp>(ctx.make<MulOp>(yw, xw), inside);
+    Value value = ctx.make<GatherOp>(flat, index, ctx.i64(0));
+    return ctx.make<MulOp>(value, ctx.cast(weight, element));
+  };
+  Value v1 = corner(ya.low, xa.low, ya.lowWeight, xa.lowWeight);
+  Value v2 = corner(ya.low, xa.high, ya.lowWeight, xa.highWeight);
+  Value v3 = corner(ya.high, xa.low, ya.highWeight, xa.lowWeight);
+  Value v4 = corner(ya.high, xa.high, ya.highWeight, xa.highWeight);
+  Value result;
+  DenseI64ArrayAttr overSamples = ctx.i64s({3, 5});
+  BoolAttr drop = ctx.b.getBoolAttr(false);
+  if (mode == "avg") {
+    Value sum = ctx.make<AddOp>(ctx.make<AddOp>(v1, v2), ctx.make<AddOp>(v3, v4));
+    result = ctx.make<DivOp>(ctx.make<ReduceSumOp>(sum, overSamples, drop),
+                             ctx.scalarLike(v1, double(ratio * ratio)));
+  } else {
+    Value best = ctx.make<MaxOp>(ctx.make<MaxOp>(v1, v2), ctx.make<MaxOp>(v3, v4));
+    result = ctx.make<ReduceMaxOp>(best, overSamples, drop);
+  }
+  return ctx.setOutput(0, result);
+}
+
 } // namespace
 
 void registerDetectionOps(OpRegistry &r) {
   r.add("NonMaxSuppression", 10, kAnyLaterOpset, importNonMaxSuppression);
+  r.add("RoiAlign", 10, kAnyLaterOpset, importRoiAlign);
 }
 
 } // namespace kiln::onnx_frontend

@@ -405,7 +405,7 @@ Value runtimeCompress(NodeContext &ctx, Value source, int64_t axis, int64_t size
     n = std::min(size, type.getDimSize(0));
     flags = ctx.make<SliceOp>(flags, ctx.i64s({0}), ctx.i64s({n}), ctx.i64s({1}));
   }
-  return ctx.make<GatherOp>(source, selectedPositions(ctx, flags, n), ctx.i64(axis));
+  return ctx.make<GatherOp>(source, selectedPositions(ctx, flags), ctx.i64(axis));
 }
 
 LogicalResult importCompress(NodeContext &ctx) {
@@ -427,10 +427,18 @@ LogicalResult importCompress(NodeContext &ctx) {
     source = flatten(ctx, x);
   }
   if (runtime) {
-    std::optional<int64_t> size = staticDim(ctx, source, axis, "Compress by a run-time condition");
-    if (!size)
-      return failure();
-    return ctx.setOutput(0, runtimeCompress(ctx, source, axis, *size));
+    RankedTensorType sourceType = NodeContext::typeOf(source);
+    if (sourceType.isDynamicDim(axis)) {
+      // A dim of run-time length: the condition (no longer than the dim,
+      // as ONNX requires) selects its positions.
+      Value condition = ctx.input(1);
+      if (NodeContext::rankOf(condition) != 1)
+        return ctx.invalid("condition must be 1-D");
+      Value flags = ctx.cast(condition, ctx.b.getI64Type());
+      return ctx.setOutput(0, ctx.make<GatherOp>(source, selectedPositions(ctx, flags),
+                                                 ctx.i64(axis)));
+    }
+    return ctx.setOutput(0, runtimeCompress(ctx, source, axis, sourceType.getDimSize(axis)));
   }
   // A constant condition selects constant positions; on a dim known only
   // at run time, one past its end is a run-time error (ONNX requires the
@@ -451,23 +459,22 @@ LogicalResult importCompress(NodeContext &ctx) {
 /// the non-zero elements in row-major order.
 LogicalResult importNonZero(NodeContext &ctx) {
   Value x = ctx.input(0);
-  auto shape = staticShape(ctx, x, "NonZero");
-  if (!shape)
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
     return failure();
-  int64_t n = 1;
-  for (int64_t d : *shape)
-    n *= d;
-  // The selection builds an n x n matrix.
-  if (n > 4096)
-    return ctx.unsupported("NonZero of more than 4096 elements (its selection is quadratic)");
+  // The selection builds an n x n matrix (a run-time n is bounded when the
+  // model runs).
+  if (type.hasStaticShape() && type.getNumElements() > kMaxSelected)
+    return ctx.unsupported("NonZero of more than " + llvm::Twine(kMaxSelected) +
+                           " elements (its selection is quadratic)");
   Value flags = ctx.cast(compare(ctx, ComparePredicate::ne, flatten(ctx, x), ctx.scalarLike(x, 0)),
                          ctx.b.getI64Type());
-  Value positions = selectedPositions(ctx, flags, n);
-  shape::Dims strides = stridesOf(*shape);
+  Value positions = selectedPositions(ctx, flags);
+  SmallVector<Value> dims = dimValues(ctx, x);
+  SmallVector<Value> strides = strideValues(ctx, dims);
   SmallVector<Value> rows;
-  for (size_t d = 0; d < shape->size(); ++d) {
-    Value coordinate = ctx.make<RemOp>(ctx.make<DivOp>(positions, i64Scalar(ctx, strides[d])),
-                                       i64Scalar(ctx, (*shape)[d]));
+  for (size_t d = 0; d < dims.size(); ++d) {
+    Value coordinate = ctx.make<RemOp>(ctx.make<DivOp>(positions, strides[d]), dims[d]);
     rows.push_back(unsqueeze(ctx, coordinate, {0}));
   }
   if (rows.empty())

@@ -342,25 +342,28 @@ Value reshapeLike(NodeContext &ctx, Value v, Value like) {
                                     ctx.i64s(spec));
 }
 
-// The positions (i64 [count], count decided at run time) of the non-zero
-// entries of `flags` (i64 [n]), in order: entry i is the position whose
-// running count of selected entries reaches i + 1. Quadratic in n.
-Value selectedPositions(NodeContext &ctx, Value flags, int64_t n) {
+Value selectedPositions(NodeContext &ctx, Value flags) {
+  RankedTensorType type = NodeContext::typeOf(flags);
+  if (!type)
+    return {};
   Value selected = ctx.cast(compare(ctx, ComparePredicate::ne, flags, i64Scalar(ctx, 0)),
                             ctx.b.getI64Type());
-  Value upTo = generateConstant(ctx, RankedTensorType::get({n, n}, ctx.b.getI64Type()),
-                                [&](int64_t flat) { return flat % n <= flat / n ? 1.0 : 0.0; });
+  // upTo[i][j] = j <= i; positions along the columns.
+  Value rows = iotaOfDim(ctx, flags, 0, 2, 0), columns = iotaOfDim(ctx, flags, 0, 2, 1);
+  Value upTo = ctx.cast(compare(ctx, ComparePredicate::le, columns, rows), ctx.b.getI64Type());
   Value running = ctx.make<ReduceSumOp>(ctx.make<MulOp>(upTo, unsqueeze(ctx, selected, {0})),
                                         ctx.i64s({1}), ctx.b.getBoolAttr(false));
   Value count = ctx.make<ReduceSumOp>(selected, ctx.i64s({0}), ctx.b.getBoolAttr(false));
+  if (type.isDynamicDim(0)) // the n x n selection, bounded when the model runs
+    count = requireAtRunTime(ctx, count,
+                             compare(ctx, ComparePredicate::le, dimValue(ctx, flags, 0),
+                                     i64Scalar(ctx, kMaxSelected)));
   Value slots = unsqueeze(ctx, ctx.make<AddOp>(iotaOfLength(ctx, count), i64Scalar(ctx, 1)), {1});
   Value hit = ctx.make<AndOp>(
       compare(ctx, ComparePredicate::eq, unsqueeze(ctx, running, {0}), slots),
       compare(ctx, ComparePredicate::ne, unsqueeze(ctx, selected, {0}), i64Scalar(ctx, 0)));
-  Value positions = ctx.make<ReduceSumOp>(
-      ctx.make<SelectOp>(hit, iotaAlong(ctx, {1, n}, 1), i64Scalar(ctx, 0)), ctx.i64s({1}),
-      ctx.b.getBoolAttr(false));
-  return positions;
+  return ctx.make<ReduceSumOp>(ctx.make<SelectOp>(hit, columns, i64Scalar(ctx, 0)),
+                               ctx.i64s({1}), ctx.b.getBoolAttr(false));
 }
 
 Value requireAtRunTime(NodeContext &ctx, Value v, Value ok) {

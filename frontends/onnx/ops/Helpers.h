@@ -114,9 +114,15 @@ llvm::SmallVector<mlir::Value> dimValues(NodeContext &ctx, mlir::Value v);
 /// `v` reshaped to the shape of `like` (same element count), read at run
 /// time where `like` has dynamic dims.
 mlir::Value reshapeLike(NodeContext &ctx, mlir::Value v, mlir::Value like);
+/// The most entries a selection (selectedPositions) takes: it builds an
+/// n x n matrix.
+constexpr int64_t kMaxSelected = 4096;
 /// The positions (i64 [count], count decided at run time) of the non-zero
-/// entries of `flags` (i64 [n]), in order. Quadratic in n.
-mlir::Value selectedPositions(NodeContext &ctx, mlir::Value flags, int64_t n);
+/// entries of `flags` (i64 [n]), in order: entry k is the position whose
+/// running count of selected entries reaches k + 1. Quadratic in n: callers
+/// refuse a static n above kMaxSelected; a run-time n above it stops the
+/// run with a shape error.
+mlir::Value selectedPositions(NodeContext &ctx, mlir::Value flags);
 /// `v` (an i64 tensor), with a run-time check: when `ok` (a rank-0 i1) is
 /// false the run stops with a shape error (KILN_ERROR_SHAPE). (The check
 /// is an iota whose length is -1 then, folded into `v`'s data flow so that
