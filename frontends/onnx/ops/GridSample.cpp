@@ -94,14 +94,6 @@ struct GridSampler {
     return {ctx.cast(clamp(index, 0, double(size - 1)), i64), inside};
   }
 
-  Value cubicWeight(Value t) {
-    const double a = -0.75;
-    t = ctx.make<AbsOp>(t);
-    Value near = add(mul(mul(sub(mul(c(a + 2), t), c(a + 3)), t), t), c(1));
-    Value far = sub(mul(add(mul(sub(mul(c(a), t), c(5 * a)), t), c(8 * a)), t), c(4 * a));
-    return select(cmp(ComparePredicate::le, t, c(1)), near,
-                  select(cmp(ComparePredicate::lt, t, c(2)), far, c(0)));
-  }
 };
 
 LogicalResult importGridSample(NodeContext &ctx) {
@@ -164,7 +156,7 @@ LogicalResult importGridSample(NodeContext &ctx) {
     firsts.push_back(taps == 4 ? s.sub(base, s.c(1)) : base);
     for (int64_t t = 0; t < taps; ++t)
       weights[d].push_back(taps == 2 ? (t == 0 ? s.sub(s.c(1), frac) : frac)
-                                     : s.cubicWeight(s.add(frac, s.c(double(1 - t)))));
+                                     : cubicWeight(ctx, s.add(frac, s.c(double(1 - t))), -0.75));
   }
   // Each (n, c) image starts at (n * C + c) * |D| of the flattened X.
   int64_t pixels = 1;

@@ -213,6 +213,19 @@ Value iotaAlong(NodeContext &ctx, ArrayRef<int64_t> shape, int64_t d) {
                           [](int64_t i) { return static_cast<double>(i); });
 }
 
+Value cubicWeight(NodeContext &ctx, Value t, double a) {
+  auto c = [&](double v) { return ctx.scalarLike(t, v); };
+  auto add = [&](Value x, Value y) { return ctx.make<AddOp>(x, y); };
+  auto sub = [&](Value x, Value y) { return ctx.make<SubOp>(x, y); };
+  auto mul = [&](Value x, Value y) { return ctx.make<MulOp>(x, y); };
+  t = ctx.make<AbsOp>(t);
+  Value near = add(mul(mul(sub(mul(c(a + 2), t), c(a + 3)), t), t), c(1));
+  Value far = sub(mul(add(mul(sub(mul(c(a), t), c(5 * a)), t), c(8 * a)), t), c(4 * a));
+  return ctx.make<SelectOp>(compare(ctx, ComparePredicate::le, t, c(1)), near,
+                            ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, t, c(2)),
+                                               far, c(0)));
+}
+
 Value zeroPad(NodeContext &ctx, Value v, ArrayRef<int64_t> pads) {
   return ctx.make<PadOp>(v, ctx.i64s(pads),
                          PadModeAttr::get(ctx.context(), PadMode::constant),

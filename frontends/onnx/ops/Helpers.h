@@ -77,6 +77,11 @@ AxisToLast axisToLast(int64_t rank, int64_t axis);
 mlir::Value iotaAlong(NodeContext &ctx, llvm::ArrayRef<int64_t> shape,
                       int64_t d);
 
+/// Keys' cubic convolution weight of distances `t` (a float tensor) with
+/// coefficient `a` (Resize's cubic_coeff_a; -0.75 for GridSample): 0
+/// beyond |t| = 2.
+mlir::Value cubicWeight(NodeContext &ctx, mlir::Value t, double a);
+
 /// A constant tensor of `type` filled by `fn(flatIndex)`.
 mlir::Value generateConstant(NodeContext &ctx, mlir::RankedTensorType type,
                              llvm::function_ref<double(int64_t)> fn);

@@ -184,7 +184,7 @@ struct RuntimeResize {
     Value t = mul(sub(taps, unsqueeze(ctx, coord, {1})), s); // [out, span]
     Value w = m.mode == "linear"
                   ? ctx.make<MaxOp>(sub(c(1), ctx.make<AbsOp>(t)), c(0))
-                  : cubicWeight(t);
+                  : cubicWeight(ctx, t, m.cubicA);
     if (m.excludeOutside)
       w = mul(w, generateConstant(ctx, RankedTensorType::get({1, span}, f64), [&](int64_t j) {
                 return j - margin >= 0 && j - margin < in ? 1.0 : 0.0;
@@ -223,14 +223,6 @@ struct RuntimeResize {
     return ctx.cast(clampIndex(r, in), i64);
   }
 
-  Value cubicWeight(Value t) {
-    double a = m.cubicA;
-    t = ctx.make<AbsOp>(t);
-    Value near = add(mul(mul(sub(mul(c(a + 2), t), c(a + 3)), t), t), c(1));
-    Value far = sub(mul(add(mul(sub(mul(c(a), t), c(5 * a)), t), c(8 * a)), t), c(4 * a));
-    return select(cmp(ComparePredicate::le, t, c(1)), near,
-                  select(cmp(ComparePredicate::lt, t, c(2)), far, c(0)));
-  }
 
   /// The length of dim `d` of `v` as an f64 scalar (read at run time when
   /// it is dynamic).
@@ -305,7 +297,7 @@ struct RuntimeResize {
     for (int64_t t = 0; t < taps; ++t) {
       Value src = add(first, c(static_cast<double>(t)));
       Value w = taps == 2 ? (t == 0 ? sub(c(1), frac) : frac)
-                          : cubicWeight(add(frac, c(static_cast<double>(1 - t))));
+                          : cubicWeight(ctx, add(frac, c(static_cast<double>(1 - t))), m.cubicA);
       if (m.excludeOutside)
         w = select(ctx.make<OrOp>(cmp(ComparePredicate::lt, src, c(0)),
                                   cmp(ComparePredicate::ge, src, in)),
