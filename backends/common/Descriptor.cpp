@@ -39,6 +39,16 @@ int32_t dtypeOf(mlir::Type t) {
   if (t.isInteger(16)) return KILN_DTYPE_I16;
   if (t.isInteger(32)) return KILN_DTYPE_I32;
   if (t.isInteger(64)) return KILN_DTYPE_I64;
+  if (llvm::isa<mlir::Float8E4M3FNType>(t)) return KILN_DTYPE_F8E4M3FN;
+  if (llvm::isa<mlir::Float8E4M3FNUZType>(t)) return KILN_DTYPE_F8E4M3FNUZ;
+  if (llvm::isa<mlir::Float8E5M2Type>(t)) return KILN_DTYPE_F8E5M2;
+  if (llvm::isa<mlir::Float8E5M2FNUZType>(t)) return KILN_DTYPE_F8E5M2FNUZ;
+  if (llvm::isa<mlir::Float8E8M0FNUType>(t)) return KILN_DTYPE_F8E8M0;
+  if (llvm::isa<mlir::Float4E2M1FNType>(t)) return KILN_DTYPE_F4E2M1;
+  if (t.isUnsignedInteger(4)) return KILN_DTYPE_U4;
+  if (t.isInteger(4)) return KILN_DTYPE_I4;
+  if (t.isUnsignedInteger(2)) return KILN_DTYPE_U2;
+  if (t.isInteger(2)) return KILN_DTYPE_I2;
   return 0;
 }
 

@@ -188,6 +188,8 @@ FailureOr<Value> buildBroadcastGeneric(
 namespace {
 
 using lowering::scalarConstant;
+using lowering::lowPrecisionToF32;
+using lowering::f32ToLowPrecision;
 
 bool isUnsigned(Type t) { return t.isUnsignedInteger(); }
 
@@ -388,10 +390,32 @@ Value compareScalar(ComparePredicate p, OpBuilder &b, Location loc, Value x, Val
 }
 
 /// Converts one element from `from` to `to` with kiln.cast's semantics.
-Value castScalar(OpBuilder &b, Location loc, Value x, Type from, Type to) {
+Value castScalar(OpBuilder &b, Location loc, Value x, Type from, Type to, bool saturate) {
   if (from == to)
     return x;
+  // float8 / float4 through float32, converted in software (a float64
+  // source is rounded twice: to float32, then to the narrow type).
+  Type f32 = b.getF32Type();
+  if (isLowPrecisionFloat(from))
+    return castScalar(b, loc, lowPrecisionToF32(b, loc, x), f32, to, saturate);
+  if (isLowPrecisionFloat(to))
+    return f32ToLowPrecision(b, loc, castScalar(b, loc, x, from, f32, false), to, saturate);
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && isLowPrecision(to)) {
+    // To a 4- or 2-bit integer: a value outside its range becomes 0 (as
+    // ONNX's reference, ml_dtypes, converts), NaN too.
+    unsigned w = to.getIntOrFloatBitWidth();
+    double lo = isUnsigned(to) ? 0 : -std::ldexp(1.0, w - 1);
+    double hi = isUnsigned(to) ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+    Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                        scalarConstant(b, loc, from, lo - 1));
+    Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                        scalarConstant(b, loc, from, hi + 1));
+    Value inRange = arith::AndIOp::create(b, loc, above, below);
+    Value safe = arith::SelectOp::create(b, loc, inRange, x, scalarConstant(b, loc, from, 0));
+    Value wide = arith::FPToSIOp::create(b, loc, b.getI32Type(), safe);
+    return arith::TruncIOp::create(b, loc, b.getIntegerType(w), wide);
+  }
   Type toStorage = toFloat ? to : b.getIntegerType(to.getIntOrFloatBitWidth());
   if (to.isInteger(1)) {
     // x != 0 (NaN is non-zero).
@@ -405,7 +429,18 @@ Value castScalar(OpBuilder &b, Location loc, Value x, Type from, Type to) {
   if (fromFloat && toFloat) {
     if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
       return arith::ExtFOp::create(b, loc, to, x);
-    return arith::TruncFOp::create(b, loc, to, x);
+    Value narrow = arith::TruncFOp::create(b, loc, to, x);
+    if (!saturate)
+      return narrow;
+    // Out of range (infinities too): the largest finite value of its sign.
+    auto type = cast<FloatType>(to);
+    Value largest = arith::ConstantOp::create(
+        b, loc, FloatAttr::get(type, APFloat::getLargest(type.getFloatSemantics())));
+    Value isInf = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, narrow),
+        arith::ConstantOp::create(b, loc, FloatAttr::get(type, APFloat::getInf(type.getFloatSemantics()))));
+    return arith::SelectOp::create(b, loc, isInf, math::CopySignOp::create(b, loc, largest, narrow),
+                                   narrow);
   }
   if (!fromFloat && toFloat)
     return fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, to, x))
@@ -454,7 +489,7 @@ struct ElementwiseToGeneric : RewritePattern {
           if (isa<SelectOp>(op))
             return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
           if (isa<CastOp>(op))
-            return castScalar(b, l, a[0], inType, outType);
+            return castScalar(b, l, a[0], inType, outType, cast<CastOp>(op).getSaturate());
           if (isa<BitcastOp>(op)) {
             // arith works on signless integers: the same bits.
             auto bits = [&](Type t) -> Type {

@@ -70,6 +70,14 @@ mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t
 double lowestValue(mlir::Type type);
 
 /// A scalar constant of `type` (float or integer) holding `value`.
+/// One element of a float8 / float4 type widened to f32 (exact).
+mlir::Value lowPrecisionToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// An f32 element narrowed to the float8 / float4 type `to` with
+/// kiln.cast's semantics (nearest even; f8E8M0FNU rounds up; overflow
+/// saturates with `saturate`, else becomes infinity or NaN).
+mlir::Value f32ToLowPrecision(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                              mlir::Type to, bool saturate);
+
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
 

@@ -229,7 +229,7 @@ func::FuncOp GraphImporter::createFunction() {
 }
 
 void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
-  std::string description = describeNode(node, index);
+  std::string description = state.scope + describeNode(node, index);
   for (const std::string &in : node.input())
     if (!in.empty() && state.poisoned.contains(in)) {
       for (const std::string &out : node.output())
@@ -396,6 +396,9 @@ void GraphImporter::run(ImportResult &result) {
   b.setInsertionPointToEnd(module.getBody());
   func::FuncOp func = createFunction();
   importInitializers();
+  state.importNode = [this](const onnx::NodeProto &node, size_t index) {
+    importNode(node, index);
+  };
   for (auto [index, node] : llvm::enumerate(state.model.schedule))
     importNode(*node, index);
 

@@ -14,6 +14,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
+
 namespace kiln::onnx_frontend {
 
 class ImporterState {
@@ -34,6 +36,12 @@ public:
   /// Names whose producer failed: their users are skipped, not reported.
   llvm::StringSet<> poisoned;
   std::vector<ImportIssue> issues;
+  /// Prefixed to node descriptions while a body is imported ("#0 (Scan)
+  /// body: "), so that an issue names the node inside its op.
+  std::string scope;
+  /// Imports one node into the current scope (the graph importer's; a
+  /// control-flow op's importer uses it for the nodes of its body).
+  std::function<void(const onnx::NodeProto &, size_t)> importNode;
 };
 
 } // namespace kiln::onnx_frontend

@@ -29,15 +29,54 @@ int64_t LoadedModel::opsetOf(const onnx::NodeProto &node) const {
   return it == opsets.end() ? -1 : it->second;
 }
 
+/// Calls `f` on every subgraph (If's branches, Loop's and Scan's bodies)
+/// among `node`'s attributes.
+template <typename F> static void forEachSubgraph(const onnx::NodeProto &node, F f) {
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    if (a.has_g())
+      f(a.g());
+    for (const onnx::GraphProto &g : a.graphs())
+      f(g);
+  }
+}
+
 bool isRead(const onnx::GraphProto &graph, const std::string &name) {
   for (const onnx::ValueInfoProto &output : graph.output())
     if (output.name() == name)
       return true;
-  for (const onnx::NodeProto &node : graph.node())
+  for (const onnx::NodeProto &node : graph.node()) {
     for (const std::string &input : node.input())
       if (input == name)
         return true;
+    bool inSubgraph = false;
+    forEachSubgraph(node, [&](const onnx::GraphProto &g) { inSubgraph |= isRead(g, name); });
+    if (inSubgraph)
+      return true;
+  }
   return false;
+}
+
+void collectOuterReads(const onnx::NodeProto &node, llvm::StringSet<> &reads) {
+  forEachSubgraph(node, [&](const onnx::GraphProto &g) {
+    llvm::StringSet<> defined, read;
+    for (const auto &input : g.input())
+      defined.insert(input.name());
+    for (const auto &init : g.initializer())
+      defined.insert(init.name());
+    for (const onnx::NodeProto &inner : g.node()) {
+      for (const std::string &out : inner.output())
+        defined.insert(out);
+      for (const std::string &in : inner.input())
+        if (!in.empty())
+          read.insert(in);
+      collectOuterReads(inner, read);
+    }
+    for (const auto &output : g.output())
+      read.insert(output.name());
+    for (const auto &entry : read)
+      if (!defined.contains(entry.getKey()))
+        reads.insert(entry.getKey());
+  });
 }
 
 std::string describeNode(const onnx::NodeProto &node, size_t index) {
@@ -109,7 +148,15 @@ static void scheduleNodes(LoadedModel &model,
   std::vector<int> ready;
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto &node = graph.node(i);
-    for (const std::string &in : node.input()) {
+    // A subgraph's reads of outer names order the node after their
+    // producers too.
+    llvm::StringSet<> outer;
+    collectOuterReads(node, outer);
+    std::vector<std::string> reads(node.input().begin(), node.input().end());
+    for (const auto &entry : outer)
+      if (!llvm::is_contained(reads, entry.getKey()))
+        reads.push_back(entry.getKey().str());
+    for (const std::string &in : reads) {
       if (in.empty() || defined.contains(in))
         continue;
       auto it = producer.find(in);

@@ -11,6 +11,7 @@
 #define KILN_FRONTENDS_ONNX_MODELLOADER_H
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -61,6 +62,10 @@ struct LoadedModel {
 
 /// Whether a node of `graph` or one of its outputs reads value `name`.
 bool isRead(const onnx::GraphProto &graph, const std::string &name);
+
+/// Adds to `reads` the names the subgraphs of `node` read from outside
+/// themselves (ONNX subgraphs see the enclosing graphs' values).
+void collectOuterReads(const onnx::NodeProto &node, llvm::StringSet<> &reads);
 
 /// A name for a node in messages: its name, or "#<index> (<op type>)".
 std::string describeNode(const onnx::NodeProto &node, size_t index);

@@ -242,6 +242,73 @@ const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
   return nullptr;
 }
 
+const onnx::GraphProto *NodeContext::graphAttr(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a && a->has_g() ? &a->g() : nullptr;
+}
+
+LogicalResult NodeContext::importSubgraph(const onnx::GraphProto &body, ValueRange inputs,
+                                          SmallVectorImpl<Value> &outputs) {
+  if (hasFailed)
+    return failure();
+  if (static_cast<size_t>(body.input_size()) != inputs.size())
+    return invalid("its body has " + llvm::Twine(body.input_size()) + " inputs, " +
+                   llvm::Twine(inputs.size()) + " expected");
+  if (!state.importNode)
+    return internal("no graph importer to import its body with");
+  // Each import is a fresh instance (an unrolled iteration): what an
+  // earlier one bound to the body's names goes.
+  auto forget = [&](const std::string &name) {
+    state.values.erase(name);
+    state.symbolic.erase(name);
+    state.poisoned.erase(name);
+  };
+  for (const auto &in : body.input())
+    forget(in.name());
+  for (const auto &init : body.initializer())
+    forget(init.name());
+  for (const auto &inner : body.node())
+    for (const std::string &out : inner.output())
+      forget(out);
+  for (auto [info, v] : llvm::zip(body.input(), inputs))
+    state.values[info.name()] = v;
+  for (const auto &init : body.initializer()) {
+    onnx::TensorProto copy = init;
+    auto value = tensorToAttr(context(), copy, state.model.directory, /*preferResource=*/false);
+    if (!value)
+      return invalid("body initializer: " + llvm::toString(value.takeError()));
+    state.values[init.name()] = constant(*value);
+  }
+  size_t issuesBefore = state.issues.size();
+  std::string outerScope = state.scope;
+  state.scope = description + " body: ";
+  for (auto [index, inner] : llvm::enumerate(body.node())) {
+    state.importNode(inner, index);
+    if (state.issues.size() != issuesBefore)
+      break;
+  }
+  state.scope = outerScope;
+  if (state.issues.size() != issuesBefore) {
+    hasFailed = true; // the body node's issue says why
+    return failure();
+  }
+  for (const auto &out : body.output()) {
+    Value v = state.values.lookup(out.name());
+    if (!v) {
+      if (state.poisoned.contains(out.name())) {
+        hasFailed = true; // an outer value it reads failed, and said so
+        return failure();
+      }
+      if (state.symbolic.count(out.name()))
+        return unsupported("body output '" + out.name() +
+                           "' is a shape computed at run time from dynamic dims");
+      return invalid("body output '" + out.name() + "' has no value");
+    }
+    outputs.push_back(v);
+  }
+  return success();
+}
+
 int64_t NodeContext::intAttr(StringRef name, int64_t defaultValue) const {
   const onnx::AttributeProto *a = attr(name);
   return a ? a->i() : defaultValue;
@@ -402,13 +469,13 @@ Value NodeContext::bitcast(Value v, Type elementType) {
   return results.empty() ? Value() : results.front();
 }
 
-Value NodeContext::cast(Value v, Type elementType) {
+Value NodeContext::cast(Value v, Type elementType, bool saturate) {
   if (hasFailed || !v)
     return {};
   RankedTensorType type = typeOf(v);
   if (type.getElementType() == elementType)
     return v;
-  auto op = CastOp::create(b, loc, type.clone(elementType), v);
+  auto op = CastOp::create(b, loc, type.clone(elementType), v, saturate);
   SmallVector<Value> results = finishOp(op);
   return results.empty() ? Value() : results.front();
 }

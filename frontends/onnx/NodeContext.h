@@ -26,6 +26,7 @@
 namespace onnx {
 class NodeProto;
 class AttributeProto;
+class GraphProto;
 class TensorProto;
 } // namespace onnx
 
@@ -113,6 +114,17 @@ public:
   /// Records an Unsupported issue for every attribute not in `known`.
   void rejectUnknownAttrs(std::initializer_list<llvm::StringRef> known);
 
+  //===--- subgraphs ------------------------------------------------------===//
+  /// The graph attribute `name` (a control-flow op's body), or null.
+  const onnx::GraphProto *graphAttr(llvm::StringRef name) const;
+  /// Imports `body` once, inline: its inputs bound to `inputs`, its
+  /// initializers as constants, its nodes imported as the graph's are
+  /// (they see the enclosing graph's values); its outputs' values are
+  /// appended to `outputs`. A body node's failure is recorded under that
+  /// node and fails this one.
+  llvm::LogicalResult importSubgraph(const onnx::GraphProto &body, mlir::ValueRange inputs,
+                                     llvm::SmallVectorImpl<mlir::Value> &outputs);
+
   //===--- outputs --------------------------------------------------------===//
   size_t numOutputs() const;
   bool hasOutput(size_t i) const;
@@ -166,7 +178,7 @@ public:
     return finishOp(op);
   }
   /// As make, for kiln.cast (whose result type is given, not inferred).
-  mlir::Value cast(mlir::Value v, mlir::Type elementType);
+  mlir::Value cast(mlir::Value v, mlir::Type elementType, bool saturate = false);
   /// As cast, for kiln.bitcast (the same bits read as `elementType`).
   mlir::Value bitcast(mlir::Value v, mlir::Type elementType);
 

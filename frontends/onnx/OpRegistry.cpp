@@ -27,6 +27,7 @@ const OpRegistry &OpRegistry::get() {
     registerRecurrentOps(r);
     registerQuantizationOps(r);
     registerAttentionOps(r);
+    registerControlFlowOps(r);
     registerPadOps(r);
     registerGridSampleOps(r);
     registerSpectralOps(r);

@@ -80,6 +80,7 @@ void registerPadOps(OpRegistry &);
 void registerGridSampleOps(OpRegistry &);
 void registerSpectralOps(OpRegistry &);
 void registerDetectionOps(OpRegistry &);
+void registerControlFlowOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

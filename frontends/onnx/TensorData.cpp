@@ -52,6 +52,28 @@ Type elementTypeOf(MLIRContext *context, int dataType) {
     return b.getIntegerType(64, false);
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  // Storage-only types (kiln.cast converts them): numbered as ONNX 1.23's
+  // TensorProto.DataType, which the compiled onnx.proto may predate.
+  case kFloat8E4M3FN:
+    return b.getType<Float8E4M3FNType>();
+  case kFloat8E4M3FNUZ:
+    return b.getType<Float8E4M3FNUZType>();
+  case kFloat8E5M2:
+    return b.getType<Float8E5M2Type>();
+  case kFloat8E5M2FNUZ:
+    return b.getType<Float8E5M2FNUZType>();
+  case kUint4:
+    return b.getIntegerType(4, /*isSigned=*/false);
+  case kInt4:
+    return b.getIntegerType(4);
+  case kFloat4E2M1:
+    return b.getType<Float4E2M1FNType>();
+  case kFloat8E8M0:
+    return b.getType<Float8E8M0FNUType>();
+  case kUint2:
+    return b.getIntegerType(2, /*isSigned=*/false);
+  case kInt2:
+    return b.getIntegerType(2);
   default:
     return {};
   }
@@ -99,6 +121,26 @@ int dataTypeOf(Type t) {
     return onnx::TensorProto::INT8;
   if (t.isInteger(1))
     return onnx::TensorProto::BOOL;
+  if (isa<Float8E4M3FNType>(t))
+    return kFloat8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(t))
+    return kFloat8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(t))
+    return kFloat8E5M2;
+  if (isa<Float8E5M2FNUZType>(t))
+    return kFloat8E5M2FNUZ;
+  if (isa<Float4E2M1FNType>(t))
+    return kFloat4E2M1;
+  if (isa<Float8E8M0FNUType>(t))
+    return kFloat8E8M0;
+  if (t.isUnsignedInteger(4))
+    return kUint4;
+  if (t.isInteger(4))
+    return kInt4;
+  if (t.isUnsignedInteger(2))
+    return kUint2;
+  if (t.isInteger(2))
+    return kInt2;
   return onnx::TensorProto::UNDEFINED;
 }
 
@@ -109,9 +151,36 @@ static llvm::Error tensorError(const onnx::TensorProto &tensor,
       "tensor '" + tensor.name() + "': " + what);
 }
 
-/// Bytes per element of the storage kiln uses for `type` (i1 as one byte).
+/// Bytes per element of the storage kiln uses for `type` (i1 and the 4-
+/// and 2-bit types as one byte).
 static size_t storageBytes(Type type) {
-  return type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth() / 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Bits per element of a type ONNX packs several to a byte (4 or 2), else 0.
+static unsigned packedBits(Type type) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  return bits == 4 || bits == 2 ? bits : 0;
+}
+
+/// ONNX packs 4- and 2-bit elements into bytes, the first in the low bits;
+/// kiln stores one per byte (the bits low, the rest zero).
+static Expected<std::string> unpackSubByte(const onnx::TensorProto &tensor,
+                                           llvm::StringRef packed, unsigned bits,
+                                           int64_t count) {
+  int64_t perByte = 8 / bits;
+  int64_t need = (count + perByte - 1) / perByte;
+  if (static_cast<int64_t>(packed.size()) != need)
+    return tensorError(tensor, "has " + llvm::Twine(packed.size()) + " bytes of data for " +
+                                   llvm::Twine(count) + " elements of " +
+                                   dataTypeName(tensor.data_type()) + " (" +
+                                   llvm::Twine(need) + " bytes packed)");
+  std::string out(count, '\0');
+  unsigned mask = (1u << bits) - 1;
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = static_cast<char>((static_cast<unsigned char>(packed[i / perByte]) >>
+                                (bits * (i % perByte))) & mask);
+  return out;
 }
 
 /// Reads a tensor's external data into a string.
@@ -235,7 +304,12 @@ static Expected<std::string> packTypedFields(const onnx::TensorProto &tensor,
   case onnx::TensorProto::UINT8:
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::FLOAT16:
-  case onnx::TensorProto::BFLOAT16: {
+  case onnx::TensorProto::BFLOAT16:
+  case kFloat8E4M3FN:
+  case kFloat8E4M3FNUZ:
+  case kFloat8E5M2:
+  case kFloat8E5M2FNUZ:
+  case kFloat8E8M0: {
     if (auto e = need(tensor.int32_data_size()))
       return std::move(e);
     for (int64_t i = 0; i < count; ++i) {
@@ -281,11 +355,23 @@ Expected<ElementsAttr> tensorToAttr(MLIRContext *context,
     bytes = std::make_unique<std::string>(std::move(*external));
   } else if (tensor.has_raw_data()) {
     bytes.reset(tensor.release_raw_data());
+  } else if (packedBits(elementType)) {
+    // int32_data holds the packed bytes, one to an entry.
+    std::string packed;
+    for (int32_t v : tensor.int32_data())
+      packed += static_cast<char>(v);
+    bytes = std::make_unique<std::string>(std::move(packed));
   } else {
     Expected<std::string> packed = packTypedFields(tensor, elementType, count);
     if (!packed)
       return packed.takeError();
     bytes = std::make_unique<std::string>(std::move(*packed));
+  }
+  if (unsigned bits = packedBits(elementType)) {
+    Expected<std::string> unpacked = unpackSubByte(tensor, *bytes, bits, count);
+    if (!unpacked)
+      return unpacked.takeError();
+    *bytes = std::move(*unpacked);
   }
   if (bytes->size() != count * width)
     return tensorError(tensor, "has " + llvm::Twine(bytes->size()) +

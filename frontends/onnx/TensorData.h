@@ -22,6 +22,21 @@ class TensorProto;
 
 namespace kiln::onnx_frontend {
 
+/// TensorProto.DataType values newer than some onnx.proto Kiln may be built
+/// with (ONNX 1.14-1.23): the storage-only element types.
+enum NewDataType : int {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUint4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUint2 = 25,
+  kInt2 = 26,
+};
+
 /// The MLIR element type of ONNX data type `dataType` (TensorProto's enum),
 /// or a null type when kiln does not support it.
 mlir::Type elementTypeOf(mlir::MLIRContext *context, int dataType);

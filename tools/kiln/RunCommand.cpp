@@ -282,16 +282,20 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
         double g = elementAsDouble(out.dtype, out.data, k);
         double w = elementAsDouble(*reference, k);
         double err = std::fabs(g - w);
+        // NaN matches NaN and an infinity the same infinity; any other
+        // pairing with a NaN or an infinity is a mismatch (the tolerance
+        // of a NaN or infinite reference would otherwise admit anything).
         bool nanSame = std::isnan(g) && std::isnan(w);
         bool infSame = std::isinf(g) && g == w;
+        bool special = !std::isfinite(g) || !std::isfinite(w);
         if (nanSame || infSame)
           err = 0;
-        else if (std::isnan(err))
+        else if (special)
           err = INFINITY;
         maxAbs = std::max(maxAbs, err);
         if (std::isfinite(w))
           maxRef = std::max(maxRef, std::fabs(w));
-        if (err > atol + rtol * std::fabs(w))
+        if (err > atol + rtol * std::fabs(w) || (special && err != 0))
           ++bad;
       }
       double rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;

@@ -5,6 +5,7 @@
 #include "kiln/kiln_model_abi.h"
 #include "onnx/onnx.pb.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -119,6 +120,38 @@ static llvm::Expected<HostTensor> readNpy(llvm::StringRef path, llvm::StringRef 
   return t;
 }
 
+/// Bits per element of a dtype ONNX packs several to a byte (4 or 2), else 0.
+static unsigned packedBits(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_I4: case KILN_DTYPE_U4: case KILN_DTYPE_F4E2M1: return 4;
+  case KILN_DTYPE_I2: case KILN_DTYPE_U2: return 2;
+  default: return 0;
+  }
+}
+
+/// A .pb of 4- or 2-bit elements: ONNX packs them into bytes (raw data, or
+/// int32_data one byte an entry), the first in the low bits; kiln holds
+/// one per byte (kiln_model_abi.h).
+static llvm::Expected<HostTensor> unpackPb(llvm::StringRef path, const onnx::TensorProto &proto,
+                                           HostTensor t, unsigned bits, size_t count) {
+  size_t perByte = 8 / bits, need = (count + perByte - 1) / perByte;
+  std::string packed;
+  if (proto.has_raw_data()) {
+    packed = proto.raw_data();
+  } else {
+    for (int32_t v : proto.int32_data())
+      packed += static_cast<char>(v);
+  }
+  if (packed.size() != need)
+    return error("'" + path + "': " + llvm::Twine(packed.size()) + " bytes of packed data for " +
+                 llvm::Twine(count) + " elements (" + llvm::Twine(need) + " expected)");
+  t.bytes.resize(count);
+  for (size_t i = 0; i < count; ++i)
+    t.bytes[i] = static_cast<char>((static_cast<unsigned char>(packed[i / perByte]) >>
+                                    (bits * (i % perByte))) & ((1u << bits) - 1));
+  return t;
+}
+
 static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef data) {
   onnx::TensorProto proto;
   if (data.size() > INT32_MAX || !proto.ParseFromArray(data.data(), static_cast<int>(data.size())))
@@ -128,7 +161,11 @@ static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef d
                                      KILN_DTYPE_U16, KILN_DTYPE_I16, KILN_DTYPE_I32,
                                      KILN_DTYPE_I64, 0, KILN_DTYPE_BOOL, KILN_DTYPE_F16,
                                      KILN_DTYPE_F64, KILN_DTYPE_U32, KILN_DTYPE_U64, 0, 0,
-                                     KILN_DTYPE_BF16};
+                                     KILN_DTYPE_BF16, KILN_DTYPE_F8E4M3FN,
+                                     KILN_DTYPE_F8E4M3FNUZ, KILN_DTYPE_F8E5M2,
+                                     KILN_DTYPE_F8E5M2FNUZ, KILN_DTYPE_U4, KILN_DTYPE_I4,
+                                     KILN_DTYPE_F4E2M1, KILN_DTYPE_F8E8M0, KILN_DTYPE_U2,
+                                     KILN_DTYPE_I2};
   int type = proto.data_type();
   if (type <= 0 || type >= static_cast<int>(std::size(fromOnnx)) || !fromOnnx[type])
     return error("'" + path + "': unsupported ONNX data type " + llvm::Twine(type));
@@ -142,6 +179,8 @@ static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef d
   if (!checked)
     return checked.takeError();
   size_t width = dtypeSize(t.dtype), count = *checked / width;
+  if (unsigned bits = packedBits(t.dtype))
+    return unpackPb(path, proto, std::move(t), bits, count);
   // Typed fields hold at least a byte per element; the raw data exactly
   // the tensor's bytes: a size beyond what the file carries is refused
   // before it is allocated.
@@ -191,7 +230,42 @@ llvm::Expected<HostTensor> parseTensor(llvm::StringRef data, llvm::StringRef nam
   return readPb(name, data);
 }
 
-llvm::Error writeNpy(llvm::StringRef path, const HostTensor &t) {
+/// The semantics of a float8 / float4 dtype, or null.
+static const llvm::fltSemantics *lowPrecisionSemantics(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_F8E4M3FN: return &llvm::APFloat::Float8E4M3FN();
+  case KILN_DTYPE_F8E4M3FNUZ: return &llvm::APFloat::Float8E4M3FNUZ();
+  case KILN_DTYPE_F8E5M2: return &llvm::APFloat::Float8E5M2();
+  case KILN_DTYPE_F8E5M2FNUZ: return &llvm::APFloat::Float8E5M2FNUZ();
+  case KILN_DTYPE_F8E8M0: return &llvm::APFloat::Float8E8M0FNU();
+  case KILN_DTYPE_F4E2M1: return &llvm::APFloat::Float4E2M1FN();
+  default: return nullptr;
+  }
+}
+
+/// NumPy has no storage-only types: float8 / float4 are written as float32
+/// values, int4 / int2 as int8, uint4 / uint2 as uint8.
+static HostTensor asNumpyType(const HostTensor &t) {
+  HostTensor out = t;
+  if (lowPrecisionSemantics(t.dtype)) {
+    out.dtype = KILN_DTYPE_F32;
+    out.bytes.resize(t.bytes.size() * 4);
+    for (size_t i = 0; i < t.bytes.size(); ++i) {
+      float v = static_cast<float>(elementAsDouble(t, i));
+      std::memcpy(out.bytes.data() + 4 * i, &v, 4);
+    }
+  } else if (t.dtype == KILN_DTYPE_I4 || t.dtype == KILN_DTYPE_I2) {
+    out.dtype = KILN_DTYPE_I8;
+    for (size_t i = 0; i < t.bytes.size(); ++i)
+      out.bytes[i] = static_cast<char>(static_cast<int>(elementAsDouble(t, i)));
+  } else if (t.dtype == KILN_DTYPE_U4 || t.dtype == KILN_DTYPE_U2) {
+    out.dtype = KILN_DTYPE_U8;
+  }
+  return out;
+}
+
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &stored) {
+  HostTensor t = asNumpyType(stored);
   const char *descr = nullptr;
   for (const auto &entry : kNpyTypes)
     if (entry.dtype == t.dtype)
@@ -259,6 +333,22 @@ double elementAsDouble(int32_t dtype, const void *data, int64_t i) {
   case KILN_DTYPE_U64: return at(uint64_t());
   case KILN_DTYPE_F16: return halfToDouble(static_cast<uint16_t>(at(uint16_t())));
   case KILN_DTYPE_BF16: return bfloat16ToDouble(static_cast<uint16_t>(at(uint16_t())));
+  case KILN_DTYPE_I4: case KILN_DTYPE_I2: {
+    // The low bits, sign-extended.
+    unsigned bits = dtype == KILN_DTYPE_I4 ? 4 : 2;
+    int v = static_cast<uint8_t>(at(uint8_t())) & ((1 << bits) - 1);
+    return v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
+  }
+  case KILN_DTYPE_U4: return static_cast<uint8_t>(at(uint8_t())) & 0xF;
+  case KILN_DTYPE_U2: return static_cast<uint8_t>(at(uint8_t())) & 0x3;
+  }
+  if (const llvm::fltSemantics *semantics = lowPrecisionSemantics(dtype)) {
+    unsigned bits = llvm::APFloat::getSizeInBits(*semantics);
+    uint8_t byte = static_cast<uint8_t>(at(uint8_t())) & ((1u << bits) - 1);
+    llvm::APFloat v(*semantics, llvm::APInt(bits, byte));
+    bool lost;
+    v.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    return v.convertToDouble();
   }
   return NAN; // unreachable: every kiln dtype is handled above
 }

@@ -123,6 +123,16 @@ LogicalResult KilnDialect::verifyRegionResultAttribute(Operation *op, unsigned, 
   return verifyValueAttribute(op, attr);
 }
 
+bool kiln::isLowPrecisionFloat(Type element) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType,
+             Float8E8M0FNUType, Float4E2M1FNType>(element);
+}
+
+bool kiln::isLowPrecision(Type element) {
+  auto i = dyn_cast<IntegerType>(element);
+  return isLowPrecisionFloat(element) || (i && (i.getWidth() == 4 || i.getWidth() == 2));
+}
+
 bool kiln::areCompatibleResultTypes(TypeRange lhs, TypeRange rhs) {
   if (lhs.size() != rhs.size())
     return false;

@@ -28,6 +28,13 @@ namespace kiln {
 /// inference knows the size (kiln-infer-shapes refines it later).
 bool areCompatibleResultTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
 
+/// The storage-only element types (Kiln_LowPrecisionElements): float8,
+/// float4 and 4- and 2-bit integers, which kiln moves and converts but
+/// computes nothing on.
+bool isLowPrecision(mlir::Type element);
+/// The float ones of them, converted in software (LLVM has no such types).
+bool isLowPrecisionFloat(mlir::Type element);
+
 /// Infers the numpy-broadcast shape of `operands` with `elementType`.
 llvm::LogicalResult inferBroadcastResult(std::optional<mlir::Location> loc,
                                          llvm::ArrayRef<mlir::Type> operands,

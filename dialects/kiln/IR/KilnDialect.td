@@ -74,11 +74,21 @@ def Kiln_Dialect : Dialect {
 
 def Kiln_FloatElement : AnyTypeOf<[F32, F16, BF16, F64]>;
 def Kiln_IntElement : AnyTypeOf<[I64, I32, I8]>;
-def Kiln_Element : AnyTypeOf<[F32, F16, BF16, F64, I64, I32, I16, I8, UI64,
-                              UI32, UI16, UI8, I1]>;
+// Storage-only element types (ONNX's float8, float4 and 4- and 2-bit
+// integers): tensors of them are moved and converted (kiln.cast), never
+// computed on; one element per byte in memory.
+def Kiln_LowPrecisionElements {
+  list<Type> types = [F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU,
+                      F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>];
+}
+def Kiln_Element : AnyTypeOf<!listconcat([F32, F16, BF16, F64, I64, I32, I16,
+                                          I8, UI64, UI32, UI16, UI8, I1],
+                                         Kiln_LowPrecisionElements.types)>;
 
-def Kiln_Tensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8, UI64,
-                                  UI32, UI16, UI8, I1]>;
+def Kiln_Tensor : RankedTensorOf<!listconcat([F32, F16, BF16, F64, I64, I32,
+                                              I16, I8, UI64, UI32, UI16, UI8,
+                                              I1],
+                                             Kiln_LowPrecisionElements.types)>;
 def Kiln_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
 def Kiln_NumericTensor : RankedTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8,
                                          UI64, UI32, UI16, UI8]>;

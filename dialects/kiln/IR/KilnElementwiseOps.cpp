@@ -316,6 +316,10 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (dense.size() != 1)
     return {};
   Type element = getType().getElementType();
+  // Conversions into the storage-only types round and saturate their own
+  // way (the lowering's): left to run time.
+  if (isLowPrecision(element) || (getSaturate() && isa<FloatType>(element)))
+    return {};
   return foldBroadcast(getType(), dense, [&](ArrayRef<Attribute> args) {
     return castElement(args[0], element);
   });

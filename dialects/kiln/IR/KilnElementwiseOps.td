@@ -256,12 +256,20 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let description = [{
     Converts every element to the result's element type. Float to integer
     truncates toward zero; to i1 is `x != 0`; integer narrowing wraps.
+    Float to a narrower float rounds to nearest even; a value beyond the
+    result type's range becomes infinity (NaN for a type without one), or,
+    with `saturate`, the largest finite value of its sign (infinities too;
+    NaN stays NaN). To the storage-only types: float to a 4- or 2-bit
+    integer gives 0 for a value outside its range (as ONNX's reference);
+    to f8E8M0FNU (a bare power of two) rounds up to the next power of two
+    and drops the sign; to a type without NaN (f4E2M1FN), NaN becomes -0.
 
     ```mlir
     %r = kiln.cast %x : tensor<4xf32> to tensor<4xi32>
+    %q = kiln.cast %x {saturate} : tensor<4xf32> to tensor<4xf8E4M3FN>
     ```
   }];
-  let arguments = (ins Kiln_Tensor:$input);
+  let arguments = (ins Kiln_Tensor:$input, UnitAttr:$saturate);
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasFolder = 1;

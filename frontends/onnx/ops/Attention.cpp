@@ -294,12 +294,104 @@ LogicalResult importRotaryEmbedding(NodeContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// Steps of LinearAttention unrolled at most (each is a few small ops; a
+/// longer sequence needs a loop construct kiln does not have yet).
+constexpr int64_t kMaxLinearAttentionSteps = 256;
+
+/// LinearAttention (opset 27): the recurrent state S [B, Hkv, dk, dv] of
+/// linear attention, updated per step t by the rule: "gated" decays S by
+/// exp(decay_t), "delta" replaces v_t by beta_t * (v_t - k_t S), both for
+/// "gated_delta"; then S += k_t^T v_t and o_t = scale * q_t S (query heads
+/// grouped over the key/value heads). In float32, unrolled over the
+/// sequence (static, at most kMaxLinearAttentionSteps).
+LogicalResult importLinearAttention(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"chunk_size", "kv_num_heads", "q_num_heads", "scale", "update_rule"});
+  Value q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
+  Value past = ctx.optionalInput(3), decay = ctx.optionalInput(4), beta = ctx.optionalInput(5);
+  if (!q || !k || !v)
+    return failure();
+  std::string rule = ctx.stringAttr("update_rule", "gated_delta");
+  bool gated = rule == "gated" || rule == "gated_delta";
+  bool delta = rule == "delta" || rule == "gated_delta";
+  if (!gated && !delta && rule != "linear")
+    return ctx.invalid("update_rule '" + rule + "' is not linear, gated, delta or gated_delta");
+  if (gated != static_cast<bool>(decay))
+    return ctx.invalid("update_rule '" + rule + (gated ? "' needs" : "' forbids") +
+                       " the decay input");
+  if (delta != static_cast<bool>(beta))
+    return ctx.invalid("update_rule '" + rule + (delta ? "' needs" : "' forbids") +
+                       " the beta input");
+  int64_t qHeads = ctx.intAttr("q_num_heads", 0), kvHeads = ctx.intAttr("kv_num_heads", 0);
+  if (qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
+    return ctx.invalid("q_num_heads must be a positive multiple of kv_num_heads");
+  for (Value x : {q, k, v})
+    if (NodeContext::rankOf(x) != 3)
+      return ctx.invalid("query, key and value must have rank 3 ([B, T, heads * size])");
+  std::optional<int64_t> steps = staticDim(ctx, q, 1, "LinearAttention's sequence");
+  std::optional<int64_t> qWidth = staticDim(ctx, q, 2, "LinearAttention's query");
+  std::optional<int64_t> vWidth = staticDim(ctx, v, 2, "LinearAttention's value");
+  if (!steps || !qWidth || !vWidth)
+    return failure();
+  if (*steps < 1 || *steps > kMaxLinearAttentionSteps)
+    return ctx.unsupported("LinearAttention over " + llvm::Twine(*steps) +
+                           " steps (kiln unrolls 1 to " +
+                           llvm::Twine(kMaxLinearAttentionSteps) + ")");
+  int64_t dk = *qWidth / qHeads, dv = *vWidth / kvHeads, group = qHeads / kvHeads;
+  double scale = ctx.floatAttr("scale", 0.0f);
+  if (scale == 0.0)
+    scale = 1.0 / std::sqrt(static_cast<double>(dk));
+
+  Type element = NodeContext::elementTypeOf(q), f32 = ctx.b.getF32Type();
+  // [B, T, heads * size] -> [B, heads, T, size], in float32.
+  auto heads = [&](Value x, int64_t n) { return ctx.cast(splitHeads(ctx, x, n), f32); };
+  Value q4 = heads(q, qHeads), k4 = heads(k, kvHeads), v4 = heads(v, kvHeads);
+  // decay [B, T, Hkv] or [B, T, Hkv * dk], beta [B, T, Hkv] or [B, T, 1]:
+  // [B, heads, T, 1 or dk].
+  Value decay4 = decay ? heads(decay, kvHeads) : Value();
+  Value beta4 = beta ? ctx.cast(ctx.make<TransposeOp>(ctx.make<ReshapeOp>(
+                                                          beta, ctx.i64s({0, 0, -1, 1})),
+                                                      ctx.i64s({0, 2, 1, 3})),
+                                f32)
+                     : Value();
+  auto step = [&](Value x, int64_t t) {
+    return ctx.make<SliceOp>(x, ctx.i64s({0, 0, t, 0}),
+                             ctx.i64s({INT64_MAX, INT64_MAX, t + 1, INT64_MAX}),
+                             ctx.i64s({1, 1, 1, 1}));
+  };
+  auto transposeLast = [&](Value x) { return ctx.make<TransposeOp>(x, ctx.i64s({0, 1, 3, 2})); };
+  Value state = past ? ctx.cast(past, f32) : Value(); // absent: zeros
+  SmallVector<Value> outputs;
+  for (int64_t t = 0; t < *steps; ++t) {
+    Value kt = step(k4, t), vt = step(v4, t); // [B, Hkv, 1, dk], [B, Hkv, 1, dv]
+    if (gated && state)
+      state = ctx.make<MulOp>(state, transposeLast(ctx.make<ExpOp>(step(decay4, t))));
+    if (delta) {
+      Value retrieved = state ? numpyMatmul(ctx, kt, state) : Value();
+      vt = ctx.make<MulOp>(step(beta4, t), retrieved ? ctx.make<SubOp>(vt, retrieved) : vt);
+    }
+    Value written = ctx.make<MulOp>(transposeLast(kt), vt); // [B, Hkv, dk, dv]
+    state = state ? ctx.make<AddOp>(state, written) : written;
+    // Query heads h read key/value head h / group: [B, Hkv, group, dk] S.
+    Value qt = ctx.make<ReshapeOp>(step(q4, t), ctx.i64s({0, kvHeads, group, dk}));
+    Value read = numpyMatmul(ctx, qt, state); // [B, Hkv, group, dv]
+    outputs.push_back(ctx.make<ReshapeOp>(ctx.make<MulOp>(read, ctx.scalarLike(read, scale)),
+                                          ctx.i64s({0, qHeads, 1, dv})));
+  }
+  Value all = outputs.size() == 1 ? outputs.front()
+                                  : ctx.make<ConcatOp>(ValueRange(outputs), ctx.i64(2));
+  Value y = ctx.make<ReshapeOp>(ctx.make<TransposeOp>(all, ctx.i64s({0, 2, 1, 3})),
+                                ctx.i64s({0, 0, qHeads * dv}));
+  ctx.bindOutput(1, ctx.cast(state, past ? NodeContext::elementTypeOf(past) : element));
+  return ctx.setOutput(0, ctx.cast(y, element));
+}
+
 } // namespace
 
 void registerAttentionOps(OpRegistry &r) {
   constexpr int64_t any = kAnyLaterOpset;
   r.add("Attention", 23, any, importAttention);
   r.add("RotaryEmbedding", 23, any, importRotaryEmbedding);
+  r.add("LinearAttention", 27, any, importLinearAttention);
 }
 
 } // namespace kiln::onnx_frontend

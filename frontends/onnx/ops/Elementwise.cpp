@@ -116,9 +116,24 @@ Type targetType(NodeContext &ctx, llvm::StringRef what) {
   return element;
 }
 
+/// Cast / CastLike to `element` with their attributes: `saturate` (opset
+/// 19; on by default) for the float8 types, and `round_mode` (opset 24)
+/// for float8e8m0, of which kiln has ONNX's default, "up".
+LogicalResult castWithAttributes(NodeContext &ctx, Type element) {
+  bool saturate = isLowPrecisionFloat(element) && !isa<Float4E2M1FNType>(element) &&
+                  ctx.intAttr("saturate", 1) != 0;
+  if (isa<Float8E8M0FNUType>(element)) {
+    std::string mode = ctx.stringAttr("round_mode", "up");
+    if (mode != "up")
+      return ctx.unsupported("cast to float8e8m0 with round_mode '" + mode +
+                             "' (kiln rounds up, ONNX's default)");
+  }
+  return ctx.setOutput(0, ctx.cast(ctx.input(0), element, saturate));
+}
+
 LogicalResult importCast(NodeContext &ctx) {
   Type element = targetType(ctx, "cast");
-  return element ? ctx.setOutput(0, ctx.cast(ctx.input(0), element)) : failure();
+  return element ? castWithAttributes(ctx, element) : failure();
 }
 
 /// BitCast (opset 26): the same bits read as another type of the same width.
@@ -131,7 +146,7 @@ LogicalResult importCastLike(NodeContext &ctx) {
   Value like = ctx.input(1);
   if (!like)
     return failure();
-  return ctx.setOutput(0, ctx.cast(ctx.input(0), NodeContext::elementTypeOf(like)));
+  return castWithAttributes(ctx, NodeContext::elementTypeOf(like));
 }
 
 } // namespace

@@ -75,6 +75,52 @@ LogicalResult importConv(NodeContext &ctx) {
   return ctx.setOutput(0, addChannelBias(ctx, y, ctx.optionalInput(2)));
 }
 
+/// CausalConvWithState (opset 27): a depthwise causal Conv1d of the input
+/// [B, C, L] extended on the left by past_state [B, C, k - 1] (zeros when
+/// absent), plus the bias, then SiLU when activation is "silu" or "swish"
+/// (convolution and SiLU in float32 for a narrower input, each result
+/// rounded to the input's type, as ONNX's reference); present_state
+/// is the last k - 1 positions of the extended input.
+LogicalResult importCausalConvWithState(NodeContext &ctx) {
+  Value x = ctx.input(0), w = ctx.input(1);
+  Value bias = ctx.optionalInput(2), past = ctx.optionalInput(3);
+  RankedTensorType xType = NodeContext::typeOf(x), wType = NodeContext::typeOf(w);
+  if (!xType || !wType)
+    return failure();
+  if (xType.getRank() != 3 || wType.getRank() != 3)
+    return ctx.invalid("input and weight must have rank 3 ([B, C, L] and [C, 1, k])");
+  std::string activation = ctx.stringAttr("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    return ctx.invalid("activation '" + activation + "' is not none, silu or swish");
+  std::optional<int64_t> channels = staticDim(ctx, w, 0, "CausalConvWithState's weight");
+  std::optional<int64_t> k = staticDim(ctx, w, 2, "CausalConvWithState's weight");
+  if (!channels || !k)
+    return failure();
+  if (*k < 1)
+    return ctx.invalid("the kernel size (weight dim 2) must be at least 1");
+  Value extended = past ? ctx.make<ConcatOp>(ValueRange{past, x}, ctx.i64(2))
+                        : zeroPad(ctx, x, {0, 0, *k - 1, 0, 0, 0});
+  // A narrower input convolves in float32, rounded once at the end (as the
+  // reference does; accumulating in float16 drifts by an ulp or two).
+  Type element = NodeContext::elementTypeOf(x);
+  bool narrow = element.getIntOrFloatBitWidth() < 32;
+  auto wide = [&](Value v) { return narrow && v ? ctx.cast(v, ctx.b.getF32Type()) : v; };
+  Value y = ctx.make<ConvOp>(wide(extended), wide(w), ctx.i64s({1}), ctx.i64s({0, 0}),
+                             ctx.i64s({1}), ctx.i64(*channels));
+  y = ctx.cast(addChannelBias(ctx, y, wide(bias)), element);
+  if (activation != "none") {
+    Value v = wide(y);
+    y = ctx.cast(ctx.make<MulOp>(v, ctx.make<SigmoidOp>(v)), element);
+  }
+  // The last k - 1 positions; none when k is 1 (a start past the end).
+  int64_t start = *k == 1 ? INT64_MAX : -(*k - 1);
+  Value present = ctx.make<SliceOp>(extended, ctx.i64s({0, 0, start}),
+                                    ctx.i64s({INT64_MAX, INT64_MAX, INT64_MAX}),
+                                    ctx.i64s({1, 1, 1}));
+  ctx.bindOutput(1, present);
+  return ctx.setOutput(0, y);
+}
+
 /// Inserts stride - 1 zeros between neighbours along every spatial dim.
 Value zeroStuff(NodeContext &ctx, Value x, ArrayRef<int64_t> strides) {
   RankedTensorType type = NodeContext::typeOf(x);
@@ -389,6 +435,7 @@ void registerNNOps(OpRegistry &r) {
   r.add("Gemm", 1, any, importGemm);
   r.add("Conv", 1, any, importConv);
   r.add("ConvTranspose", 1, any, importConvTranspose);
+  r.add("CausalConvWithState", 27, any, importCausalConvWithState);
   r.add("MaxPool", 1, any, importMaxPool);
   r.add("AveragePool", 1, any, importAveragePool);
   r.add("LpPool", 1, any, importLpPool);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontends/onnx/TensorData.h"
 #include "frontends/onnx/ops/Helpers.h"
 
 #include <cmath>
@@ -36,6 +37,51 @@ Value alongAxis(NodeContext &ctx, Value scaleOrZero, int64_t axis, int64_t rank)
   for (int64_t d = axis + 1; d < rank; ++d)
     axes.push_back(d - axis);
   return axes.empty() ? scaleOrZero : unsqueeze(ctx, scaleOrZero, axes);
+}
+
+/// A blocked scale or zero point (opset 21: `block_size` > 0; the rank of
+/// x, dim `axis` of ceil(n / block_size)) spread to x's shape: entry i
+/// along `axis` is block i / block_size's.
+Value blockedAlongAxis(NodeContext &ctx, Value scaleOrZero, int64_t axis, Value x,
+                       int64_t blockSize) {
+  if (!scaleOrZero)
+    return scaleOrZero;
+  int64_t rank = NodeContext::rankOf(x);
+  if (NodeContext::rankOf(scaleOrZero) != rank) {
+    ctx.invalid("a blocked scale or zero point must have x's rank");
+    return {};
+  }
+  if (axis < 0 || axis >= rank) {
+    ctx.invalid("axis " + llvm::Twine(axis) + " is out of range for rank " + llvm::Twine(rank));
+    return {};
+  }
+  std::optional<int64_t> n = staticDim(ctx, x, axis, "a blocked (De)QuantizeLinear's x");
+  if (!n)
+    return {};
+  int64_t blocks = NodeContext::typeOf(scaleOrZero).getDimSize(axis);
+  if (!ShapedType::isDynamic(blocks) && blocks != (*n + blockSize - 1) / blockSize) {
+    ctx.invalid("a blocked scale or zero point has " + llvm::Twine(blocks) +
+                " blocks along axis " + llvm::Twine(axis) + ", not ceil(" + llvm::Twine(*n) +
+                " / " + llvm::Twine(blockSize) + ")");
+    return {};
+  }
+  SmallVector<int64_t> index;
+  for (int64_t i = 0; i < *n; ++i)
+    index.push_back(i / blockSize);
+  return ctx.make<GatherOp>(scaleOrZero, ctx.indices(index), ctx.i64(axis));
+}
+
+/// The scale or zero point of (De)QuantizeLinear broadcast against x:
+/// blocked, per axis or scalar.
+Value spreadAlongAxis(NodeContext &ctx, Value scaleOrZero, int64_t axis, Value x) {
+  int64_t blockSize = ctx.intAttr("block_size", 0);
+  if (blockSize < 0) {
+    ctx.invalid("block_size must not be negative");
+    return {};
+  }
+  if (blockSize > 0)
+    return blockedAlongAxis(ctx, scaleOrZero, axis, x, blockSize);
+  return alongAxis(ctx, scaleOrZero, axis, NodeContext::rankOf(x));
 }
 
 /// round-half-even, add the zero point, clamp to `type`'s range, cast.
@@ -70,28 +116,39 @@ LogicalResult importDequantizeLinear(NodeContext &ctx) {
   Value x = ctx.input(0), scale = ctx.input(1), zero = ctx.optionalInput(2);
   if (!x || !scale)
     return failure();
-  int64_t rank = NodeContext::rankOf(x), axis = quantAxis(ctx, x);
+  int64_t axis = quantAxis(ctx, x);
   Type f = NodeContext::elementTypeOf(scale);
   Value v = ctx.cast(x, f);
   if (zero)
-    v = ctx.make<SubOp>(v, ctx.cast(alongAxis(ctx, zero, axis, rank), f));
-  return ctx.setOutput(0, ctx.make<MulOp>(v, alongAxis(ctx, scale, axis, rank)));
+    v = ctx.make<SubOp>(v, ctx.cast(spreadAlongAxis(ctx, zero, axis, x), f));
+  return ctx.setOutput(0, ctx.make<MulOp>(v, spreadAlongAxis(ctx, scale, axis, x)));
 }
 
 LogicalResult importQuantizeLinear(NodeContext &ctx) {
   Value x = ctx.input(0), scale = ctx.input(1), zero = ctx.optionalInput(2);
   if (!x || !scale)
     return failure();
-  if (ctx.intAttr("saturate", 1) == 0)
-    return ctx.unsupported("saturate = 0");
-  int64_t rank = NodeContext::rankOf(x), axis = quantAxis(ctx, x);
-  Type type = zero ? NodeContext::elementTypeOf(zero)
-                   : ctx.b.getIntegerType(8, /*isSigned=*/false);
-  if (!isa<IntegerType>(type))
-    return ctx.unsupported("quantising to a float type");
-  Value scaled = ctx.make<DivOp>(ctx.cast(x, NodeContext::elementTypeOf(scale)),
-                                 alongAxis(ctx, scale, axis, rank));
-  return ctx.setOutput(0, quantize(ctx, scaled, alongAxis(ctx, zero, axis, rank), type));
+  int64_t axis = quantAxis(ctx, x);
+  // The zero point's type, else output_dtype (opset 21), else uint8.
+  int64_t outputDtype = ctx.intAttr("output_dtype", 0);
+  Type type = zero          ? NodeContext::elementTypeOf(zero)
+              : outputDtype ? elementTypeOf(ctx.context(), static_cast<int>(outputDtype))
+                            : ctx.b.getIntegerType(8, /*isSigned=*/false);
+  if (!type)
+    return ctx.unsupported("quantising to " + dataTypeName(static_cast<int>(outputDtype)));
+  Type f = NodeContext::elementTypeOf(scale);
+  Value scaled = ctx.make<DivOp>(ctx.cast(x, f), spreadAlongAxis(ctx, scale, axis, x));
+  if (isLowPrecisionFloat(type)) {
+    // float8: x / scale converted (saturating unless saturate = 0; the
+    // zero point must be 0 and is not read, as ONNX's reference); float4
+    // adds its zero point and always saturates.
+    bool isFloat4 = isa<Float4E2M1FNType>(type);
+    if (isFloat4 && zero)
+      scaled = ctx.make<AddOp>(scaled, ctx.cast(spreadAlongAxis(ctx, zero, axis, x), f));
+    bool saturate = !isFloat4 && ctx.intAttr("saturate", 1) != 0;
+    return ctx.setOutput(0, ctx.cast(scaled, type, saturate));
+  }
+  return ctx.setOutput(0, quantize(ctx, scaled, spreadAlongAxis(ctx, zero, axis, x), type));
 }
 
 LogicalResult importDynamicQuantizeLinear(NodeContext &ctx) {

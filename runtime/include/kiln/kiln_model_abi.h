@@ -28,7 +28,13 @@ extern "C" {
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
  * for each; values are stable across versions. The runtime's
  * kiln_dtype_size / kiln_dtype_name and the compiler's descriptor writer
- * (backends/common) are generated from it. */
+ * (backends/common) are generated from it.
+ *
+ * From F8E4M3FN on, storage-only types (ONNX's float8, float4 and 4- and
+ * 2-bit integers; a model converts them with Cast or (De)QuantizeLinear):
+ * ONE ELEMENT PER BYTE, its bits in the low bits of the byte and the other
+ * bits zero (int4 -1 is 0x0F), not ONNX's packing of two or four to a
+ * byte. Float8 bytes are the formats' encodings (OCP / ONNX). */
 #define KILN_DTYPES(X)                 \
   X(F32, 1, 4, "float32")             \
   X(F64, 2, 8, "float64")             \
@@ -42,7 +48,17 @@ extern "C" {
   X(U16, 10, 2, "uint16")             \
   X(U32, 11, 4, "uint32")             \
   X(U64, 12, 8, "uint64")             \
-  X(BOOL, 13, 1, "bool")
+  X(BOOL, 13, 1, "bool")               \
+  X(F8E4M3FN, 14, 1, "float8e4m3fn")   \
+  X(F8E4M3FNUZ, 15, 1, "float8e4m3fnuz") \
+  X(F8E5M2, 16, 1, "float8e5m2")       \
+  X(F8E5M2FNUZ, 17, 1, "float8e5m2fnuz") \
+  X(F8E8M0, 18, 1, "float8e8m0")       \
+  X(F4E2M1, 19, 1, "float4e2m1")       \
+  X(I4, 20, 1, "int4")                 \
+  X(U4, 21, 1, "uint4")                \
+  X(I2, 22, 1, "int2")                 \
+  X(U2, 23, 1, "uint2")
 
 typedef enum kiln_dtype {
 #define KILN_DTYPE_ENUM(NAME, VALUE, BYTES, TEXT) KILN_DTYPE_##NAME = VALUE,
