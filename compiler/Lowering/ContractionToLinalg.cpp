@@ -46,6 +46,33 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
+/// The type a contraction of `element` accumulates in: float32 for the
+/// 16-bit floats (as numpy's and ONNX Runtime's kernels do: summing in
+/// float16 drifts by ulps with the length), else the element type.
+Type accumulatorOf(OpBuilder &b, Type element) {
+  return element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+}
+
+/// acc + x * y, the operands widened to the accumulator's type.
+Value multiplyAdd(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
+  Type type = acc.getType();
+  auto widen = [&](Value v) {
+    return v.getType() == type ? v : Value(arith::ExtFOp::create(b, loc, type, v));
+  };
+  return addOrOr(b, loc, acc, mulOf(b, loc, widen(x), widen(y)));
+}
+
+/// `wide` rounded elementwise to `type` (same shape), or `wide` itself
+/// when it has that element type already.
+Value roundTo(OpBuilder &b, Location loc, Value wide, RankedTensorType type) {
+  if (cast<RankedTensorType>(wide.getType()).getElementType() == type.getElementType())
+    return wide;
+  return *lowering::buildBroadcastGeneric(
+      b, loc, type, {wide}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::TruncFOp::create(nb, nl, type.getElementType(), a[0]);
+      });
+}
+
 struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &b) const override {
@@ -99,13 +126,14 @@ struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
     }
     SmallVector<utils::IteratorType> iterators(rank - 1, utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
+    auto accType = type.clone(accumulatorOf(b, type.getElementType()));
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{op.getLhs(), op.getRhs()},
-        ValueRange{zeros(b, loc, type, dynamicSizes)}, maps, iterators,
+        b, loc, TypeRange{accType}, ValueRange{op.getLhs(), op.getRhs()},
+        ValueRange{zeros(b, loc, accType, dynamicSizes)}, maps, iterators,
         [&](OpBuilder &nb, Location nl, ValueRange a) {
-          linalg::YieldOp::create(nb, nl, addOrOr(nb, nl, a[2], mulOf(nb, nl, a[0], a[1])));
+          linalg::YieldOp::create(nb, nl, multiplyAdd(nb, nl, a[2], a[0], a[1]));
         });
-    b.replaceOp(op, generic.getResult(0));
+    b.replaceOp(op, roundTo(b, loc, generic.getResult(0), type));
     return success();
   }
 };
@@ -198,21 +226,23 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     SmallVector<utils::IteratorType> iterators(3 + spatial, utils::IteratorType::parallel);
     iterators.append(1 + spatial, utils::IteratorType::reduction);
     auto outGroupedType = RankedTensorType::get(outShape, type.getElementType());
+    auto accType = outGroupedType.clone(accumulatorOf(b, type.getElementType()));
     SmallVector<Value> dynamicSizes;
     if (outGroupedType.isDynamicDim(0))
       dynamicSizes.push_back(dimOf(b, loc, op.getInput(), 0));
     if (outGroupedType.isDynamicDim(2))
       dynamicSizes.push_back(dimOf(b, loc, op.getWeight(), 0));
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{outGroupedType}, ValueRange{inGrouped, wGrouped},
-        ValueRange{zeros(b, loc, outGroupedType, dynamicSizes)}, maps, iterators,
+        b, loc, TypeRange{accType}, ValueRange{inGrouped, wGrouped},
+        ValueRange{zeros(b, loc, accType, dynamicSizes)}, maps, iterators,
         [&](OpBuilder &nb, Location nl, ValueRange a) {
-          linalg::YieldOp::create(nb, nl, addOrOr(nb, nl, a[2], mulOf(nb, nl, a[0], a[1])));
+          linalg::YieldOp::create(nb, nl, multiplyAdd(nb, nl, a[2], a[0], a[1]));
         });
     SmallVector<ReassociationIndices> merge = {{0}, {1, 2}};
     for (int64_t i = 0; i < spatial; ++i)
       merge.push_back({3 + i});
-    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, generic.getResult(0), merge);
+    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, type, roundTo(b, loc, generic.getResult(0), outGroupedType), merge);
     return success();
   }
 };

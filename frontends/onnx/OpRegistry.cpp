@@ -28,6 +28,8 @@ const OpRegistry &OpRegistry::get() {
     registerQuantizationOps(r);
     registerAttentionOps(r);
     registerControlFlowOps(r);
+    registerOptimizerOps(r);
+    registerTextOps(r);
     registerPadOps(r);
     registerGridSampleOps(r);
     registerSpectralOps(r);

@@ -81,6 +81,8 @@ void registerGridSampleOps(OpRegistry &);
 void registerSpectralOps(OpRegistry &);
 void registerDetectionOps(OpRegistry &);
 void registerControlFlowOps(OpRegistry &);
+void registerOptimizerOps(OpRegistry &);
+void registerTextOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

@@ -85,7 +85,72 @@ def f32(*v):
     return np.array(v, np.float32)
 
 
+def tfidf_reference(x, min_gram, max_gram, max_skip, mode, counts, indexes, pool, weights=None):
+    """TfIdfVectorizer by its definition: n-grams of the pool matched at
+    every start with every distance 1..max_skip + 1 (unigrams once)."""
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    columns = max(indexes) + 1
+    grams = []  # (tokens, column) in id order
+    for n, begin in enumerate(counts, start=1):
+        end = counts[n] if n < len(counts) else len(pool)
+        for g in range(begin, end, n):
+            grams.append((tuple(pool[g:g + n]), indexes[len(grams)]))
+    out = np.zeros((rows.shape[0], columns), np.float32)
+    for b, row in enumerate(rows):
+        for tokens, column in grams:
+            n = len(tokens)
+            if not min_gram <= n <= max_gram:
+                continue
+            for d in range(1, (1 if n == 1 else max_skip + 1) + 1):
+                for start in range(len(row) - (n - 1) * d):
+                    if all(row[start + k * d] == tokens[k] for k in range(n)):
+                        out[b, column] += 1
+    w = np.ones(columns, np.float32) if weights is None else np.asarray(weights, np.float32)
+    if mode == "IDF":
+        out = np.where(out > 0, w, 0).astype(np.float32)
+    elif mode == "TFIDF":
+        out = (out * w).astype(np.float32)
+    return out.reshape(-1) if x.ndim == 1 else out
+
+
+def tfidf_case(name, x, **attrs):
+    keys = ("min_gram_length", "max_gram_length", "max_skip_count", "mode", "ngram_counts",
+            "ngram_indexes", "pool_int64s")
+    reference = tfidf_reference(x, *(attrs[k] for k in keys), attrs.get("weights"))
+    return case(name, "TfIdfVectorizer", {"x": x}, reference, attrs=attrs)
+
+
 def cases():
+    # TfIdfVectorizer's weighting modes and shapes ONNX's suite leaves out:
+    # IDF and TFIDF with and without weights, one row, skip-grams, n-gram
+    # sizes outside [min, max] (their ids still count), a row too short.
+    tokens = np.array([[2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 2, 3],
+                       [4, 4, 2, 5, 3, 7, 8, 6, 7, 6, 5, 4]], np.int64)
+    pool = dict(ngram_counts=[0, 4, 10], pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 2, 5, 3])
+    # Einsum with an ellipsis and with diagonals (a letter twice in a term).
+    e = np.arange(2 * 3 * 3, dtype=np.float32).reshape(2, 3, 3)
+    f = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4) / 7
+    yield case("einsum_batch_diagonal", "Einsum", {"x": e}, np.einsum("...ii->...i", e),
+               attrs={"equation": "...ii->...i"})
+    yield case("einsum_trace_implicit", "Einsum", {"x": e[0]}, np.einsum("ii", e[0]),
+               attrs={"equation": "ii"})
+    yield case("einsum_ellipsis_matmul", "Einsum", {"a": e, "b": f},
+               np.einsum("...ij,...jk", e, f), attrs={"equation": "...ij,...jk"})
+    yield case("einsum_ellipsis_broadcast", "Einsum", {"a": e, "b": f[0]},
+               np.einsum("...ij,jk->...ik", e, f[0]), attrs={"equation": "...ij,jk->...ik"})
+    yield tfidf_case("tfidf_idf_weights", tokens, min_gram_length=1, max_gram_length=2,
+                     max_skip_count=1, mode="IDF", ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 0],
+                     weights=[0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5], **pool)
+    yield tfidf_case("tfidf_tfidf_one_row", tokens[1].astype(np.int32), min_gram_length=2,
+                     max_gram_length=3, max_skip_count=2, mode="TFIDF",
+                     ngram_indexes=[3, 2, 1, 0, 4, 5, 6, 7],
+                     weights=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], **pool)
+    yield tfidf_case("tfidf_idf_no_weights", tokens, min_gram_length=1, max_gram_length=3,
+                     max_skip_count=0, mode="IDF", ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7],
+                     **pool)
+    yield tfidf_case("tfidf_row_too_short", tokens[:, :2], min_gram_length=3,
+                     max_gram_length=3, max_skip_count=1, mode="TF",
+                     ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7], **pool)
     x = f32(NAN, INF, -INF, 0.0, -0.0, 1.5, -2.5)
     yield case("relu_nan_inf", "Relu", {"x": x}, np.where(np.isnan(x), x, np.maximum(x, 0)))
     yield case("exp_nan_inf", "Exp", {"x": x}, np.exp(x))

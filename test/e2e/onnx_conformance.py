@@ -63,12 +63,12 @@ EXPLANATIONS = [
      "bfloat16 results one unit in the last place from the reference's (a bfloat16 ulp is "
      "7.8e-3 at 1.0, the rule's rtol 1e-3): Kiln rounds intermediates differently"),
     (r"_(fp16|float16)(_|$)",
-     "float16 intermediates: Kiln's and the reference's results are each within about one "
-     "float16 ulp of the exact value (attention_4d_fp16: 6.7e-4 and 4.7e-4 from a float64 "
-     "reference), and the rule's rtol 1e-3 is about one ulp"),
-    (r"test_(cast|castlike|quantizelinear|dequantizelinear)_.*(FLOAT8|FLOAT4|INT4|UINT4|INT2|UINT2|"
-     r"e4m3|e5m2|float4|int4|uint4|int2|uint2|E8M0)",
-     "Kiln has no 8-, 4- or 2-bit float and no 4- or 2-bit integer element types yet"),
+     "float16 results one float16 unit in the last place from the reference's (the rule's "
+     "rtol 1e-3 is about one ulp): Kiln and the reference round float16 intermediates at "
+     "different points (Kiln's contractions accumulate in float32)"),
+    (r"test_adam_multiple$",
+     "ONNX 1.12's expected data were computed with epsilon 1e-2 while the model leaves "
+     "epsilon at its default, 1e-6 (ONNX 1.23's data for the same model match Kiln's)"),
     (r"test_dft_inverse",
      "the expected data holds the reference's float32 FFT noise (1.9e-7) where the exact "
      "result is 0, above the rule's atol 1e-7; Kiln's result (computed in float64) is within "

@@ -2,7 +2,8 @@
 //
 // Einsum lines every operand up on one index space (transpose, then
 // reshape with 1s for the indices it lacks), multiplies them with
-// broadcasting and sums the contracted indices away. Det expands the
+// broadcasting and sums the contracted indices away; an ellipsis becomes
+// spare letters, a letter repeated in one term a gathered diagonal. Det expands the
 // Leibniz formula for static matrices up to 4 x 4.
 //
 //===----------------------------------------------------------------------===//
@@ -18,11 +19,81 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
+/// `v` with the dims at `first` < `second` (equal, static sizes) replaced
+/// by their diagonal, as a last dim: [.., n, .., n, ..] -> [.., .., n].
+Value diagonal(NodeContext &ctx, Value v, int64_t first, int64_t second) {
+  int64_t rank = NodeContext::rankOf(v);
+  std::optional<int64_t> n = staticDim(ctx, v, first, "an Einsum diagonal");
+  if (!n)
+    return {};
+  SmallVector<int64_t> perm, shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != first && d != second) {
+      perm.push_back(d);
+      shape.push_back(0);
+    }
+  perm.append({first, second});
+  shape.push_back(*n * *n);
+  Value flat = ctx.make<ReshapeOp>(ctx.make<TransposeOp>(v, ctx.i64s(perm)), ctx.i64s(shape));
+  SmallVector<int64_t> index;
+  for (int64_t i = 0; i < *n; ++i)
+    index.push_back(i * (*n + 1));
+  return ctx.make<GatherOp>(flat, ctx.indices(index), ctx.i64(rank - 2));
+}
+
 LogicalResult importEinsum(NodeContext &ctx) {
   std::string equation = ctx.stringAttr("equation", "");
   equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
-  if (equation.find("...") != std::string::npos)
-    return ctx.unsupported("Einsum with an ellipsis");
+  // An ellipsis stands for the same leading letters in every term (numpy
+  // aligns them from the right; a shorter one takes the last of them).
+  if (equation.find("...") != std::string::npos) {
+    std::string spare;
+    for (char c = 'A'; c <= 'Z'; ++c)
+      if (equation.find(c) == std::string::npos)
+        spare += c;
+    size_t arrowAt = equation.find("->");
+    llvm::SmallVector<StringRef> operands;
+    StringRef(equation).substr(0, arrowAt).split(operands, ',');
+    int64_t widest = 0;
+    SmallVector<int64_t> widths;
+    for (auto [i, term] : llvm::enumerate(operands)) {
+      int64_t named = static_cast<int64_t>(term.size()) - (term.contains("...") ? 3 : 0);
+      int64_t width = i < ctx.numInputs() && term.contains("...")
+                          ? NodeContext::rankOf(ctx.optionalInput(i)) - named
+                          : 0;
+      if (width < 0)
+        return ctx.invalid("operand " + llvm::Twine(i) + " has fewer dims than its term names");
+      widths.push_back(width);
+      widest = std::max(widest, width);
+    }
+    if (widest > static_cast<int64_t>(spare.size()))
+      return ctx.unsupported("Einsum with an ellipsis of " + llvm::Twine(widest) + " dims");
+    std::string expanded;
+    for (auto [i, term] : llvm::enumerate(operands)) {
+      std::string t = term.str();
+      size_t at = t.find("...");
+      if (at != std::string::npos)
+        t.replace(at, 3, spare.substr(widest - widths[i], widths[i]));
+      expanded += (i ? "," : "") + t;
+    }
+    std::string out = arrowAt == std::string::npos ? "" : equation.substr(arrowAt + 2);
+    size_t at = out.find("...");
+    if (at != std::string::npos)
+      out.replace(at, 3, spare.substr(0, widest));
+    else if (arrowAt == std::string::npos) {
+      // Implicit output: the ellipsis dims, then the letters named once.
+      std::map<char, int> seen;
+      for (char c : expanded)
+        if (std::isalpha(static_cast<unsigned char>(c)) &&
+            spare.substr(0, widest).find(c) == std::string::npos)
+          ++seen[c];
+      out = spare.substr(0, widest);
+      for (auto [c, n] : seen)
+        if (n == 1)
+          out += c;
+    }
+    equation = expanded + "->" + out;
+  }
   std::string lhs = equation, output;
   size_t arrow = equation.find("->");
   bool explicitOutput = arrow != std::string::npos;
@@ -45,9 +116,6 @@ LogicalResult importEinsum(NodeContext &ctx) {
         return ctx.invalid("bad character in equation '" + equation + "'");
       ++counts[c];
     }
-    for (char c : t)
-      if (std::count(t.begin(), t.end(), c) > 1)
-        return ctx.unsupported("Einsum with a repeated index in one operand (diagonals)");
   }
   if (!explicitOutput)
     for (auto [c, n] : counts)
@@ -59,7 +127,8 @@ LogicalResult importEinsum(NodeContext &ctx) {
     if (output.find(c) == std::string::npos)
       space += c;
   Value product;
-  for (auto [i, term] : llvm::enumerate(terms)) {
+  for (auto [i, original] : llvm::enumerate(terms)) {
+    std::string term = original;
     Value v = ctx.input(i);
     if (!v)
       return failure();
@@ -67,6 +136,21 @@ LogicalResult importEinsum(NodeContext &ctx) {
       return ctx.invalid("operand " + llvm::Twine(i) + " has rank " +
                          llvm::Twine(NodeContext::rankOf(v)) + " but the equation gives it " +
                          llvm::Twine(term.size()) + " indices");
+    // A letter twice in one term takes the diagonal (it then names the
+    // last dim).
+    for (size_t first = 0; first < term.size(); ++first) {
+      size_t second = term.find(term[first], first + 1);
+      if (second == std::string::npos)
+        continue;
+      char c = term[first];
+      v = diagonal(ctx, v, first, second);
+      if (!v)
+        return failure();
+      term.erase(second, 1);
+      term.erase(first, 1);
+      term += c;
+      first = static_cast<size_t>(-1); // rescan
+    }
     SmallVector<int64_t> perm, missing;
     for (size_t s = 0; s < space.size(); ++s) {
       size_t at = term.find(space[s]);

@@ -252,21 +252,101 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   return ctx.setOutput(0, addChannelBias(ctx, y, ctx.optionalInput(2)));
 }
 
+/// MaxPool's Indices output: for every output element, the flat (NCHW...,
+/// spatial dims row-major, or column-major with `columnMajorOrder`) index of
+/// the first maximum of its window. Static shapes: each
+/// kernel tap is a gather of the input at constant positions (padding
+/// reads -inf), and a running strict maximum keeps the first winner.
+Value maxPoolIndices(NodeContext &ctx, Value x, const Window &window, RankedTensorType outType,
+                     bool columnMajorOrder) {
+  RankedTensorType xType = NodeContext::typeOf(x);
+  if (!xType.hasStaticShape() || !outType.hasStaticShape()) {
+    ctx.unsupported("MaxPool's Indices of a tensor with dynamic dims");
+    return {};
+  }
+  ArrayRef<int64_t> in = xType.getShape().drop_front(2), out = outType.getShape().drop_front(2);
+  size_t spatial = in.size();
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+  int64_t inSize = 1, outSize = 1, taps = 1;
+  for (size_t i = 0; i < spatial; ++i) {
+    inSize *= in[i];
+    outSize *= out[i];
+    taps *= window.kernel[i];
+  }
+  Value flat = ctx.make<ReshapeOp>(x, ctx.i64s({n, c, inSize}));
+  Value lowest = ctx.scalarLike(x, -std::numeric_limits<double>::infinity());
+  Value best, index;
+  for (int64_t t = 0; t < taps; ++t) {
+    // The tap's offset in each spatial dim (last dim fastest).
+    SmallVector<int64_t> offset(spatial);
+    for (int64_t rest = t, i = static_cast<int64_t>(spatial) - 1; i >= 0; --i) {
+      offset[i] = rest % window.kernel[i];
+      rest /= window.kernel[i];
+    }
+    // Row-major positions to read; the index reported is column-major
+    // (first spatial dim fastest) with storage_order = 1.
+    SmallVector<int64_t> positions(outSize), reported(outSize);
+    SmallVector<bool> valid(outSize);
+    for (int64_t o = 0; o < outSize; ++o) {
+      SmallVector<int64_t> coordinate(spatial);
+      bool inside = true;
+      for (int64_t rest = o, i = static_cast<int64_t>(spatial) - 1; i >= 0; --i) {
+        int64_t at = (rest % out[i]) * window.strides[i] + offset[i] * window.dilations[i] -
+                     window.pads[i];
+        rest /= out[i];
+        inside &= at >= 0 && at < in[i];
+        coordinate[i] = std::clamp<int64_t>(at, 0, in[i] - 1);
+      }
+      int64_t rowMajor = 0, columnMajor = 0;
+      for (size_t i = 0, stride = 1; i < spatial; stride *= in[i], ++i)
+        columnMajor += coordinate[i] * stride;
+      for (int64_t i = static_cast<int64_t>(spatial) - 1, stride = 1; i >= 0; stride *= in[i], --i)
+        rowMajor += coordinate[i] * stride;
+      positions[o] = rowMajor;
+      reported[o] = columnMajorOrder ? columnMajor : rowMajor;
+      valid[o] = inside;
+    }
+    SmallVector<int64_t> spatialOut(out);
+    auto positionsType = RankedTensorType::get(spatialOut, ctx.b.getI64Type());
+    Value read = ctx.constant(DenseElementsAttr::get(positionsType, ArrayRef<int64_t>(positions)));
+    Value at = ctx.constant(DenseElementsAttr::get(positionsType, ArrayRef<int64_t>(reported)));
+    Value inside = ctx.constant(DenseElementsAttr::get(positionsType.clone(ctx.b.getI1Type()),
+                                                       ArrayRef<bool>(valid)));
+    Value value = ctx.make<SelectOp>(inside, ctx.make<GatherOp>(flat, read, ctx.i64(2)), lowest);
+    if (!best) {
+      best = value;
+      index = at; // broadcasts over N and C
+      continue;
+    }
+    Value better = compare(ctx, ComparePredicate::gt, value, best);
+    best = ctx.make<SelectOp>(better, value, best);
+    index = ctx.make<SelectOp>(better, at, index);
+  }
+  // Plus the (n, c) plane's start.
+  SmallVector<int64_t> planes;
+  for (int64_t i = 0; i < n * c; ++i)
+    planes.push_back(i * inSize);
+  SmallVector<int64_t> planeShape = {n, c};
+  planeShape.append(spatial, 1);
+  Value start = ctx.constant(DenseElementsAttr::get(
+      RankedTensorType::get(planeShape, ctx.b.getI64Type()), ArrayRef<int64_t>(planes)));
+  return ctx.make<AddOp>(index, start);
+}
+
 LogicalResult importMaxPool(NodeContext &ctx) {
   Value x = ctx.input(0);
-  if (failed(ctx.rejectOutput(1, "Indices")))
-    return failure();
-  if (ctx.intAttr("storage_order", 0) != 0)
-    return ctx.unsupported("storage_order = 1");
+  bool indices = ctx.hasOutput(1) && ctx.outputUsed(1);
   bool ceilMode = ctx.intAttr("ceil_mode", 0) != 0;
   std::optional<Window> window = readWindow(ctx, x, {}, ceilMode);
   if (!window)
     return failure();
-  return ctx.setOutput(
-      0, ctx.make<MaxPoolOp>(x, ctx.i64s(window->kernel),
-                             ctx.i64s(window->strides), ctx.i64s(window->pads),
-                             ctx.i64s(window->dilations),
-                             ctx.b.getBoolAttr(ceilMode)));
+  Value y = ctx.make<MaxPoolOp>(x, ctx.i64s(window->kernel), ctx.i64s(window->strides),
+                                ctx.i64s(window->pads), ctx.i64s(window->dilations),
+                                ctx.b.getBoolAttr(ceilMode));
+  if (indices && y)
+    ctx.bindOutput(1, maxPoolIndices(ctx, x, *window, NodeContext::typeOf(y),
+                                     ctx.intAttr("storage_order", 0) != 0));
+  return ctx.setOutput(0, y);
 }
 
 LogicalResult importAveragePool(NodeContext &ctx) {

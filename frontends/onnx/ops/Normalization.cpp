@@ -7,7 +7,44 @@ using namespace mlir;
 namespace kiln::onnx_frontend {
 namespace {
 
+/// BatchNormalization with training_mode = 1 (opset 14+) in a model
+/// compiled as it is: normalised by the batch's own mean and (biased)
+/// variance per channel; outputs 1 and 2 are the running statistics moved
+/// towards them by 1 - momentum. Deterministic, as ONNX defines it.
+LogicalResult importBatchNormalizationTraining(NodeContext &ctx) {
+  Value x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
+  Value mean = ctx.input(3), var = ctx.input(4);
+  int64_t rank = NodeContext::rankOf(x);
+  if (!x || rank < 2)
+    return x ? ctx.invalid("input must be [N, C, D...]") : failure();
+  SmallVector<int64_t> axes = {0}, spatial;
+  for (int64_t d = 2; d < rank; ++d) {
+    axes.push_back(d);
+    spatial.push_back(d - 1);
+  }
+  auto perChannel = [&](Value v) { // [C] -> [C, 1, ...] against x
+    return spatial.empty() ? v : unsqueeze(ctx, v, spatial);
+  };
+  Value batchMean = ctx.make<ReduceMeanOp>(x, ctx.i64s(axes), ctx.b.getBoolAttr(false));
+  Value centered = ctx.make<SubOp>(x, perChannel(batchMean));
+  Value batchVar = ctx.make<ReduceMeanOp>(ctx.make<MulOp>(centered, centered), ctx.i64s(axes),
+                                          ctx.b.getBoolAttr(false));
+  Value y = ctx.make<BatchNormOp>(x, scale, bias, batchMean, batchVar,
+                                  ctx.b.getF32FloatAttr(ctx.floatAttr("epsilon", 1e-5f)));
+  double momentum = ctx.floatAttr("momentum", 0.9f);
+  auto running = [&](Value old, Value batch) {
+    return ctx.make<AddOp>(ctx.make<MulOp>(old, ctx.scalarLike(old, momentum)),
+                           ctx.make<MulOp>(batch, ctx.scalarLike(batch, 1 - momentum)));
+  };
+  ctx.bindOutput(1, running(mean, batchMean));
+  ctx.bindOutput(2, running(var, batchVar));
+  return ctx.setOutput(0, y);
+}
+
 LogicalResult importBatchNormalization(NodeContext &ctx) {
+  // Outside a training step, training_mode computes from the batch.
+  if (!ctx.training() && ctx.opset >= 14 && ctx.intAttr("training_mode", 0) != 0)
+    return importBatchNormalizationTraining(ctx);
   // A training step trains every batch normalisation in its training form
   // and owns the running statistics: the outputs that would carry their
   // update may be declared, not read.

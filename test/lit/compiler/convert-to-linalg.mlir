@@ -353,3 +353,45 @@ func.func @reduce_min_i64(%x: tensor<4x3xi64>) -> tensor<4xi64> {
   %0 = kiln.reduce_min %x {axes = array<i64: 1>} : (tensor<4x3xi64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// Checks that a float16 matmul accumulates in float32 and rounds once (it
+// summed in float16, an ulp or two off numpy's and ONNX Runtime's result).
+// CHECK-LABEL: func @matmul_f16
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<2x8xf16>, tensor<8x3xf16>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: arith.mulf {{.*}} : f32
+// CHECK: arith.addf {{.*}} : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xf16>)
+// CHECK: arith.truncf {{.*}} : f32 to f16
+func.func @matmul_f16(%a: tensor<2x8xf16>, %b: tensor<8x3xf16>) -> tensor<2x3xf16> {
+  %0 = kiln.matmul %a, %b : (tensor<2x8xf16>, tensor<8x3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// -----
+
+// Checks that casts to and from float8 are integer arithmetic on the
+// encodings (LLVM has no float8): widening builds float32 bits, narrowing
+// rounds (roundeven for the subnormal steps) and saturates with `saturate`.
+// CHECK-LABEL: func @cast_f8
+// CHECK: arith.bitcast {{.*}} : f8E4M3FN to i8
+// CHECK: arith.extui {{.*}} : i8 to i32
+// CHECK: arith.bitcast {{.*}} : i32 to f32
+// CHECK-NOT: arith.extf {{.*}}f8E4M3FN
+// CHECK-LABEL: func @cast_to_f8
+// CHECK: arith.bitcast {{.*}} : f32 to i32
+// CHECK: math.roundeven
+// CHECK: arith.trunci {{.*}} : i32 to i8
+// CHECK: arith.bitcast {{.*}} : i8 to f8E4M3FN
+// CHECK-NOT: arith.truncf
+func.func @cast_f8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf32> {
+  %0 = kiln.cast %x : tensor<4xf8E4M3FN> to tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @cast_to_f8(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
+  %0 = kiln.cast %x {saturate} : tensor<4xf32> to tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
