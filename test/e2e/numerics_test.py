@@ -113,11 +113,11 @@ def tfidf_reference(x, min_gram, max_gram, max_skip, mode, counts, indexes, pool
     return out.reshape(-1) if x.ndim == 1 else out
 
 
-def tfidf_case(name, x, **attrs):
+def tfidf_case(name, x, dynamic=False, **attrs):
     keys = ("min_gram_length", "max_gram_length", "max_skip_count", "mode", "ngram_counts",
             "ngram_indexes", "pool_int64s")
     reference = tfidf_reference(x, *(attrs[k] for k in keys), attrs.get("weights"))
-    return case(name, "TfIdfVectorizer", {"x": x}, reference, attrs=attrs)
+    return case(name, "TfIdfVectorizer", {"x": x}, reference, attrs=attrs, dynamic=dynamic)
 
 
 def cases():
@@ -148,6 +148,12 @@ def cases():
     yield tfidf_case("tfidf_idf_no_weights", tokens, min_gram_length=1, max_gram_length=3,
                      max_skip_count=0, mode="IDF", ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7],
                      **pool)
+    # One row of run-time length (compiled with dim 0 dynamic), long and
+    # too short for the trigrams.
+    for name, row in (("tfidf_runtime_length", tokens[1]), ("tfidf_runtime_short", tokens[1, :2])):
+        yield tfidf_case(name, row, dynamic=True, min_gram_length=1, max_gram_length=3,
+                         max_skip_count=2, mode="TF", ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7],
+                         **pool)
     yield tfidf_case("tfidf_row_too_short", tokens[:, :2], min_gram_length=3,
                      max_gram_length=3, max_skip_count=1, mode="TF",
                      ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7], **pool)

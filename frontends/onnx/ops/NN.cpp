@@ -260,20 +260,24 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
 Value maxPoolIndices(NodeContext &ctx, Value x, const Window &window, RankedTensorType outType,
                      bool columnMajorOrder) {
   RankedTensorType xType = NodeContext::typeOf(x);
-  if (!xType.hasStaticShape() || !outType.hasStaticShape()) {
-    ctx.unsupported("MaxPool's Indices of a tensor with dynamic dims");
+  // The batch may be known only at run time; channels and spatial dims not.
+  if (!RankedTensorType::get(xType.getShape().drop_front(), xType.getElementType())
+           .hasStaticShape() ||
+      !RankedTensorType::get(outType.getShape().drop_front(), xType.getElementType())
+           .hasStaticShape()) {
+    ctx.unsupported("MaxPool's Indices with channels or spatial dims known only at run time");
     return {};
   }
   ArrayRef<int64_t> in = xType.getShape().drop_front(2), out = outType.getShape().drop_front(2);
   size_t spatial = in.size();
-  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+  int64_t c = xType.getDimSize(1);
   int64_t inSize = 1, outSize = 1, taps = 1;
   for (size_t i = 0; i < spatial; ++i) {
     inSize *= in[i];
     outSize *= out[i];
     taps *= window.kernel[i];
   }
-  Value flat = ctx.make<ReshapeOp>(x, ctx.i64s({n, c, inSize}));
+  Value flat = ctx.make<ReshapeOp>(x, ctx.i64s({0, c, inSize}));
   Value lowest = ctx.scalarLike(x, -std::numeric_limits<double>::infinity());
   Value best, index;
   for (int64_t t = 0; t < taps; ++t) {
@@ -322,15 +326,17 @@ Value maxPoolIndices(NodeContext &ctx, Value x, const Window &window, RankedTens
     best = ctx.make<SelectOp>(better, value, best);
     index = ctx.make<SelectOp>(better, at, index);
   }
-  // Plus the (n, c) plane's start.
-  SmallVector<int64_t> planes;
-  for (int64_t i = 0; i < n * c; ++i)
-    planes.push_back(i * inSize);
-  SmallVector<int64_t> planeShape = {n, c};
-  planeShape.append(spatial, 1);
-  Value start = ctx.constant(DenseElementsAttr::get(
-      RankedTensorType::get(planeShape, ctx.b.getI64Type()), ArrayRef<int64_t>(planes)));
-  return ctx.make<AddOp>(index, start);
+  // Plus the (n, c) plane's start: (n * C + c) * size.
+  int64_t rank = xType.getRank();
+  SmallVector<int64_t> channelStarts;
+  for (int64_t i = 0; i < c; ++i)
+    channelStarts.push_back(i * inSize);
+  SmallVector<int64_t> channelShape(rank, 1);
+  channelShape[1] = c;
+  Value channelStart = ctx.constant(DenseElementsAttr::get(
+      RankedTensorType::get(channelShape, ctx.b.getI64Type()), ArrayRef<int64_t>(channelStarts)));
+  Value batchStart = ctx.make<MulOp>(iotaOfDim(ctx, x, 0, rank, 0), i64Scalar(ctx, c * inSize));
+  return ctx.make<AddOp>(index, ctx.make<AddOp>(batchStart, channelStart));
 }
 
 LogicalResult importMaxPool(NodeContext &ctx) {

@@ -1,6 +1,7 @@
 //===- Text.cpp - TfIdfVectorizer over integer tokens ----------------------===//
 //
-// TfIdfVectorizer counts, per row of token ids, the occurrences of the
+// TfIdfVectorizer counts, per row of token ids (of static or run-time
+// length), the occurrences of the
 // n-grams of its pool (also as skip-grams: n tokens `d` apart, d from 1 to
 // max_skip_count + 1; unigrams once), then weights the counts. The pool is
 // an attribute, so every n-gram is a constant: for each n and d, the
@@ -29,9 +30,9 @@ LogicalResult importTfIdfVectorizer(NodeContext &ctx) {
   int64_t rank = xType.getRank();
   if (rank != 1 && rank != 2)
     return ctx.invalid("the input must be [L] or [B, L]");
-  std::optional<int64_t> length = staticDim(ctx, x, rank - 1, "TfIdfVectorizer's row length");
-  if (!length)
-    return failure();
+  // The row length may be known only at run time: every slice below is
+  // bounded from the end of the row.
+  int64_t length = xType.getDimSize(rank - 1);
   int64_t minGram = ctx.intAttr("min_gram_length", 0), maxGram = ctx.intAttr("max_gram_length", 0);
   int64_t maxSkip = ctx.intAttr("max_skip_count", 0);
   std::string mode = ctx.stringAttr("mode", "");
@@ -70,14 +71,16 @@ LogicalResult importTfIdfVectorizer(NodeContext &ctx) {
     Value sizeCounts;
     int64_t distances = n == 1 ? 1 : maxSkip + 1; // unigrams once
     for (int64_t d = 1; d <= distances; ++d) {
-      int64_t positions = *length - (n - 1) * d;
-      if (positions <= 0)
+      if (!ShapedType::isDynamic(length) && length - (n - 1) * d <= 0)
         break;
       Value match;
       for (int64_t k = 0; k < n; ++k) {
+        // Token k of the n-grams starting at every position that fits:
+        // [k * d, L - (n - 1 - k) * d) ([B, positions]; empty when none fits).
+        int64_t fromEnd = (n - 1 - k) * d;
         Value tokens = ctx.make<SliceOp>(rows, ctx.i64s({0, k * d}),
-                                         ctx.i64s({INT64_MAX, k * d + positions}),
-                                         ctx.i64s({1, 1})); // [B, positions]
+                                         ctx.i64s({INT64_MAX, fromEnd ? -fromEnd : INT64_MAX}),
+                                         ctx.i64s({1, 1}));
         SmallVector<int64_t> column;
         for (int64_t g = 0; g < grams; ++g)
           column.push_back(pool[begin + g * n + k]);
