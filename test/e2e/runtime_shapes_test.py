@@ -271,5 +271,41 @@ check("maxunpool_output_shape", "MaxUnpool",
       unpool, attrs={"kernel_shape": [2, 2], "strides": [2, 2]},
       errors=[[("x", x1122), ("i", idx1122), ("s", i64(1, 1, 3, 4))]])
 
+# Unique over a run-time length: sorted values and counts as NumPy's; more
+# than 4,096 entries (its comparisons are quadratic) stop the run.
+def unique_model():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])
+    outs = [helper.make_tensor_value_info(n, t, [None])
+            for n, t in (("y", TensorProto.FLOAT), ("i", TensorProto.INT64),
+                         ("inv", TensorProto.INT64), ("c", TensorProto.INT64))]
+    node = helper.make_node("Unique", ["x"], ["y", "i", "inv", "c"], sorted=1)
+    m = helper.make_model(helper.make_graph([node], "unique", [x], outs),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    path = os.path.join(WORK, "unique_runtime.onnx")
+    onnx.save(m, path)
+    return path
+
+
+unique_artifact = compile_model("unique_runtime", unique_model())
+if unique_artifact:
+    for k, x in enumerate([np.array([2, 1, 1, 3, 4, 3], np.float32),
+                           rng.integers(0, 50, 300).astype(np.float32)]):
+        got, error = run("unique_runtime", unique_artifact, [("x", x)], f"run{k}")
+        y, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                              return_counts=True)
+        if error:
+            fail(f"unique_runtime run {k}", error.strip().splitlines()[-1])
+        elif not all(np.array_equal(got[n], w) for n, w in
+                     (("y", y), ("i", first), ("inv", inverse), ("c", counts))):
+            fail(f"unique_runtime run {k}", f"got {got['y'][:8]}, want {y[:8]}")
+        else:
+            results["passed"] += 1
+    _, error = run("unique_runtime", unique_artifact,
+                   [("x", np.zeros(5000, np.float32))], "too-many")
+    if error and "KILN_ERROR_SHAPE" in error:
+        results["passed"] += 1
+    else:
+        fail("unique_runtime too many", f"expected KILN_ERROR_SHAPE, got {error!r}")
+
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)

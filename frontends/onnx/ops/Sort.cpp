@@ -85,6 +85,9 @@ LogicalResult importTopK(NodeContext &ctx) {
 /// occurrence or sorted (slices lexicographically); with each one's first
 /// index, each entry's slot, and the counts. The number of distinct entries
 /// is decided at run time.
+/// Entries Unique compares at most (pairwise: n x n x entry size).
+constexpr int64_t kMaxUniqueEntries = 4096;
+
 LogicalResult importUnique(NodeContext &ctx) {
   Value x = ctx.input(0);
   RankedTensorType type = NodeContext::typeOf(x);
@@ -100,30 +103,46 @@ LogicalResult importUnique(NodeContext &ctx) {
     if (!a)
       return failure();
     axis = *a;
-    if (!type.hasStaticShape())
-      return ctx.unsupported("Unique along an axis of a tensor with dims known only at run time");
-    SmallVector<int64_t> toFront = {axis};
+    // The axis may have a run-time length; the entries it holds may not.
     for (int64_t d = 0; d < type.getRank(); ++d)
-      if (d != axis)
+      if (d != axis && type.isDynamicDim(d))
+        return ctx.unsupported("Unique along an axis of entries whose dims are known only at "
+                               "run time");
+    SmallVector<int64_t> toFront = {axis};
+    int64_t entrySize = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis) {
         toFront.push_back(d);
+        entrySize *= type.getDimSize(d);
+      }
     table = ctx.make<ReshapeOp>(ctx.make<TransposeOp>(x, ctx.i64s(toFront)),
-                                ctx.i64s({type.getDimSize(axis), -1}));
+                                ctx.i64s({0, entrySize}));
   } else {
     source = ctx.make<ReshapeOp>(x, ctx.i64s({-1}));
     table = ctx.make<ReshapeOp>(source, ctx.i64s({-1, 1}));
   }
-  std::optional<int64_t> n = staticDim(ctx, table, 0, "Unique");
-  if (!n)
+  RankedTensorType tableType = NodeContext::typeOf(table);
+  if (!tableType)
     return failure();
-  if (*n > 4096)
-    return ctx.unsupported("Unique of more than 4096 entries (its comparisons are quadratic)");
-  if (*n == 0)
+  int64_t n = tableType.getDimSize(0);
+  if (!ShapedType::isDynamic(n) && n > kMaxUniqueEntries)
+    return ctx.unsupported("Unique of more than " + llvm::Twine(kMaxUniqueEntries) +
+                           " entries (its comparisons are quadratic)");
+  if (n == 0)
     return ctx.unsupported("Unique of an empty tensor");
+  if (ShapedType::isDynamic(n)) {
+    // A run-time count above the bound stops the run before the quadratic
+    // comparisons are sized (the table is read through the check).
+    Value ok = compare(ctx, ComparePredicate::le, dimValue(ctx, table, 0),
+                       i64Scalar(ctx, kMaxUniqueEntries));
+    Value rows = requireAtRunTime(ctx, iotaOfDim(ctx, table, 0, 1, 0), ok);
+    table = ctx.make<GatherOp>(table, rows, ctx.i64(0));
+  }
+  Value row = iotaOfDim(ctx, table, 0, 2, 0), column = iotaOfDim(ctx, table, 0, 2, 1);
   auto lowerTriangle = [&](bool inclusive) { // [i, j] = 1 where j < i (or j <= i)
-    return generateConstant(ctx, RankedTensorType::get({*n, *n}, i64), [&](int64_t flat) {
-      int64_t i = flat / *n, j = flat % *n;
-      return (inclusive ? j <= i : j < i) ? 1.0 : 0.0;
-    });
+    return ctx.cast(compare(ctx, inclusive ? ComparePredicate::le : ComparePredicate::lt, column,
+                            row),
+                    i64);
   };
   auto sum = [&](Value v, int64_t d) {
     return ctx.make<ReduceSumOp>(v, ctx.i64s({d}), ctx.b.getBoolAttr(false));
@@ -168,9 +187,7 @@ LogicalResult importUnique(NodeContext &ctx) {
   Value inSlot = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, key, {0}), slots); // [u, n]
   Value firstInSlot = ctx.make<AndOp>(
       inSlot, compare(ctx, ComparePredicate::ne, unsqueeze(ctx, first, {0}), i64Scalar(ctx, 0)));
-  Value positions = sum(ctx.make<SelectOp>(firstInSlot, iotaAlong(ctx, {1, *n}, 1),
-                                           i64Scalar(ctx, 0)),
-                        1); // [u]
+  Value positions = sum(ctx.make<SelectOp>(firstInSlot, column, i64Scalar(ctx, 0)), 1); // [u]
   ctx.bindOutput(0, ctx.make<GatherOp>(source, positions, ctx.i64(axis)));
   if (ctx.hasOutput(1))
     ctx.bindOutput(1, positions);
