@@ -30,6 +30,7 @@ const OpRegistry &OpRegistry::get() {
     registerControlFlowOps(r);
     registerOptimizerOps(r);
     registerTextOps(r);
+    registerMlOps(r);
     registerPadOps(r);
     registerGridSampleOps(r);
     registerSpectralOps(r);

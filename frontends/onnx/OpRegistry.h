@@ -83,6 +83,7 @@ void registerDetectionOps(OpRegistry &);
 void registerControlFlowOps(OpRegistry &);
 void registerOptimizerOps(OpRegistry &);
 void registerTextOps(OpRegistry &);
+void registerMlOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

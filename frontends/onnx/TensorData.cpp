@@ -1,6 +1,7 @@
 //===- TensorData.cpp - ONNX tensors and types as MLIR --------------------===//
 
 #include "frontends/onnx/TensorData.h"
+#include "frontends/onnx/PackedBits.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -163,23 +164,18 @@ static unsigned packedBits(Type type) {
   return bits == 4 || bits == 2 ? bits : 0;
 }
 
-/// ONNX packs 4- and 2-bit elements into bytes, the first in the low bits;
-/// kiln stores one per byte (the bits low, the rest zero).
+/// The elements of a 4- or 2-bit type unpacked from ONNX's packing.
 static Expected<std::string> unpackSubByte(const onnx::TensorProto &tensor,
                                            llvm::StringRef packed, unsigned bits,
                                            int64_t count) {
-  int64_t perByte = 8 / bits;
-  int64_t need = (count + perByte - 1) / perByte;
-  if (static_cast<int64_t>(packed.size()) != need)
+  size_t need = packedSize(count, bits);
+  if (packed.size() != need)
     return tensorError(tensor, "has " + llvm::Twine(packed.size()) + " bytes of data for " +
                                    llvm::Twine(count) + " elements of " +
                                    dataTypeName(tensor.data_type()) + " (" +
                                    llvm::Twine(need) + " bytes packed)");
   std::string out(count, '\0');
-  unsigned mask = (1u << bits) - 1;
-  for (int64_t i = 0; i < count; ++i)
-    out[i] = static_cast<char>((static_cast<unsigned char>(packed[i / perByte]) >>
-                                (bits * (i % perByte))) & mask);
+  unpackBits(packed, bits, count, out.data());
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include "tools/kiln/TensorFiles.h"
 
+#include "frontends/onnx/PackedBits.h"
+
 #include "kiln/kiln_model_abi.h"
 #include "onnx/onnx.pb.h"
 
@@ -134,7 +136,7 @@ static unsigned packedBits(int32_t dtype) {
 /// one per byte (kiln_model_abi.h).
 static llvm::Expected<HostTensor> unpackPb(llvm::StringRef path, const onnx::TensorProto &proto,
                                            HostTensor t, unsigned bits, size_t count) {
-  size_t perByte = 8 / bits, need = (count + perByte - 1) / perByte;
+  size_t need = onnx_frontend::packedSize(count, bits);
   std::string packed;
   if (proto.has_raw_data()) {
     packed = proto.raw_data();
@@ -146,9 +148,7 @@ static llvm::Expected<HostTensor> unpackPb(llvm::StringRef path, const onnx::Ten
     return error("'" + path + "': " + llvm::Twine(packed.size()) + " bytes of packed data for " +
                  llvm::Twine(count) + " elements (" + llvm::Twine(need) + " expected)");
   t.bytes.resize(count);
-  for (size_t i = 0; i < count; ++i)
-    t.bytes[i] = static_cast<char>((static_cast<unsigned char>(packed[i / perByte]) >>
-                                    (bits * (i % perByte))) & ((1u << bits) - 1));
+  onnx_frontend::unpackBits(packed, bits, count, t.bytes.data());
   return t;
 }
 
