@@ -151,7 +151,7 @@ static bool isShapeOperand(llvm::StringRef opType, int index) {
       {"TopK", {1}}, {"OneHot", {1}}, {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},
       {"Split", {1}}, {"CumSum", {1}}, {"Trilu", {1}}, {"HannWindow", {0}},
       {"HammingWindow", {0}}, {"BlackmanWindow", {0}}, {"MaxUnpool", {2}},
-      {"CenterCropPad", {1, 2}}, {"Col2Im", {1, 2}}};
+      {"CenterCropPad", {1, 2}}, {"Col2Im", {1, 2}}, {"SplitToSequence", {1}}};
   auto found = operands.find(opType);
   return found != operands.end() && llvm::is_contained(found->second, index);
 }
@@ -323,7 +323,7 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
   // Dropout mask or batch-norm statistics).
   for (size_t i = 0; i < ctx.numOutputs(); ++i)
     if (ctx.hasOutput(i) && !state.values.count(node.output(i)) &&
-        !state.symbolic.count(node.output(i))) {
+        !state.symbolic.count(node.output(i)) && !state.sequences.count(node.output(i))) {
       if (ctx.outputUsed(i))
         ctx.unsupported("output " + std::to_string(i) + " ('" + node.output(i) +
                         "') is not produced");
@@ -407,7 +407,12 @@ void GraphImporter::run(ImportResult &result) {
   for (const auto &output : graph.output()) {
     Value v = state.values.lookup(output.name());
     if (!v) {
-      if (!state.poisoned.contains(output.name()))
+      if (state.sequences.count(output.name()))
+        modelIssue(IssueKind::Unsupported,
+                   "graph output '" + output.name() +
+                       "' is a sequence (a compiled model returns tensors; ConcatFromSequence "
+                       "or SequenceAt give one)");
+      else if (!state.poisoned.contains(output.name()))
         modelIssue(IssueKind::Invalid,
                    "graph output '" + output.name() + "' has no value");
       continue;

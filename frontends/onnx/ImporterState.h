@@ -10,6 +10,7 @@
 
 #include "frontends/onnx/Importer.h"
 #include "frontends/onnx/ModelLoader.h"
+#include "frontends/onnx/NodeContext.h"
 #include "frontends/onnx/SymbolicShapes.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -33,6 +34,10 @@ public:
   /// Shape computations with elements only known at run time
   /// (SymbolicShapes.h); these names have no kiln value.
   llvm::StringMap<SymbolicInts> symbolic;
+  /// ONNX sequences, held as the list of their tensors: sequence ops
+  /// (ops/Sequence.cpp) build and take apart lists whose length is known
+  /// when compiling; these names have no kiln value.
+  llvm::StringMap<Sequence> sequences;
   /// Names whose producer failed: their users are skipped, not reported.
   llvm::StringSet<> poisoned;
   std::vector<ImportIssue> issues;

@@ -101,9 +101,34 @@ Value NodeContext::input(size_t i) {
     unsupported("input " + llvm::Twine(i) + " ('" + node.input(i) +
                 "') is a shape computed at run time from dynamic dims; this op cannot read "
                 "it as a tensor yet");
+  else if (!v && state.sequences.count(node.input(i)))
+    unsupported("input " + llvm::Twine(i) + " ('" + node.input(i) +
+                "') is a sequence; this op reads a tensor");
   else if (!v && !state.poisoned.contains(node.input(i)))
     internal("input " + llvm::Twine(i) + " ('" + node.input(i) + "') has no value");
   return v;
+}
+
+bool NodeContext::isSequence(size_t i) const {
+  return hasInput(i) && state.sequences.count(node.input(i)) != 0;
+}
+
+std::optional<Sequence> NodeContext::sequenceInput(size_t i) {
+  if (!hasInput(i)) {
+    invalid("required input " + llvm::Twine(i) + " is missing");
+    return std::nullopt;
+  }
+  auto found = state.sequences.find(node.input(i));
+  if (found != state.sequences.end())
+    return found->second;
+  if (state.values.count(node.input(i)))
+    invalid("input " + llvm::Twine(i) + " ('" + node.input(i) +
+            "') is a tensor; this op reads a sequence");
+  else if (!state.poisoned.contains(node.input(i)))
+    internal("input " + llvm::Twine(i) + " ('" + node.input(i) + "') has no value");
+  else
+    hasFailed = true; // its producer failed, and said so
+  return std::nullopt;
 }
 
 RankedTensorType NodeContext::typeOf(Value v) {
@@ -261,6 +286,7 @@ LogicalResult NodeContext::importSubgraph(const onnx::GraphProto &body, ValueRan
   auto forget = [&](const std::string &name) {
     state.values.erase(name);
     state.symbolic.erase(name);
+    state.sequences.erase(name);
     state.poisoned.erase(name);
   };
   for (const auto &in : body.input())
@@ -302,6 +328,9 @@ LogicalResult NodeContext::importSubgraph(const onnx::GraphProto &body, ValueRan
       if (state.symbolic.count(out.name()))
         return unsupported("body output '" + out.name() +
                            "' is a shape computed at run time from dynamic dims");
+      if (state.sequences.count(out.name()))
+        return unsupported("body output '" + out.name() +
+                           "' is a sequence (a body gives back tensors)");
       return invalid("body output '" + out.name() + "' has no value");
     }
     outputs.push_back(v);
@@ -387,6 +416,20 @@ LogicalResult NodeContext::setOutput(size_t i, Value value) {
     return internal("the importer produced no value for output " + llvm::Twine(i));
   if (hasOutput(i))
     state.values[node.output(i)] = value;
+  return success();
+}
+
+LogicalResult NodeContext::setSequenceOutput(size_t i, Sequence value) {
+  if (hasFailed)
+    return failure();
+  if (llvm::any_of(value.elements, [](Value v) { return !v; }) || !value.elementType)
+    return internal("the importer produced an incomplete sequence for output " +
+                    llvm::Twine(i));
+  for (Value v : value.elements)
+    if (NodeContext::elementTypeOf(v) != value.elementType)
+      return invalid("a sequence holds tensors of different element types");
+  if (hasOutput(i))
+    state.sequences[node.output(i)] = std::move(value);
   return success();
 }
 

@@ -34,6 +34,14 @@ namespace kiln::onnx_frontend {
 
 class ImporterState;
 
+/// An ONNX sequence whose length is known when compiling: its tensors in
+/// order, and the element type every one has (an empty sequence still has
+/// one).
+struct Sequence {
+  llvm::SmallVector<mlir::Value> elements;
+  mlir::Type elementType;
+};
+
 /// Why a node could not be imported.
 enum class IssueKind {
   Unsupported,   ///< a valid model that Kiln cannot import (yet)
@@ -96,6 +104,11 @@ public:
   /// Input `i` as shape arithmetic: a symbolic shape computation, or a
   /// constant integer tensor of rank 0 or 1 (else a NeedsConstant issue).
   std::optional<SymbolicInts> symbolicInput(size_t i, llvm::StringRef what);
+  /// Whether input `i` names a sequence (ops/Sequence.cpp).
+  bool isSequence(size_t i) const;
+  /// Input `i` as a sequence; records an error and returns nullopt when it
+  /// is missing or a tensor.
+  std::optional<Sequence> sequenceInput(size_t i);
   /// Float contents of input `i` (any numeric type), which must be constant.
   std::optional<llvm::SmallVector<double>> floatsInput(size_t i,
                                                        llvm::StringRef what);
@@ -137,6 +150,8 @@ public:
   /// Binds output `i` to shape arithmetic: a constant when every element
   /// is known, else a symbolic value only shape-taking ops may read.
   llvm::LogicalResult setSymbolicOutput(size_t i, const SymbolicInts &value);
+  /// Binds output `i` to a sequence.
+  llvm::LogicalResult setSequenceOutput(size_t i, Sequence value);
   /// setOutput for all but the last output of a node; a failure is
   /// recorded and comes back from finish() or the last setOutput.
   void bindOutput(size_t i, mlir::Value value) { (void)setOutput(i, value); }

@@ -28,6 +28,7 @@ const OpRegistry &OpRegistry::get() {
     registerQuantizationOps(r);
     registerAttentionOps(r);
     registerControlFlowOps(r);
+    registerSequenceOps(r);
     registerOptimizerOps(r);
     registerTextOps(r);
     registerMlOps(r);

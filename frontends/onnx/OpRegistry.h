@@ -81,6 +81,7 @@ void registerGridSampleOps(OpRegistry &);
 void registerSpectralOps(OpRegistry &);
 void registerDetectionOps(OpRegistry &);
 void registerControlFlowOps(OpRegistry &);
+void registerSequenceOps(OpRegistry &);
 void registerOptimizerOps(OpRegistry &);
 void registerTextOps(OpRegistry &);
 void registerMlOps(OpRegistry &);

@@ -210,7 +210,8 @@ check("topk", "TopK", [[("x", x38), ("k", i64(1))], [("x", x38), ("k", i64(5))]]
       outputs=[("v", "float32", 2), ("i", "int64", 2)])
 check("split", "Split", [[("x", x65), ("s", i64(2, 4))], [("x", x65), ("s", i64(5, 1))]],
       lambda x, s: tuple(np.split(x, [s[0]], axis=0)),
-      outputs=[("a", "float32", 2), ("b", "float32", 2)])
+      outputs=[("a", "float32", 2), ("b", "float32", 2)],
+      errors=[[("x", x65), ("s", i64(2, 3))], [("x", x65), ("s", i64(7, -1))]])
 check("trilu", "Trilu", [[("x", x65), ("k", i64(-1)[0])], [("x", x65), ("k", i64(2)[0])]],
       lambda x, k: np.triu(x, k))
 check("cumsum", "CumSum",
@@ -306,6 +307,75 @@ if unique_artifact:
         results["passed"] += 1
     else:
         fail("unique_runtime too many", f"expected KILN_ERROR_SHAPE, got {error!r}")
+
+
+# Sequences (ops/Sequence.cpp): a SplitToSequence with sizes read at run
+# time, squared by a SequenceMap, its first tensor moved last, concatenated;
+# and a SequenceAt whose position is read at run time. Sizes that do not
+# cover the dim, and positions out of range, stop the run.
+def sequence_model(name, nodes, inputs, output, opset=17):
+    declared = [helper.make_tensor_value_info(n, t, dims) for n, t, dims in inputs]
+    out = helper.make_tensor_value_info(output, TensorProto.FLOAT, None)
+    m = helper.make_model(helper.make_graph(nodes, name, declared, [out]),
+                          opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(WORK, name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def run_sequence(name, path, runs, reference, errors):
+    artifact = compile_model(name, path)
+    if not artifact:
+        return
+    for k, feeds in enumerate(runs):
+        got, error = run(name, artifact, feeds, f"run{k}")
+        want = reference(*[a for _, a in feeds])
+        if error:
+            fail(f"{name} run {k}", error.strip().splitlines()[-1])
+        elif got["y"].shape != want.shape or not np.array_equal(got["y"], want):
+            fail(f"{name} run {k}", f"got {got['y']}, want {want}")
+        else:
+            results["passed"] += 1
+    for k, feeds in enumerate(errors):
+        _, error = run(name, artifact, feeds, f"error{k}")
+        if error and "KILN_ERROR_SHAPE" in error:
+            results["passed"] += 1
+        else:
+            fail(f"{name} error {k}", f"expected KILN_ERROR_SHAPE, got {error!r}")
+
+
+square = helper.make_graph([helper.make_node("Mul", ["e", "e"], ["sq"])], "square",
+                           [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)],
+                           [helper.make_tensor_value_info("sq", TensorProto.FLOAT, None)])
+x9 = np.arange(9, dtype=np.float32) - 4
+run_sequence(
+    "sequence_split_map",
+    sequence_model("sequence_split_map", [
+        helper.make_node("SplitToSequence", ["x", "s"], ["seq"]),
+        helper.make_node("SequenceMap", ["seq"], ["squared"], body=square),
+        helper.make_node("SequenceAt", ["squared", "zero"], ["first"]),
+        helper.make_node("Constant", [], ["zero"], value_int=0),
+        helper.make_node("SequenceErase", ["squared", "zero"], ["rest"]),
+        helper.make_node("SequenceInsert", ["rest", "first"], ["moved"]),
+        helper.make_node("ConcatFromSequence", ["moved"], ["y"], axis=0)],
+        [("x", TensorProto.FLOAT, ["n"]), ("s", TensorProto.INT64, [3])], "y"),
+    [[("x", x9), ("s", i64(2, 3, 4))], [("x", x9), ("s", i64(0, 9, 0))],
+     [("x", x9[:4]), ("s", i64(1, 1, 2))]],
+    lambda x, s: np.concatenate([p * p for p in np.split(x, np.cumsum(s)[:-1])][1:] +
+                                [x[:s[0]] * x[:s[0]]]),
+    errors=[[("x", x9), ("s", i64(2, 3, 3))], [("x", x9), ("s", i64(-1, 5, 5))]])
+a23 = np.arange(6, dtype=np.float32).reshape(2, 3)
+run_sequence(
+    "sequence_at_runtime",
+    sequence_model("sequence_at_runtime", [
+        helper.make_node("Neg", ["a"], ["na"]),
+        helper.make_node("SequenceConstruct", ["a", "b", "na"], ["seq"]),
+        helper.make_node("SequenceAt", ["seq", "p"], ["y"])],
+        [("a", TensorProto.FLOAT, [2, 3]), ("b", TensorProto.FLOAT, [2, 3]),
+         ("p", TensorProto.INT64, [])], "y"),
+    [[("a", a23), ("b", a23 + 10), ("p", np.array(p, np.int64))] for p in (0, 1, 2, -1, -3)],
+    lambda a, b, p: [a, b, -a][int(p)],
+    errors=[[("a", a23), ("b", a23), ("p", np.array(p, np.int64))] for p in (3, -4)])
 
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)

@@ -5,7 +5,7 @@
 // iteration (NodeContext::importSubgraph) with the iteration's values
 // bound to the body's inputs. Scan's count is the length of its scanned
 // axis, static in the models that use it (linear attention's reference
-// graphs, scanned sums). If takes the branch a known condition names, or
+// graphs, scanned sums; opset 8's form also unrolls its batch). If takes the branch a known condition names, or
 // computes both and selects.
 //
 //===----------------------------------------------------------------------===//
@@ -43,25 +43,116 @@ std::optional<SmallVector<int64_t>> axesFor(NodeContext &ctx, llvm::StringRef na
   return axes;
 }
 
+/// What an unrolled Scan gives: the final state variables, and each scan
+/// output's values, one per iteration.
+struct ScanResult {
+  SmallVector<Value> states;
+  SmallVector<SmallVector<Value>> perIteration;
+};
+
+/// Runs Scan's body over the inputs `scanned` along `axes` (reversed where
+/// `reversed`), their shared length static, carrying `states`.
+std::optional<ScanResult> unrollScan(NodeContext &ctx, const onnx::GraphProto &body,
+                                     SmallVector<Value> states, ArrayRef<Value> scanned,
+                                     ArrayRef<int64_t> axes, ArrayRef<bool> reversed) {
+  int64_t numStates = static_cast<int64_t>(states.size());
+  int64_t numScanOutputs = body.output_size() - numStates;
+  if (numScanOutputs < 0) {
+    ctx.invalid("the body's " + llvm::Twine(body.output_size()) +
+                " outputs do not cover its state variables");
+    return std::nullopt;
+  }
+  // The scanned length: static and the same for every scanned input.
+  int64_t length = -1;
+  for (auto [i, v] : llvm::enumerate(scanned)) {
+    std::optional<int64_t> n = staticDim(ctx, v, axes[i], "Scan's scanned axis");
+    if (!n)
+      return std::nullopt;
+    if (length >= 0 && *n != length) {
+      ctx.invalid("scanned inputs have lengths " + llvm::Twine(length) + " and " +
+                  llvm::Twine(*n));
+      return std::nullopt;
+    }
+    length = *n;
+  }
+  if (length > kMaxUnrolledIterations) {
+    ctx.unsupported("Scan over " + llvm::Twine(length) + " iterations (kiln unrolls at most " +
+                    llvm::Twine(kMaxUnrolledIterations) + ")");
+    return std::nullopt;
+  }
+  ScanResult result;
+  result.perIteration.resize(numScanOutputs);
+  for (int64_t t = 0; t < length; ++t) {
+    SmallVector<Value> bodyInputs(states);
+    for (auto [i, v] : llvm::enumerate(scanned)) {
+      int64_t at = reversed[i] ? length - 1 - t : t;
+      int64_t rank = NodeContext::rankOf(v), axis = axes[i];
+      SmallVector<int64_t> starts(rank, 0), ends(rank, INT64_MAX), steps(rank, 1);
+      starts[axis] = at;
+      ends[axis] = at + 1;
+      Value slice = ctx.make<SliceOp>(v, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps));
+      bodyInputs.push_back(squeeze(ctx, slice, {axis}));
+    }
+    SmallVector<Value> bodyOutputs;
+    if (failed(ctx.importSubgraph(body, bodyInputs, bodyOutputs)))
+      return std::nullopt;
+    states.assign(bodyOutputs.begin(), bodyOutputs.begin() + numStates);
+    for (int64_t k = 0; k < numScanOutputs; ++k)
+      result.perIteration[k].push_back(bodyOutputs[numStates + k]);
+  }
+  if (numScanOutputs > 0 && length == 0) {
+    ctx.unsupported("Scan over an empty sequence with scan outputs");
+    return std::nullopt;
+  }
+  result.states = std::move(states);
+  return result;
+}
+
+/// `values` stacked along a new dim `axis` (reversed first if `reverse`).
+Value stack(NodeContext &ctx, ArrayRef<Value> values, int64_t axis, bool reverse = false) {
+  SmallVector<Value> pieces;
+  for (Value v : values)
+    pieces.push_back(unsqueeze(ctx, v, {axis}));
+  if (reverse)
+    std::reverse(pieces.begin(), pieces.end());
+  return pieces.size() == 1 ? pieces.front()
+                            : ctx.make<ConcatOp>(ValueRange(pieces), ctx.i64(axis));
+}
+
+/// Scan's body and its number of state variables among `numInputs`
+/// inputs (opset 8's sequence_lens not counted); nullopt (recorded) when
+/// num_scan_inputs or the body does not fit.
+std::optional<std::pair<const onnx::GraphProto *, int64_t>> scanSignature(NodeContext &ctx,
+                                                                          int64_t numInputs) {
+  const onnx::GraphProto *body = ctx.graphAttr("body");
+  if (!body) {
+    ctx.invalid("needs a body graph");
+    return std::nullopt;
+  }
+  int64_t numScanned = ctx.intAttr("num_scan_inputs", 0);
+  if (numScanned < 1 || numScanned > numInputs) {
+    ctx.invalid("num_scan_inputs " + llvm::Twine(numScanned) + " is not in [1, " +
+                llvm::Twine(numInputs) + "]");
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(ctx.numOutputs()) > body->output_size()) {
+    ctx.invalid("the node has more outputs than its body");
+    return std::nullopt;
+  }
+  return std::make_pair(body, numInputs - numScanned);
+}
+
 /// Scan (opset 9+): N state variables carried through the body, M inputs
 /// scanned along an axis (forward or reversed), K outputs stacked along an
 /// axis (appended or prepended). Unrolled over the scanned length.
 LogicalResult importScan(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
                           "scan_output_axes", "scan_output_directions"});
-  const onnx::GraphProto *body = ctx.graphAttr("body");
-  if (!body)
-    return ctx.invalid("needs a body graph");
-  int64_t numScanned = ctx.intAttr("num_scan_inputs", 0);
   int64_t numInputs = static_cast<int64_t>(ctx.numInputs());
-  if (numScanned < 1 || numScanned > numInputs)
-    return ctx.invalid("num_scan_inputs " + llvm::Twine(numScanned) + " is not in [1, " +
-                       llvm::Twine(numInputs) + "]");
-  int64_t numStates = numInputs - numScanned;
-  int64_t numScanOutputs = body->output_size() - numStates;
-  if (numScanOutputs < 0 || static_cast<int64_t>(ctx.numOutputs()) > body->output_size())
-    return ctx.invalid("the body's " + llvm::Twine(body->output_size()) +
-                       " outputs do not cover its state variables and the node's outputs");
+  auto signature = scanSignature(ctx, numInputs);
+  if (!signature)
+    return failure();
+  auto [body, numStates] = *signature;
 
   SmallVector<Value> states, scanned;
   SmallVector<int64_t> scannedRanks;
@@ -84,63 +175,93 @@ LogicalResult importScan(NodeContext &ctx) {
   auto reversed = [](ArrayRef<int64_t> directions, size_t i) {
     return i < directions.size() && directions[i] == 1;
   };
-
-  // The scanned length: static and the same for every scanned input.
-  int64_t length = -1;
-  for (auto [i, v] : llvm::enumerate(scanned)) {
-    std::optional<int64_t> n = staticDim(ctx, v, (*inAxes)[i], "Scan's scanned axis");
-    if (!n)
-      return failure();
-    if (length >= 0 && *n != length)
-      return ctx.invalid("scanned inputs have lengths " + llvm::Twine(length) + " and " +
-                         llvm::Twine(*n));
-    length = *n;
-  }
-  if (length > kMaxUnrolledIterations)
-    return ctx.unsupported("Scan over " + llvm::Twine(length) + " iterations (kiln unrolls at most " +
-                           llvm::Twine(kMaxUnrolledIterations) + ")");
-
-  SmallVector<SmallVector<Value>> perIteration(numScanOutputs);
-  for (int64_t t = 0; t < length; ++t) {
-    SmallVector<Value> bodyInputs(states);
-    for (auto [i, v] : llvm::enumerate(scanned)) {
-      int64_t at = reversed(inDirections, i) ? length - 1 - t : t;
-      int64_t rank = scannedRanks[i], axis = (*inAxes)[i];
-      SmallVector<int64_t> starts(rank, 0), ends(rank, INT64_MAX), steps(rank, 1);
-      starts[axis] = at;
-      ends[axis] = at + 1;
-      Value slice = ctx.make<SliceOp>(v, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps));
-      bodyInputs.push_back(squeeze(ctx, slice, {axis}));
-    }
-    SmallVector<Value> bodyOutputs;
-    if (failed(ctx.importSubgraph(*body, bodyInputs, bodyOutputs)))
-      return failure();
-    states.assign(bodyOutputs.begin(), bodyOutputs.begin() + numStates);
-    for (int64_t k = 0; k < numScanOutputs; ++k)
-      perIteration[k].push_back(bodyOutputs[numStates + k]);
-  }
+  SmallVector<bool> inReversed;
+  for (size_t i = 0; i < scanned.size(); ++i)
+    inReversed.push_back(reversed(inDirections, i));
+  std::optional<ScanResult> result = unrollScan(ctx, *body, states, scanned, *inAxes, inReversed);
+  if (!result)
+    return failure();
   for (int64_t i = 0; i < numStates; ++i)
-    ctx.bindOutput(i, states[i]);
+    ctx.bindOutput(i, result->states[i]);
+  size_t numScanOutputs = result->perIteration.size();
   if (numScanOutputs == 0)
     return ctx.finish();
-  if (length == 0)
-    return ctx.unsupported("Scan over an empty sequence with scan outputs");
   SmallVector<int64_t> outRanks;
-  for (int64_t k = 0; k < numScanOutputs; ++k)
-    outRanks.push_back(NodeContext::rankOf(perIteration[k].front()) + 1);
+  for (const auto &values : result->perIteration)
+    outRanks.push_back(NodeContext::rankOf(values.front()) + 1);
   std::optional<SmallVector<int64_t>> outAxes = axesFor(ctx, "scan_output_axes", outRanks);
   if (!outAxes)
     return failure();
-  for (int64_t k = 0; k < numScanOutputs; ++k) {
-    SmallVector<Value> pieces;
-    for (Value v : perIteration[k])
-      pieces.push_back(unsqueeze(ctx, v, {(*outAxes)[k]}));
-    if (reversed(outDirections, k))
-      std::reverse(pieces.begin(), pieces.end());
-    Value stacked = pieces.size() == 1 ? pieces.front()
-                                       : ctx.make<ConcatOp>(ValueRange(pieces), ctx.i64((*outAxes)[k]));
-    ctx.bindOutput(numStates + k, stacked);
+  for (size_t k = 0; k < numScanOutputs; ++k)
+    ctx.bindOutput(numStates + k, stack(ctx, result->perIteration[k], (*outAxes)[k],
+                                        reversed(outDirections, k)));
+  return ctx.finish();
+}
+
+/// Scan (opset 8): every input and output has a batch dim first; scanned
+/// inputs scan their dim 1 (forward or reversed by `directions`) and scan
+/// outputs stack along dim 1. Unrolled over the batch, then the sequence.
+/// The per-batch sequence_lens must be absent or the full length.
+LogicalResult importScan8(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"body", "num_scan_inputs", "directions"});
+  int64_t numInputs = static_cast<int64_t>(ctx.numInputs()) - 1;
+  auto signature = scanSignature(ctx, numInputs);
+  if (!signature)
+    return failure();
+  auto [body, numStates] = *signature;
+  int64_t numScanned = numInputs - numStates;
+  SmallVector<Value> inputs;
+  for (int64_t i = 0; i < numInputs; ++i)
+    inputs.push_back(ctx.input(i + 1));
+  if (ctx.failed())
+    return failure();
+  std::optional<int64_t> batch = staticDim(ctx, inputs.front(), 0, "Scan's batch dim");
+  if (!batch)
+    return failure();
+  if (*batch > kMaxUnrolledIterations)
+    return ctx.unsupported("Scan over a batch of " + llvm::Twine(*batch) +
+                           " (kiln unrolls at most " + llvm::Twine(kMaxUnrolledIterations) + ")");
+  for (Value v : inputs)
+    if (NodeContext::typeOf(v).getRank() < 1 || NodeContext::typeOf(v).getDimSize(0) != *batch)
+      return ctx.invalid("every input must have the batch dim " + llvm::Twine(*batch) + " first");
+  if (ctx.hasInput(0)) {
+    std::optional<int64_t> length = staticDim(ctx, inputs[numStates], 1, "Scan's scanned axis");
+    std::optional<SmallVector<int64_t>> lens = ctx.intsInput(0, "sequence_lens");
+    if (!length || !lens)
+      return failure();
+    for (int64_t n : *lens)
+      if (n != *length)
+        return ctx.unsupported("sequence_lens " + llvm::Twine(n) + " shorter than the scanned " +
+                               llvm::Twine(*length));
   }
+  SmallVector<int64_t> directions = ctx.intsAttr("directions");
+  SmallVector<bool> inReversed;
+  for (int64_t i = 0; i < numScanned; ++i)
+    inReversed.push_back(i < static_cast<int64_t>(directions.size()) && directions[i] == 1);
+  SmallVector<int64_t> axes(numScanned, 0);
+  SmallVector<SmallVector<Value>> perBatch(body->output_size());
+  for (int64_t n = 0; n < *batch; ++n) {
+    SmallVector<Value> rows;
+    for (Value v : inputs) {
+      int64_t rank = NodeContext::rankOf(v);
+      SmallVector<int64_t> starts(rank, 0), ends(rank, INT64_MAX), steps(rank, 1);
+      starts[0] = n;
+      ends[0] = n + 1;
+      rows.push_back(squeeze(
+          ctx, ctx.make<SliceOp>(v, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps)), {0}));
+    }
+    SmallVector<Value> states(rows.begin(), rows.begin() + numStates);
+    SmallVector<Value> scanned(rows.begin() + numStates, rows.end());
+    std::optional<ScanResult> result = unrollScan(ctx, *body, states, scanned, axes, inReversed);
+    if (!result)
+      return failure();
+    for (int64_t i = 0; i < numStates; ++i)
+      perBatch[i].push_back(result->states[i]);
+    for (auto [k, values] : llvm::enumerate(result->perIteration))
+      perBatch[numStates + k].push_back(stack(ctx, values, 0));
+  }
+  for (size_t k = 0; k < ctx.numOutputs(); ++k)
+    ctx.bindOutput(k, stack(ctx, perBatch[k], 0));
   return ctx.finish();
 }
 
@@ -197,6 +318,7 @@ LogicalResult importIf(NodeContext &ctx) {
 
 void registerControlFlowOps(OpRegistry &r) {
   constexpr int64_t any = kAnyLaterOpset;
+  r.add("Scan", 8, 8, importScan8);
   r.add("Scan", 9, any, importScan);
   r.add("If", 1, any, importIf);
 }

@@ -386,6 +386,32 @@ Value requireAtRunTime(NodeContext &ctx, Value v, Value ok) {
   return ctx.make<AddOp>(v, zero);
 }
 
+SmallVector<Value> splitAtRunTime(NodeContext &ctx, Value x, int64_t axis,
+                                  ArrayRef<Value> sizes) {
+  if (sizes.empty())
+    return {};
+  // The sizes must be non-negative and cover the dim (ONNX's rule): checked
+  // before the first piece, which every later one's offset depends on.
+  Value total = i64Scalar(ctx, 0), nonNegative;
+  for (Value size : sizes) {
+    total = ctx.make<AddOp>(total, size);
+    Value positive = compare(ctx, ComparePredicate::ge, size, i64Scalar(ctx, 0));
+    nonNegative = nonNegative ? ctx.make<AndOp>(nonNegative, positive) : positive;
+  }
+  Value ok = ctx.make<AndOp>(nonNegative,
+                             compare(ctx, ComparePredicate::eq, total, dimValue(ctx, x, axis)));
+  SmallVector<Value> checked(sizes);
+  checked.front() = requireAtRunTime(ctx, checked.front(), ok);
+  SmallVector<Value> pieces;
+  Value offset = i64Scalar(ctx, 0);
+  for (Value size : checked) {
+    Value indices = ctx.make<AddOp>(iotaOfLength(ctx, size), offset);
+    pieces.push_back(ctx.make<GatherOp>(x, indices, ctx.i64(axis)));
+    offset = ctx.make<AddOp>(offset, size);
+  }
+  return pieces;
+}
+
 Value concatVector(NodeContext &ctx, ArrayRef<Value> pieces) {
   SmallVector<Value> vectors;
   for (Value p : pieces)

@@ -133,6 +133,11 @@ mlir::Value selectedPositions(NodeContext &ctx, mlir::Value flags);
 /// is an iota whose length is -1 then, folded into `v`'s data flow so that
 /// it runs before `v` is read.)
 mlir::Value requireAtRunTime(NodeContext &ctx, mlir::Value v, mlir::Value ok);
+/// `x` split along `axis` into pieces of `sizes` (rank-0 i64 values read
+/// when the model runs): piece i gathers its run of the axis. Sizes that
+/// are negative or do not add up to the dim stop the run with a shape error.
+llvm::SmallVector<mlir::Value> splitAtRunTime(NodeContext &ctx, mlir::Value x, int64_t axis,
+                                              llvm::ArrayRef<mlir::Value> sizes);
 /// Concatenation of 1-D pieces (rank-0 pieces become one entry).
 mlir::Value concatVector(NodeContext &ctx, llvm::ArrayRef<mlir::Value> pieces);
 /// The (static) number of axes input `i` names for a Squeeze or reduction

@@ -282,15 +282,11 @@ LogicalResult importConcat(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<ConcatOp>(ValueRange(inputs), ctx.i64(*axis)));
 }
 
-/// Split with sizes (rank-0 i64 values) read when the model runs: output i
-/// gathers its run of the axis.
-LogicalResult splitAtRunTime(NodeContext &ctx, Value x, int64_t axis, ArrayRef<Value> sizes) {
-  Value offset = i64Scalar(ctx, 0);
-  for (auto [i, size] : llvm::enumerate(sizes)) {
-    Value indices = ctx.make<AddOp>(iotaOfLength(ctx, size), offset);
-    ctx.bindOutput(i, ctx.make<GatherOp>(x, indices, ctx.i64(axis)));
-    offset = ctx.make<AddOp>(offset, size);
-  }
+/// Split with sizes read when the model runs (splitAtRunTime): output i is
+/// piece i.
+LogicalResult bindRuntimeSplit(NodeContext &ctx, Value x, int64_t axis, ArrayRef<Value> sizes) {
+  for (auto [i, piece] : llvm::enumerate(splitAtRunTime(ctx, x, axis, sizes)))
+    ctx.bindOutput(i, piece);
   return ctx.finish();
 }
 
@@ -303,12 +299,12 @@ LogicalResult importSplit(NodeContext &ctx) {
     if (!axis || !sizes)
       return failure();
     RankedTensorType sizesType = NodeContext::typeOf(sizes);
-    if (sizesType.getRank() != 1 || sizesType.getDimSize(0) != ctx.numOutputs())
+    if (sizesType.getRank() != 1 || sizesType.getDimSize(0) != static_cast<int64_t>(ctx.numOutputs()))
       return ctx.invalid("split must hold one size per output");
     SmallVector<Value> pieces;
     for (size_t i = 0; i < ctx.numOutputs(); ++i)
       pieces.push_back(entryOf(ctx, sizes, i));
-    return splitAtRunTime(ctx, x, *axis, pieces);
+    return bindRuntimeSplit(ctx, x, *axis, pieces);
   }
   std::optional<SmallVector<int64_t>> sizes = axesFrom(ctx, 13, 1, "split");
   if (!axis || !sizes)
@@ -333,7 +329,7 @@ LogicalResult importSplit(NodeContext &ctx) {
         Value left = ctx.make<SubOp>(dim, ctx.make<MulOp>(chunk, i64Scalar(ctx, i)));
         pieces.push_back(ctx.make<MinOp>(chunk, ctx.make<MaxOp>(left, i64Scalar(ctx, 0))));
       }
-      return splitAtRunTime(ctx, x, *axis, pieces);
+      return bindRuntimeSplit(ctx, x, *axis, pieces);
     }
     int64_t dim = NodeContext::typeOf(x).getDimSize(*axis);
     int64_t chunk = (dim + parts - 1) / parts;
