@@ -2,9 +2,10 @@
 //
 // Rewrites a function into its vector-Jacobian product: cotangent
 // arguments for its float results, gradient results for the arguments
-// asked for. One walk backwards over the body: each op whose results carry
-// a gradient asks its rule (DifferentiableOpInterface) for its operands';
-// a value used several times sums them. The forward values the rules read
+// asked for. One walk backwards over the body (kiln::backpropagate,
+// dialects/kiln/Utils/Backpropagate.h): each op whose results carry a
+// gradient asks its rule (DifferentiableOpInterface) for its operands'; a
+// value used several times sums them. The forward values the rules read
 // stay where they are, so the memory plan holds what the backward pass
 // keeps alive, in the same arena.
 //
@@ -14,6 +15,7 @@
 #include "compiler/Autodiff/GradientBuilder.h"
 #include "compiler/Graph/Decompose.h"
 #include "compiler/Passes.h"
+#include "dialects/kiln/Utils/Backpropagate.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -90,18 +92,6 @@ LogicalResult kiln::autodiff::differentiate(func::FuncOp f, llvm::ArrayRef<int64
 
   llvm::DenseMap<Value, Value> grads;
   OpBuilder b(ret);
-  auto accumulate = [&](Value v, Value g, Operation *from) -> LogicalResult {
-    if (!g || !isDifferentiable(v))
-      return success();
-    if (typeOf(g).getShape() != typeOf(v).getShape() ||
-        typeOf(g).getElementType() != typeOf(v).getElementType())
-      return from->emitOpError("gradient rule gave ")
-             << g.getType() << " for an operand of type " << v.getType();
-    auto [it, inserted] = grads.try_emplace(v, g);
-    if (!inserted)
-      it->second = AddOp::create(b, from->getLoc(), it->second, g);
-    return success();
-  };
 
   // One cotangent argument per float result.
   unsigned numResults = ret->getNumOperands();
@@ -112,43 +102,15 @@ LogicalResult kiln::autodiff::differentiate(func::FuncOp f, llvm::ArrayRef<int64
     unsigned index = f.getNumArguments();
     (void)f.insertArgument(index, result.getType(), named(context, "grad_" + nameOf(f, i, true)),
                            result.getLoc());
-    if (failed(accumulate(result, body.getArgument(index), ret)))
+    if (failed(accumulateGradient(b, grads, result, body.getArgument(index), ret)))
       return failure();
   }
 
   llvm::SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops)) {
-    llvm::SmallVector<Value> resultGrads;
-    bool any = false;
-    for (Value r : op->getResults()) {
-      resultGrads.push_back(grads.lookup(r));
-      any |= bool(resultGrads.back());
-    }
-    if (!any)
-      continue;
-    auto rule = dyn_cast<DifferentiableOpInterface>(op);
-    if (!rule) {
-      if (llvm::none_of(op->getOperands(), isDifferentiable))
-        continue; // a constant, or a value computed from integers
-      return op->emitOpError("has no gradient rule (kiln-differentiate); rules are in "
-                             "compiler/Autodiff/*Rules.cpp");
-    }
-    // A result without a gradient of its own gets zeros.
-    for (auto [r, g] : llvm::zip(op->getResults(), resultGrads))
-      if (!g && isDifferentiable(r))
-        g = filled(b, op->getLoc(), typeOf(r), 0.0);
-    llvm::SmallVector<Value> operandGrads;
-    if (failed(rule.buildGradients(b, resultGrads, operandGrads)))
-      return failure();
-    if (operandGrads.size() != op->getNumOperands())
-      return op->emitOpError("gradient rule gave ")
-             << operandGrads.size() << " gradients for " << op->getNumOperands() << " operands";
-    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
-      if (failed(accumulate(operand, g, op)))
-        return failure();
-  }
+  if (failed(backpropagate(b, ops, grads)))
+    return failure();
 
   // The gradients of the arguments asked for (zeros where none flows).
   llvm::SmallVector<Value> results(ret->getOperands());

@@ -1,6 +1,7 @@
 //===- GradientBuilder.cpp - helpers of the gradient rules ----------------===//
 
 #include "compiler/Autodiff/GradientBuilder.h"
+#include "dialects/kiln/Utils/Backpropagate.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -30,10 +31,7 @@ Value padWith(OpBuilder &b, Location loc, Value x, llvm::ArrayRef<int64_t> pads,
                        b.getF64FloatAttr(value));
 }
 
-bool isDifferentiable(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && isa<FloatType>(type.getElementType());
-}
+bool isDifferentiable(Value v) { return carriesGradient(v); }
 
 FailureOr<Value> unbroadcast(OpBuilder &b, Location loc, Value grad, RankedTensorType type) {
   RankedTensorType from = typeOf(grad);

@@ -109,6 +109,8 @@ Value NodeContext::input(size_t i) {
   return v;
 }
 
+Value NodeContext::valueNamed(StringRef name) const { return state.values.lookup(name); }
+
 bool NodeContext::isSequence(size_t i) const {
   return hasInput(i) && state.sequences.count(node.input(i)) != 0;
 }

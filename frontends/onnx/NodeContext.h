@@ -104,6 +104,9 @@ public:
   /// Input `i` as shape arithmetic: a symbolic shape computation, or a
   /// constant integer tensor of rank 0 or 1 (else a NeedsConstant issue).
   std::optional<SymbolicInts> symbolicInput(size_t i, llvm::StringRef what);
+  /// The kiln value imported for the ONNX name `name` so far, or null (an
+  /// op whose attributes name values: Gradient's xs and y).
+  mlir::Value valueNamed(llvm::StringRef name) const;
   /// Whether input `i` names a sequence (ops/Sequence.cpp).
   bool isSequence(size_t i) const;
   /// Input `i` as a sequence; records an error and returns nullopt when it

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Autodiff/GradientBuilder.h"
 #include "frontends/onnx/Importer.h"
 #include "frontends/onnx/OnnxSource.h"
 #include "frontends/onnx/OpRegistry.h"
@@ -37,7 +38,10 @@ int runCheck(llvm::ArrayRef<llvm::StringRef> args) {
            "is any.\n";
     return args.size() == 1 && args[0] == "--help" ? 0 : 2;
   }
-  mlir::MLIRContext context;
+  // With the gradient rules, as `kiln compile` has them (the Gradient op).
+  mlir::DialectRegistry registry;
+  kiln::autodiff::registerGradientRules(registry);
+  mlir::MLIRContext context(registry);
   ImportResult result = importOnnxModel(context, args[0]);
   llvm::raw_ostream &os = llvm::outs();
   os << "model: " << args[0];

@@ -1,14 +1,21 @@
-//===- Optimizers.cpp - ai.onnx.preview.training's update rules ----------===//
+//===- Optimizers.cpp - ai.onnx.preview.training's ops -------------------===//
 //
 // Adagrad, Momentum and Adam as ONNX defines them: one update of parameters
 // X from gradients G and the optimiser's state, given the learning rate R
 // and the step count T (scalars read at run time). Elementwise arithmetic;
 // several tensors updated by one node share R and T. (Kiln's own training
 // steps, `kiln compile --train`, build their optimisers themselves.)
+// Gradient: the graph imported so far differentiated in reverse mode by
+// the same rules as `kiln compile --train` (kiln::backpropagate).
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/onnx/ops/Helpers.h"
+#include "dialects/kiln/Utils/Backpropagate.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 
@@ -136,6 +143,78 @@ LogicalResult importAdam(NodeContext &ctx) {
   return ctx.finish();
 }
 
+/// Gradient: the gradients of `y` (seeded with ones: of the sum of its
+/// elements) with respect to the tensors named by `xs`, through the nodes
+/// imported before this one. The node's inputs must be those very tensors
+/// (ONNX lets them feed other values in; Kiln differentiates the graph as
+/// it is). An op on the way without a gradient rule is named.
+LogicalResult importGradient(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"xs", "y", "zs"});
+  const onnx::AttributeProto *xsAttr = ctx.attr("xs");
+  const onnx::AttributeProto *yAttr = ctx.attr("y");
+  if (!xsAttr || !yAttr)
+    return ctx.invalid("needs the xs and y attributes");
+  SmallVector<std::string> names(xsAttr->strings().begin(), xsAttr->strings().end());
+  if (const onnx::AttributeProto *zs = ctx.attr("zs"))
+    names.append(zs->strings().begin(), zs->strings().end());
+  if (ctx.numInputs() != names.size())
+    return ctx.invalid("has " + llvm::Twine(ctx.numInputs()) + " inputs for " +
+                       llvm::Twine(names.size()) + " names in xs and zs");
+  if (ctx.numOutputs() > static_cast<size_t>(xsAttr->strings_size()))
+    return ctx.invalid("has more outputs than xs names tensors");
+  for (auto [i, name] : llvm::enumerate(names))
+    if (ctx.node.input(i) != name)
+      return ctx.unsupported("input " + llvm::Twine(i) + " ('" + ctx.node.input(i) +
+                             "') is not the tensor it stands for ('" + name +
+                             "'): Kiln differentiates the graph with its own values");
+  Value y = ctx.valueNamed(yAttr->s());
+  if (!y)
+    return ctx.invalid("y names '" + yAttr->s() + "', which no node before it computes");
+  if (!carriesGradient(y))
+    return ctx.invalid("y ('" + yAttr->s() + "') is not a float tensor");
+  SmallVector<Value> xs;
+  for (int i = 0; i < xsAttr->strings_size(); ++i) {
+    xs.push_back(ctx.input(i));
+    if (xs.back() && !carriesGradient(xs.back()))
+      return ctx.invalid("xs names '" + names[i] + "', which is not a float tensor");
+  }
+  if (ctx.failed())
+    return failure();
+
+  // Every op imported so far, in program order: those the gradient does
+  // not reach are passed over.
+  SmallVector<Operation *> ops;
+  Block *block = ctx.b.getInsertionBlock();
+  for (auto it = block->begin(); it != ctx.b.getInsertionPoint(); ++it)
+    ops.push_back(&*it);
+  llvm::DenseMap<Value, Value> grads;
+  RankedTensorType yType = NodeContext::typeOf(y);
+  if (!yType.hasStaticShape())
+    return ctx.unsupported("y has dims decided at run time (gradients need static shapes)");
+  grads[y] = ctx.constant(DenseElementsAttr::get(
+      yType, ctx.b.getFloatAttr(yType.getElementType(), 1.0)));
+  std::string why;
+  {
+    ScopedDiagnosticHandler handler(ctx.context(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        why += (why.empty() ? "" : "; ") + diag.str();
+      return success();
+    });
+    if (failed(backpropagate(ctx.b, ops, grads)))
+      return ctx.unsupported("the gradient cannot cross the graph: " +
+                             (why.empty() ? std::string("a gradient rule failed") : why));
+  }
+  for (size_t i = 0; i < ctx.numOutputs(); ++i) {
+    Value g = grads.lookup(xs[i]);
+    if (!g) // nothing flows from y back to it
+      g = ctx.constant(DenseElementsAttr::get(
+          NodeContext::typeOf(xs[i]),
+          ctx.b.getFloatAttr(NodeContext::elementTypeOf(xs[i]), 0.0)));
+    ctx.bindOutput(i, g);
+  }
+  return ctx.finish();
+}
+
 } // namespace
 
 void registerOptimizerOps(OpRegistry &r) {
@@ -143,6 +222,7 @@ void registerOptimizerOps(OpRegistry &r) {
   r.add("Adagrad", 1, any, importAdagrad, kTrainingDomain);
   r.add("Momentum", 1, any, importMomentum, kTrainingDomain);
   r.add("Adam", 1, any, importAdam, kTrainingDomain);
+  r.add("Gradient", 1, any, importGradient, kTrainingDomain);
 }
 
 } // namespace kiln::onnx_frontend
