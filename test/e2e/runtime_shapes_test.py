@@ -38,6 +38,8 @@ def model(name, op, inputs, outputs, attrs=None, opset=18):
     dtype, rank)]."""
     declared = []
     for n, a in inputs:
+        if not n:  # an optional input left out ("" in the node)
+            continue
         dims = list(a.shape)
         declared.append(helper.make_tensor_value_info(n, TYPES[a.dtype], dims))
     outs = [helper.make_tensor_value_info(n, TYPES[np.dtype(t)], [None] * r)
@@ -66,6 +68,8 @@ def run(name, artifact, feeds, tag):
     os.makedirs(folder, exist_ok=True)
     args = [KILN, "run", artifact, "--output-dir", folder]
     for n, a in feeds:
+        if not n:
+            continue
         f = os.path.join(folder, f"in-{n}.npy")
         np.save(f, a)
         args += ["--input", f"{n}={f}"]
@@ -308,6 +312,55 @@ if unique_artifact:
     else:
         fail("unique_runtime too many", f"expected KILN_ERROR_SHAPE, got {error!r}")
 
+
+# STFT with its frame step and length read at run time, against NumPy's
+# FFT of the frames; MelWeightMatrix with its dims read at run time,
+# against ONNX's definition. A frame longer than the signal or a zero step
+# stops the run.
+def stft(x, step, length, window=None):
+    n = int(length)
+    frames = 1 + (x.shape[1] - n) // int(step)
+    signal = x[..., 0].astype(np.float64)
+    cut = np.stack([signal[:, f * step:f * step + n] for f in range(frames)], 1)
+    spectrum = np.fft.fft(cut * (1 if window is None else window), axis=-1)[..., :n // 2 + 1]
+    return np.stack([spectrum.real, spectrum.imag], -1).astype(np.float32)
+
+
+def mel_weights(bins, dft_length, rate, lower, upper):
+    bins, dft_length, rate = int(bins), int(dft_length), int(rate)
+    low, high = (2595 * np.log10(1 + float(f) / 700) for f in (lower, upper))
+    mel = np.arange(bins + 2) * (high - low) / (bins + 2) + low
+    edges = np.floor((dft_length + 1) * (700 * (10 ** (mel / 2595) - 1)) / rate).astype(int)
+    out = np.zeros((dft_length // 2 + 1, bins))
+    for i in range(bins):
+        lo, centre, hi = edges[i:i + 3]
+        if centre == lo:
+            out[centre, i] = 1
+        for j in range(lo, centre + 1 if centre > lo else lo):
+            out[j, i] = (j - lo) / (centre - lo)
+        for j in range(centre, hi):
+            out[j, i] = (hi - j) / (hi - centre)
+    return out.astype(np.float32)
+
+
+signal = rng.standard_normal((2, 100, 1)).astype(np.float32)
+check("stft_runtime", "STFT",
+      [[("x", signal), ("step", np.array(step, np.int64)), ("", None),
+        ("len", np.array(n, np.int64))] for step, n in ((8, 16), (5, 33), (1, 100))],
+      lambda x, step, _, length: stft(x, step, length),
+      errors=[[("x", signal), ("step", np.array(step, np.int64)), ("", None),
+               ("len", np.array(n, np.int64))] for step, n in ((4, 101), (0, 16))])
+window = np.hanning(24).astype(np.float32)
+check("stft_window", "STFT",
+      [[("x", signal), ("step", np.array(step, np.int64)), ("w", window)] for step in (6, 25)],
+      lambda x, step, w: stft(x, step, 24, w))
+check("mel_weight_matrix", "MelWeightMatrix",
+      [[("bins", np.array(b, np.int32)), ("n", np.array(n, np.int32)),
+        ("rate", np.array(r, np.int32)), ("lo", np.array(lo, np.float32)),
+        ("hi", np.array(hi, np.float32))]
+       for b, n, r, lo, hi in ((8, 16, 8192, 0, 4096), (10, 64, 16000, 20, 7600),
+                               (4, 256, 22050, 100, 4000))],
+      mel_weights, opset=17)
 
 # Sequences (ops/Sequence.cpp): a SplitToSequence with sizes read at run
 # time, squared by a SequenceMap, its first tensor moved last, concatenated;

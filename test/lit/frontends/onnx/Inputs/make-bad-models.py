@@ -64,11 +64,11 @@ save("future-opset.onnx", helper.make_graph(
 # Two unsupported ops and one unsupported attribute, all to be listed.
 save("several-unsupported.onnx", helper.make_graph(
     [helper.make_node("StringNormalizer", ["x"], ["u"], name="normalize"),
-     helper.make_node("STFT", ["x", "x"], ["n"], name="stft"),
+     helper.make_node("Bernoulli", ["x"], ["n"], name="bernoulli"),
      helper.make_node("LpPool", ["img"], ["p"], name="lp_pool_ceil", kernel_shape=[3, 3],
                       strides=[2, 2], ceil_mode=1)],
     "g", [vi("x"), vi("img", shape=(1, 1, 4, 4))],
-    [vi("u"), vi("n", TensorProto.INT64), vi("p", shape=(1, 1, 2, 2))]), opset=18)
+    [vi("u"), vi("n"), vi("p", shape=(1, 1, 2, 2))]), opset=18)
 # An initializer whose data does not match its dims.
 bad_init = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
 bad_init.dims[0] = 3
