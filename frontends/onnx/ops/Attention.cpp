@@ -4,12 +4,16 @@
 // way ONNX's own function bodies define them (the `_expanded` test cases):
 // scaled dot-product attention with grouped-query heads, a key/value cache,
 // boolean or additive masks, causal and sliding-window masking, soft
-// capping and the optional QK output; rotary position embeddings.
+// capping and the optional QK output; rotary position embeddings;
+// ai.onnx.preview's FlexAttention, its score and probability modifiers
+// imported inline; LinearAttention.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/onnx/OpRegistry.h"
 #include "frontends/onnx/ops/Helpers.h"
+
+#include "onnx/onnx.pb.h"
 
 #include <cmath>
 #include <limits>
@@ -385,6 +389,70 @@ LogicalResult importLinearAttention(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.cast(y, element));
 }
 
+/// FlexAttention (ai.onnx.preview 1): softmax(score_mod(Q K^T * scale))
+/// V with prob_mod applied to the probabilities, as ONNX's reference: Q
+/// and K each scaled by sqrt(scale) (default 1 / sqrt(E)) in their type,
+/// the scores moved to the softmax precision (float32 for 16-bit inputs),
+/// key/value heads repeated for grouped queries. The modifiers are
+/// subgraphs over the whole [B, H, L, S] tensor, imported inline.
+LogicalResult importFlexAttention(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"scale", "score_mod", "prob_mod", "softmax_precision"});
+  Value q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
+  if (!q || !k || !v)
+    return failure();
+  RankedTensorType qt = NodeContext::typeOf(q), kt = NodeContext::typeOf(k),
+                   vt = NodeContext::typeOf(v);
+  if (qt.getRank() != 4 || kt.getRank() != 4 || vt.getRank() != 4)
+    return ctx.invalid("Q, K and V must be [batch, heads, sequence, size]");
+  int64_t qHeads = qt.getDimSize(1), kvHeads = kt.getDimSize(1), size = qt.getDimSize(3);
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads) ||
+      ShapedType::isDynamic(size))
+    return ctx.unsupported("heads or head size decided at run time");
+  if (vt.getDimSize(1) != kvHeads)
+    return ctx.invalid("K and V must have the same number of heads");
+  if (kt.getDimSize(3) != size)
+    return ctx.invalid("Q and K must have the same head size");
+  if (qHeads % kvHeads != 0)
+    return ctx.invalid("the query heads must be a multiple of the key/value heads");
+  Type element = qt.getElementType();
+  double scale = ctx.hasAttr("scale") ? ctx.floatAttr("scale", 1.0) : 1.0 / std::sqrt(double(size));
+  Value root = ctx.scalarLike(q, std::sqrt(static_cast<float>(scale)));
+  int64_t repeat = qHeads / kvHeads;
+  Value keys = repeatHeads(ctx, ctx.make<MulOp>(k, root), kvHeads, repeat);
+  Value values = repeatHeads(ctx, v, kvHeads, repeat);
+  Value scores = ctx.make<MatmulOp>(ctx.make<MulOp>(q, root),
+                                    ctx.make<TransposeOp>(keys, ctx.i64s({0, 1, 3, 2})));
+  Type compute = element.getIntOrFloatBitWidth() < 32 ? ctx.b.getF32Type() : element;
+  if (ctx.hasAttr("softmax_precision")) {
+    compute = softmaxType(ctx, ctx.intAttr("softmax_precision", 1));
+    if (!compute)
+      return ctx.invalid("softmax_precision must be 1, 10, 11 or 16");
+  }
+  scores = ctx.cast(scores, compute);
+  // A modifier: one input, one output of the same type.
+  auto modify = [&](llvm::StringRef name, Value x) -> Value {
+    const onnx::GraphProto *body = ctx.graphAttr(name);
+    if (!body || !x)
+      return x;
+    SmallVector<Value> outputs;
+    if (failed(ctx.importSubgraph(*body, {x}, outputs)))
+      return {};
+    if (outputs.size() != 1) {
+      ctx.invalid(name + " must have one output");
+      return {};
+    }
+    if (outputs[0].getType() != x.getType()) {
+      ctx.invalid(name + " must give back its input's type");
+      return {};
+    }
+    return outputs[0];
+  };
+  scores = modify("score_mod", scores);
+  Value probs = modify("prob_mod", ctx.make<SoftmaxOp>(scores, ctx.i64(3)));
+  Value y = ctx.make<MatmulOp>(probs, ctx.cast(values, compute));
+  return ctx.setOutput(0, ctx.cast(y, vt.getElementType()));
+}
+
 } // namespace
 
 void registerAttentionOps(OpRegistry &r) {
@@ -392,6 +460,7 @@ void registerAttentionOps(OpRegistry &r) {
   r.add("Attention", 23, any, importAttention);
   r.add("RotaryEmbedding", 23, any, importRotaryEmbedding);
   r.add("LinearAttention", 27, any, importLinearAttention);
+  r.add("FlexAttention", 1, any, importFlexAttention, "ai.onnx.preview");
 }
 
 } // namespace kiln::onnx_frontend
