@@ -22,7 +22,9 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
+using lowering::accumulatorOf;
 using lowering::dimOf;
+using lowering::roundTo;
 using lowering::lowestValue;
 using lowering::scalarConstant;
 
@@ -46,13 +48,6 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
-/// The type a contraction of `element` accumulates in: float32 for the
-/// 16-bit floats (as numpy's and ONNX Runtime's kernels do: summing in
-/// float16 drifts by ulps with the length), else the element type.
-Type accumulatorOf(OpBuilder &b, Type element) {
-  return element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
-}
-
 /// acc + x * y, the operands widened to the accumulator's type.
 Value multiplyAdd(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
   Type type = acc.getType();
@@ -60,17 +55,6 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
     return v.getType() == type ? v : Value(arith::ExtFOp::create(b, loc, type, v));
   };
   return addOrOr(b, loc, acc, mulOf(b, loc, widen(x), widen(y)));
-}
-
-/// `wide` rounded elementwise to `type` (same shape), or `wide` itself
-/// when it has that element type already.
-Value roundTo(OpBuilder &b, Location loc, Value wide, RankedTensorType type) {
-  if (cast<RankedTensorType>(wide.getType()).getElementType() == type.getElementType())
-    return wide;
-  return *lowering::buildBroadcastGeneric(
-      b, loc, type, {wide}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return arith::TruncFOp::create(nb, nl, type.getElementType(), a[0]);
-      });
 }
 
 struct MatmulToGeneric : OpRewritePattern<MatmulOp> {

@@ -60,6 +60,19 @@ double lowestValue(Type type) {
   return -std::ldexp(1.0, type.getIntOrFloatBitWidth() - 1);
 }
 
+Type accumulatorOf(OpBuilder &b, Type element) {
+  return element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+}
+
+Value roundTo(OpBuilder &b, Location loc, Value wide, RankedTensorType type) {
+  if (cast<RankedTensorType>(wide.getType()).getElementType() == type.getElementType())
+    return wide;
+  return *buildBroadcastGeneric(
+      b, loc, type, {wide}, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::TruncFOp::create(nb, nl, type.getElementType(), a[0]);
+      });
+}
+
 FailureOr<Value> buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                             ValueRange sources) {
   SmallVector<Value> sizes;

@@ -65,6 +65,15 @@ mlir::FailureOr<mlir::Value> buildEmpty(mlir::OpBuilder &b, mlir::Location loc,
 /// Dim `d` of `v` as an index value (a constant when static).
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t d);
 
+/// The type a sum or product of `element`s accumulates in (contractions,
+/// reductions): float32 for the 16-bit floats (as numpy's and ONNX
+/// Runtime's kernels do: summing in float16 drifts by ulps with the
+/// length), else the element type.
+mlir::Type accumulatorOf(mlir::OpBuilder &b, mlir::Type element);
+/// `wide` rounded elementwise to `type` (same shape), or `wide` itself
+/// when it has that element type already.
+mlir::Value roundTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value wide,
+                    mlir::RankedTensorType type);
 /// The smallest value of element type `type`: -inf for floats, the most
 /// negative integer otherwise (the identity of max).
 double lowestValue(mlir::Type type);

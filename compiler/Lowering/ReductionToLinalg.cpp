@@ -2,7 +2,9 @@
 //
 // A reduction is one linalg.generic with reduction iterators over a
 // filled accumulator; mean divides the sum by the reduced element count,
-// arg-reductions carry (value, index) pairs.
+// arg-reductions carry (value, index) pairs. Sums and products of 16-bit
+// floats accumulate in float32 and round once (lowering::accumulatorOf),
+// as contractions do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,22 +106,37 @@ Value combine(OpBuilder &b, Location loc, Combine c, Value acc, Value x) {
   return {};
 }
 
-Value buildReduction(OpBuilder &b, Location loc, Value input,
-                     RankedTensorType resultType, ArrayRef<int64_t> axes,
-                     bool keepDims, Combine c) {
+/// The reduction of `input` into `resultType`'s shape, in the type it
+/// accumulates in (resultType's element type, or float32 for sums and
+/// products of 16-bit floats).
+Value buildWideReduction(OpBuilder &b, Location loc, Value input, RankedTensorType resultType,
+                         ArrayRef<int64_t> axes, bool keepDims, Combine c) {
   auto inType = cast<RankedTensorType>(input.getType());
   Type element = inType.getElementType();
+  bool exact = c == Combine::Max || c == Combine::Min;
+  Type acc = exact ? element : lowering::accumulatorOf(b, element);
+  auto accType = resultType.clone(acc);
   ReductionShape shape = reductionShape(b, inType.getRank(), axes, keepDims);
-  Value empty = reductionInit(b, loc, input, resultType, shape.sourceDims);
-  Value init = linalg::FillOp::create(
-                   b, loc, scalarConstant(b, loc, element, identityOf(c, element)), empty)
-                   .getResult(0);
+  Value empty = reductionInit(b, loc, input, accType, shape.sourceDims);
+  Value init =
+      linalg::FillOp::create(b, loc, scalarConstant(b, loc, acc, identityOf(c, acc)), empty)
+          .getResult(0);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{init}, shape.maps,
+      b, loc, TypeRange{accType}, ValueRange{input}, ValueRange{init}, shape.maps,
       shape.iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, combine(nb, nl, c, args[1], args[0]));
+        Value x = args[0];
+        if (x.getType() != acc)
+          x = arith::ExtFOp::create(nb, nl, acc, x);
+        linalg::YieldOp::create(nb, nl, combine(nb, nl, c, args[1], x));
       });
   return generic.getResult(0);
+}
+
+Value buildReduction(OpBuilder &b, Location loc, Value input, RankedTensorType resultType,
+                     ArrayRef<int64_t> axes, bool keepDims, Combine c) {
+  return lowering::roundTo(b, loc,
+                           buildWideReduction(b, loc, input, resultType, axes, keepDims, c),
+                           resultType);
 }
 
 template <typename OpTy, Combine c>
@@ -142,23 +159,25 @@ struct ReduceMeanToGeneric : OpRewritePattern<ReduceMeanOp> {
     Type element = inType.getElementType();
     if (!isa<FloatType>(element))
       return rewriter.notifyMatchFailure(op, "integer means are not lowered yet");
-    Value sum = buildReduction(rewriter, loc, op.getInput(), op.getType(), op.getAxes(),
-                               op.getKeepdims(), Combine::Sum);
+    // The sum and the division in the accumulator's type, rounded once.
+    Value sum = buildWideReduction(rewriter, loc, op.getInput(), op.getType(), op.getAxes(),
+                                   op.getKeepdims(), Combine::Sum);
+    Type wide = cast<RankedTensorType>(sum.getType()).getElementType();
     // The element count of the reduced dims, known or computed.
     Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
     for (int64_t axis : op.getAxes())
       count = arith::MulIOp::create(rewriter, loc, count,
                                     tensor::DimOp::create(rewriter, loc, op.getInput(), axis));
     Value countInt = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), count);
-    Value countF = arith::SIToFPOp::create(rewriter, loc, element, countInt);
+    Value countF = arith::SIToFPOp::create(rewriter, loc, wide, countInt);
     FailureOr<Value> mean = lowering::buildBroadcastGeneric(
-        rewriter, loc, op.getType(), ValueRange{sum},
+        rewriter, loc, op.getType().clone(wide), ValueRange{sum},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           return arith::DivFOp::create(b, l, a[0], countF);
         });
     if (failed(mean))
       return failure();
-    rewriter.replaceOp(op, *mean);
+    rewriter.replaceOp(op, lowering::roundTo(rewriter, loc, *mean, op.getType()));
     return success();
   }
 };

@@ -20,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 NAN, INF = np.nan, np.inf
 TYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
+         np.float16: TensorProto.FLOAT16,
          np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
          np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL}
 
@@ -127,6 +128,15 @@ def cases():
     tokens = np.array([[2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 2, 3],
                        [4, 4, 2, 5, 3, 7, 8, 6, 7, 6, 5, 4]], np.int64)
     pool = dict(ngram_counts=[0, 4, 10], pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 2, 5, 3])
+    # float16 sums and means accumulate in float32 and round once, as
+    # NumPy's (summed in float16, 4,096 tenths stalled near 256).
+    tenths = np.full((2, 4096), 0.1, np.float16)
+    tenths[1] = np.linspace(-3, 5, 4096).astype(np.float16)
+    yield case("reduce_sum_f16_long", "ReduceSum", {"x": tenths},
+               np.sum(tenths, axis=1, keepdims=True), attrs={"keepdims": 1},
+               consts={"axes": np.array([1], np.int64)})
+    yield case("reduce_mean_f16_long", "ReduceMean", {"x": tenths},
+               np.mean(tenths, axis=1, keepdims=True), attrs={"axes": [1]})
     # Einsum with an ellipsis and with diagonals (a letter twice in a term).
     e = np.arange(2 * 3 * 3, dtype=np.float32).reshape(2, 3, 3)
     f = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4) / 7

@@ -373,6 +373,29 @@ func.func @matmul_f16(%a: tensor<2x8xf16>, %b: tensor<8x3xf16>) -> tensor<2x3xf1
 
 // -----
 
+// Checks that float16 / bfloat16 sums and means accumulate in float32 and
+// round once (they summed in float16: softmax's denominator was an ulp off
+// numpy's, whose half-precision sums are float32), while max stays exact
+// in its own type.
+// CHECK-LABEL: func @reduce_f16
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x64xf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: arith.addf {{.*}} : f32
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<4x64xbf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.divf {{.*}} : f32
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x64xf16>) outs(%{{.*}} : tensor<4xf16>)
+// CHECK: arith.maximumf {{.*}} : f16
+func.func @reduce_f16(%a: tensor<4x64xf16>, %b: tensor<4x64xbf16>) -> (tensor<4xf16>, tensor<4xbf16>, tensor<4xf16>) {
+  %0 = kiln.reduce_sum %a {axes = array<i64: 1>, keepdims = false} : (tensor<4x64xf16>) -> tensor<4xf16>
+  %1 = kiln.reduce_mean %b {axes = array<i64: 1>, keepdims = false} : (tensor<4x64xbf16>) -> tensor<4xbf16>
+  %2 = kiln.reduce_max %a {axes = array<i64: 1>, keepdims = false} : (tensor<4x64xf16>) -> tensor<4xf16>
+  return %0, %1, %2 : tensor<4xf16>, tensor<4xbf16>, tensor<4xf16>
+}
+
+// -----
+
 // Checks that casts to and from float8 are integer arithmetic on the
 // encodings (LLVM has no float8): widening builds float32 bits, narrowing
 // rounds (roundeven for the subnormal steps) and saturates with `saturate`.
