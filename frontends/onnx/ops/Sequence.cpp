@@ -203,6 +203,14 @@ LogicalResult importSplitToSequence(NodeContext &ctx) {
       return failure();
     scalarSplit = NodeContext::rankOf(ctx.input(1)) == 0;
   }
+  if (split && !scalarSplit && type.isDynamicDim(*axis)) {
+    // Known sizes of a dim decided at run time: checked against it then.
+    SmallVector<Value> each;
+    for (int64_t size : *split)
+      each.push_back(i64Scalar(ctx, size));
+    seq.elements = splitAtRunTime(ctx, x, *axis, each);
+    return ctx.setSequenceOutput(0, std::move(seq));
+  }
   std::optional<int64_t> dim = staticDim(ctx, x, *axis, "the split axis");
   if (!dim)
     return failure();
