@@ -32,6 +32,7 @@ const OpRegistry &OpRegistry::get() {
     registerOptimizerOps(r);
     registerTextOps(r);
     registerMlOps(r);
+    registerTreeOps(r);
     registerPadOps(r);
     registerGridSampleOps(r);
     registerSpectralOps(r);

@@ -85,6 +85,7 @@ void registerSequenceOps(OpRegistry &);
 void registerOptimizerOps(OpRegistry &);
 void registerTextOps(OpRegistry &);
 void registerMlOps(OpRegistry &);
+void registerTreeOps(OpRegistry &);
 
 } // namespace kiln::onnx_frontend
 

@@ -1,7 +1,7 @@
 //===- ML.cpp - ai.onnx.ml ops ----------------------------------------------===//
 //
 // The classical-ML domain's elementwise and indexing ops (tree ensembles
-// and the other estimators are not imported).
+// are in Trees.cpp; the other estimators are not imported).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Tree ensembles (frontends/onnx/ops/Trees.cpp) against a walk of the
+trees written here from ONNX's definitions: random forests of random
+trees (every rule, NaN features with and without missing_value_tracks_true,
+several targets per leaf, set membership for TreeEnsemble 5), each
+aggregation (SUM, AVERAGE, MIN, MAX), base values, a batch decided at run
+time. Each model is compiled once with `kiln compile` and run with
+`kiln run` on a batch that hits every rule.
+
+usage: tree_ensemble_test.py KILN WORK_DIR
+Ends with the line `N passed, N failed`.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+KILN, WORK = sys.argv[1], sys.argv[2]
+os.makedirs(WORK, exist_ok=True)
+rng = np.random.default_rng(7)
+results = {"passed": 0, "failed": 0}
+RULES = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
+FEATURES = 5
+# Values the features take: few, so that EQ / NEQ / membership hit.
+GRID = np.array([-1.0, 0.0, 0.5, 1.0, 2.0], np.float32)
+
+
+def random_tree(depth, rules):
+    """Nested dicts: {"rule", "feature", "value", "tracks", "true", "false"}
+    or {"leaf": [(target, weight), ...]}."""
+    if depth == 0 or rng.random() < 0.2:
+        return {"leaf": [(int(t), float(rng.normal())) for t in
+                         rng.choice(3, size=rng.integers(1, 3), replace=False)]}
+    return {"rule": rules[rng.integers(len(rules))], "feature": int(rng.integers(FEATURES)),
+            "value": float(rng.choice(GRID)), "tracks": int(rng.integers(2)),
+            "members": sorted(set(float(v) for v in rng.choice(GRID, 2))),
+            "true": random_tree(depth - 1, rules), "false": random_tree(depth - 1, rules)}
+
+
+def holds(node, x, nan_by_flag):
+    v = x[node["feature"]]
+    if np.isnan(v) and nan_by_flag:
+        return bool(node["tracks"])
+    rule, t = node["rule"], node["value"]
+    r = {"BRANCH_LEQ": v <= t, "BRANCH_LT": v < t, "BRANCH_GTE": v >= t, "BRANCH_GT": v > t,
+         "BRANCH_EQ": v == t, "BRANCH_NEQ": v != t,
+         "MEMBER": v in node["members"]}[rule]
+    return bool(r) or (bool(node["tracks"]) and bool(np.isnan(v)))
+
+
+def walk(tree, x, nan_by_flag):
+    while "leaf" not in tree:
+        tree = tree["true"] if holds(tree, x, nan_by_flag) else tree["false"]
+    return tree["leaf"]
+
+
+def reference(trees, x, how, base, nan_by_flag, dtype):
+    info = np.finfo(dtype)
+    out = np.zeros((len(x), 3), np.float64)
+    for n, row in enumerate(x):
+        acc = {t: [] for t in range(3)}
+        for tree in trees:
+            for target, w in walk(tree, row, nan_by_flag):
+                acc[target].append(w)
+        for t in range(3):
+            if how in ("SUM", "AVERAGE"):
+                out[n, t] = sum(acc[t]) / (len(trees) if how == "AVERAGE" else 1)
+            elif how == "MIN":
+                out[n, t] = min(acc[t]) if acc[t] else info.max
+            else:
+                out[n, t] = max(acc[t]) if acc[t] else info.min
+    return (out + np.array(base)).astype(dtype)
+
+
+def regressor_model(trees, how, base):
+    a = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes",
+                         "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
+                         "nodes_missing_value_tracks_true", "target_treeids", "target_nodeids",
+                         "target_ids", "target_weights")}
+    for tid, tree in enumerate(trees):
+        numbered = []
+
+        def number(node):
+            numbered.append(node)
+            node["id"] = len(numbered) - 1
+            if "leaf" not in node:
+                number(node["true"])
+                number(node["false"])
+        number(tree)
+        # Listed in reverse, so that the root is not the first entry.
+        for node in reversed(numbered):
+            leaf = "leaf" in node
+            a["nodes_treeids"].append(tid)
+            a["nodes_nodeids"].append(node["id"])
+            a["nodes_featureids"].append(0 if leaf else node["feature"])
+            a["nodes_modes"].append("LEAF" if leaf else node["rule"])
+            a["nodes_values"].append(0.0 if leaf else node["value"])
+            a["nodes_truenodeids"].append(0 if leaf else node["true"]["id"])
+            a["nodes_falsenodeids"].append(0 if leaf else node["false"]["id"])
+            a["nodes_missing_value_tracks_true"].append(0 if leaf else node["tracks"])
+            for target, w in node.get("leaf", []):
+                a["target_treeids"].append(tid)
+                a["target_nodeids"].append(node["id"])
+                a["target_ids"].append(target)
+                a["target_weights"].append(w)
+    node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain="ai.onnx.ml",
+                            n_targets=3, aggregate_function=how, base_values=base, **a)
+    graph = helper.make_graph([node], "forest",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                             ["batch", FEATURES])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                             ["batch", 3])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                   helper.make_opsetid("ai.onnx.ml", 3)])
+
+
+def ensemble5_model(trees, how):
+    """TreeEnsemble (ai.onnx.ml 5): nodes and leaves numbered apart."""
+    nodes, leaves = [], []
+
+    def number(node):
+        if "leaf" in node:
+            node["index"] = len(leaves)
+            leaves.append(node)
+        else:
+            node["index"] = len(nodes)
+            nodes.append(node)
+            number(node["true"])
+            if node["false"] is not node["true"]:
+                number(node["false"])
+    roots = []
+    for tree in trees:
+        if "leaf" in tree:
+            # A tree that is one leaf: a root whose both branches name it.
+            tree = {"rule": "BRANCH_LEQ", "feature": 0, "value": 0.0, "tracks": 0,
+                    "true": tree, "false": tree}
+        number(tree)
+        roots.append(tree["index"])
+    # TreeEnsemble 5 gives one (target, weight) per leaf: keep the first.
+    for leaf in leaves:
+        leaf["leaf"] = leaf["leaf"][:1]
+    modes = {r: i for i, r in enumerate(RULES)}
+    modes["MEMBER"] = 6
+    members = []
+    for n in nodes:
+        if n["rule"] == "MEMBER":
+            members += n["members"] + [np.nan]
+    attrs = dict(
+        nodes_featureids=[n["feature"] for n in nodes],
+        nodes_modes=numpy_helper.from_array(np.array([modes[n["rule"]] for n in nodes],
+                                                     np.uint8)),
+        nodes_splits=numpy_helper.from_array(np.array([n["value"] for n in nodes], np.float32)),
+        nodes_truenodeids=[n["true"]["index"] for n in nodes],
+        nodes_trueleafs=[int("leaf" in n["true"]) for n in nodes],
+        nodes_falsenodeids=[n["false"]["index"] for n in nodes],
+        nodes_falseleafs=[int("leaf" in n["false"]) for n in nodes],
+        nodes_missing_value_tracks_true=[n["tracks"] for n in nodes],
+        leaf_targetids=[l["leaf"][0][0] for l in leaves],
+        leaf_weights=numpy_helper.from_array(np.array([l["leaf"][0][1] for l in leaves],
+                                                      np.float32)),
+        tree_roots=roots, n_targets=3,
+        aggregate_function={"AVERAGE": 0, "SUM": 1, "MIN": 2, "MAX": 3}[how])
+    if members:
+        attrs["membership_values"] = numpy_helper.from_array(np.array(members, np.float32))
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], domain="ai.onnx.ml", **attrs)
+    graph = helper.make_graph([node], "forest",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                             ["batch", FEATURES])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                             ["batch", 3])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
+                                                   helper.make_opsetid("ai.onnx.ml", 5)])
+
+
+def run_case(name, model, trees, how, base, nan_by_flag):
+    folder = os.path.join(WORK, name)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    onnx.save(model, path)
+    artifact = os.path.join(folder, "model.so")
+    p = subprocess.run([KILN, "compile", path, "-o", artifact], capture_output=True, text=True)
+    if p.returncode != 0:
+        results["failed"] += 1
+        print(f"FAIL {name}: compile: {(p.stdout + p.stderr).strip()[-300:]}")
+        return
+    for batch in (1, 37):
+        x = rng.choice(GRID, size=(batch, FEATURES)).astype(np.float32)
+        x[rng.random(x.shape) < 0.15] = np.nan
+        np.save(os.path.join(folder, "x.npy"), x)
+        p = subprocess.run([KILN, "run", artifact, "--input", f"x={folder}/x.npy",
+                            "--output-dir", folder], capture_output=True, text=True)
+        want = reference(trees, x, how, base, nan_by_flag, np.float32)
+        if p.returncode != 0:
+            results["failed"] += 1
+            print(f"FAIL {name} batch {batch}: run: {(p.stdout + p.stderr).strip()[-300:]}")
+            continue
+        got = np.load(os.path.join(folder, "y.npy"))
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
+            results["failed"] += 1
+            print(f"FAIL {name} batch {batch}: got {got[:3]}, want {want[:3]}")
+        else:
+            results["passed"] += 1
+            print(f"PASS {name} batch {batch}")
+
+
+for how in ("SUM", "AVERAGE", "MIN", "MAX"):
+    trees = [random_tree(5, RULES) for _ in range(6)]
+    base = [float(v) for v in rng.normal(size=3)] if how in ("SUM", "AVERAGE") else [0.0] * 3
+    run_case(f"regressor_{how.lower()}", regressor_model(trees, how, base), trees, how, base,
+             nan_by_flag=True)
+for how in ("SUM", "MAX"):
+    trees = [random_tree(4, RULES + ["MEMBER"]) for _ in range(5)]
+    model = ensemble5_model(trees, how)
+    run_case(f"ensemble5_{how.lower()}", model, trees, how, [0.0] * 3, nan_by_flag=False)
+
+print(f"{results['passed']} passed, {results['failed']} failed")
+sys.exit(1 if results["failed"] else 0)
