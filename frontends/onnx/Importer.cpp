@@ -323,7 +323,8 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
   // Dropout mask or batch-norm statistics).
   for (size_t i = 0; i < ctx.numOutputs(); ++i)
     if (ctx.hasOutput(i) && !state.values.count(node.output(i)) &&
-        !state.symbolic.count(node.output(i)) && !state.sequences.count(node.output(i))) {
+        !state.symbolic.count(node.output(i)) && !state.sequences.count(node.output(i)) &&
+        !state.emptyOptionals.contains(node.output(i))) {
       if (ctx.outputUsed(i))
         ctx.unsupported("output " + std::to_string(i) + " ('" + node.output(i) +
                         "') is not produced");
@@ -407,7 +408,11 @@ void GraphImporter::run(ImportResult &result) {
   for (const auto &output : graph.output()) {
     Value v = state.values.lookup(output.name());
     if (!v) {
-      if (state.sequences.count(output.name()))
+      if (state.emptyOptionals.contains(output.name()))
+        modelIssue(IssueKind::Unsupported,
+                   "graph output '" + output.name() +
+                       "' is an optional without a value (a compiled model returns tensors)");
+      else if (state.sequences.count(output.name()))
         modelIssue(IssueKind::Unsupported,
                    "graph output '" + output.name() +
                        "' is a sequence (a compiled model returns tensors; ConcatFromSequence "

@@ -38,6 +38,9 @@ public:
   /// (ops/Sequence.cpp) build and take apart lists whose length is known
   /// when compiling; these names have no kiln value.
   llvm::StringMap<Sequence> sequences;
+  /// Optionals without a value (Optional with no input): the names of
+  /// optionals with one are bound to the value itself.
+  llvm::StringSet<> emptyOptionals;
   /// Names whose producer failed: their users are skipped, not reported.
   llvm::StringSet<> poisoned;
   std::vector<ImportIssue> issues;

@@ -101,6 +101,8 @@ Value NodeContext::input(size_t i) {
     unsupported("input " + llvm::Twine(i) + " ('" + node.input(i) +
                 "') is a shape computed at run time from dynamic dims; this op cannot read "
                 "it as a tensor yet");
+  else if (!v && state.emptyOptionals.contains(node.input(i)))
+    invalid("input " + llvm::Twine(i) + " ('" + node.input(i) + "') is an optional without a value");
   else if (!v && state.sequences.count(node.input(i)))
     unsupported("input " + llvm::Twine(i) + " ('" + node.input(i) +
                 "') is a sequence; this op reads a tensor");
@@ -110,6 +112,10 @@ Value NodeContext::input(size_t i) {
 }
 
 Value NodeContext::valueNamed(StringRef name) const { return state.values.lookup(name); }
+
+bool NodeContext::isEmptyOptional(size_t i) const {
+  return hasInput(i) && state.emptyOptionals.contains(node.input(i));
+}
 
 bool NodeContext::isSequence(size_t i) const {
   return hasInput(i) && state.sequences.count(node.input(i)) != 0;
@@ -289,6 +295,7 @@ LogicalResult NodeContext::importSubgraph(const onnx::GraphProto &body, ValueRan
     state.values.erase(name);
     state.symbolic.erase(name);
     state.sequences.erase(name);
+    state.emptyOptionals.erase(name);
     state.poisoned.erase(name);
   };
   for (const auto &in : body.input())
@@ -333,6 +340,9 @@ LogicalResult NodeContext::importSubgraph(const onnx::GraphProto &body, ValueRan
       if (state.sequences.count(out.name()))
         return unsupported("body output '" + out.name() +
                            "' is a sequence (a body gives back tensors)");
+      if (state.emptyOptionals.contains(out.name()))
+        return unsupported("body output '" + out.name() +
+                           "' is an optional without a value (a body gives back tensors)");
       return invalid("body output '" + out.name() + "' has no value");
     }
     outputs.push_back(v);
@@ -418,6 +428,14 @@ LogicalResult NodeContext::setOutput(size_t i, Value value) {
     return internal("the importer produced no value for output " + llvm::Twine(i));
   if (hasOutput(i))
     state.values[node.output(i)] = value;
+  return success();
+}
+
+LogicalResult NodeContext::setEmptyOptionalOutput(size_t i) {
+  if (hasFailed)
+    return failure();
+  if (hasOutput(i))
+    state.emptyOptionals.insert(node.output(i));
   return success();
 }
 

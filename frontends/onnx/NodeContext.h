@@ -107,6 +107,8 @@ public:
   /// The kiln value imported for the ONNX name `name` so far, or null (an
   /// op whose attributes name values: Gradient's xs and y).
   mlir::Value valueNamed(llvm::StringRef name) const;
+  /// Whether input `i` names an optional without a value (ops/Sequence.cpp).
+  bool isEmptyOptional(size_t i) const;
   /// Whether input `i` names a sequence (ops/Sequence.cpp).
   bool isSequence(size_t i) const;
   /// Input `i` as a sequence; records an error and returns nullopt when it
@@ -153,6 +155,8 @@ public:
   /// Binds output `i` to shape arithmetic: a constant when every element
   /// is known, else a symbolic value only shape-taking ops may read.
   llvm::LogicalResult setSymbolicOutput(size_t i, const SymbolicInts &value);
+  /// Binds output `i` to an optional without a value.
+  llvm::LogicalResult setEmptyOptionalOutput(size_t i);
   /// Binds output `i` to a sequence.
   llvm::LogicalResult setSequenceOutput(size_t i, Sequence value);
   /// setOutput for all but the last output of a node; a failure is

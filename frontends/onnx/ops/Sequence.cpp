@@ -1,4 +1,4 @@
-//===- Sequence.cpp - ONNX sequences of a length known when compiling ----===//
+//===- Sequence.cpp - ONNX sequences and optionals -------------------------===//
 //
 // An ONNX sequence is a list of tensors. Kiln holds one in the importer as
 // the list of its tensors' values (NodeContext's Sequence): the sequence
@@ -7,6 +7,8 @@
 // (ConcatFromSequence a concat, SequenceAt one of the tensors). A sequence
 // as a graph input or output, or a length decided at run time, is not
 // supported: the compiled function takes and returns tensors.
+// An optional is its value (a tensor or a sequence) or, without one, a
+// name the importer marks empty: OptionalHasElement is a constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -312,6 +314,39 @@ LogicalResult importSequenceMap(NodeContext &ctx) {
   return ctx.finish();
 }
 
+/// Optional: its input, or an empty optional (the `type` attribute only).
+LogicalResult importOptional(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"type"});
+  if (!ctx.hasInput(0))
+    return ctx.setEmptyOptionalOutput(0);
+  if (ctx.isSequence(0)) {
+    std::optional<Sequence> seq = ctx.sequenceInput(0);
+    return seq ? ctx.setSequenceOutput(0, std::move(*seq)) : failure();
+  }
+  return ctx.setOutput(0, ctx.input(0));
+}
+
+/// OptionalHasElement: whether the optional (or, from opset 18, a tensor
+/// or nothing) has a value, known when compiling.
+LogicalResult importOptionalHasElement(NodeContext &ctx) {
+  bool present = ctx.hasInput(0) && !ctx.isEmptyOptional(0);
+  if (present && !ctx.isSequence(0) && !ctx.input(0))
+    return failure();
+  return ctx.setOutput(0, ctx.constant(DenseElementsAttr::get(
+                              RankedTensorType::get({}, ctx.b.getI1Type()), present)));
+}
+
+/// OptionalGetElement: the optional's value (a tensor passes through).
+LogicalResult importOptionalGetElement(NodeContext &ctx) {
+  if (ctx.isEmptyOptional(0))
+    return ctx.invalid("reads an optional without a value");
+  if (ctx.isSequence(0)) {
+    std::optional<Sequence> seq = ctx.sequenceInput(0);
+    return seq ? ctx.setSequenceOutput(0, std::move(*seq)) : failure();
+  }
+  return ctx.setOutput(0, ctx.input(0));
+}
+
 } // namespace
 
 void registerSequenceOps(OpRegistry &r) {
@@ -325,6 +360,9 @@ void registerSequenceOps(OpRegistry &r) {
   r.add("ConcatFromSequence", 11, any, importConcatFromSequence);
   r.add("SplitToSequence", 11, any, importSplitToSequence);
   r.add("SequenceMap", 17, any, importSequenceMap);
+  r.add("Optional", 15, any, importOptional);
+  r.add("OptionalHasElement", 15, any, importOptionalHasElement);
+  r.add("OptionalGetElement", 15, any, importOptionalGetElement);
 }
 
 } // namespace kiln::onnx_frontend
