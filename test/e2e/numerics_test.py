@@ -29,12 +29,16 @@ def onnx_type(array):
     return TYPES[array.dtype.type]
 
 
-def case(name, op, inputs, reference, attrs=None, consts=None, opset=17, dynamic=False):
+def case(name, op, inputs, reference, attrs=None, consts=None, opset=17, dynamic=False,
+         tolerance=0.0):
     """A model of one `op` node on `inputs` ({name: array}) plus constant
     inputs `consts` ({name: array}), expected to give `reference`; with
-    `dynamic`, compiled with dim 0 dynamic and run on the inputs' size."""
+    `dynamic`, compiled with dim 0 dynamic and run on the inputs' size.
+    `tolerance`: the absolute error allowed besides rtol 1e-6 (for results
+    summed in another order than the reference's)."""
     return dict(name=name, op=op, inputs=inputs, reference=np.asarray(reference),
-                attrs=attrs or {}, consts=consts or {}, opset=opset, dynamic=dynamic)
+                attrs=attrs or {}, consts=consts or {}, opset=opset, dynamic=dynamic,
+                tolerance=tolerance)
 
 
 def build(c, path):
@@ -74,7 +78,7 @@ def run_case(kiln, work, c):
         return f"got {got.dtype}{list(got.shape)}, want {want.dtype}{list(want.shape)}"
     if want.dtype.kind == "f":
         same = np.array_equal(got, want, equal_nan=True) or (
-            np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
+            np.allclose(got, want, rtol=1e-6, atol=c["tolerance"], equal_nan=True)
             and np.array_equal(np.isnan(got), np.isnan(want))
             and np.array_equal(np.isinf(got), np.isinf(want)))
     else:
@@ -228,6 +232,7 @@ def cases():
     yield case("matmul_zero_inner", "MatMul", {"a": np.zeros((2, 0), np.float32),
                                                "b": np.zeros((0, 3), np.float32)},
                np.zeros((2, 3), np.float32))
+    yield from deform_conv_cases()
     # A dynamic batch of 0 through a oneDNN matmul (constant weights).
     yield case("matmul_library_batch_zero", "MatMul", {"a": np.zeros((0, 4), np.float32)},
                np.zeros((0, 3), np.float32), consts={"w": np.ones((4, 3), np.float32)},
@@ -236,6 +241,41 @@ def cases():
     a = np.arange(8, dtype=np.float32).reshape(2, 4)
     yield case("matmul_library_batch_two", "MatMul", {"a": a}, a @ w, consts={"w": w},
                dynamic=True)
+
+
+def deform_conv_cases():
+    """DeformConv against torchvision's deform_conv2d (the same offset and
+    mask layouts): groups, offset groups, strides, dilations, padding, a
+    mask and a bias, offsets that move taps outside the image."""
+    try:
+        import torch
+        from torchvision.ops import deform_conv2d
+    except ImportError as e:
+        print(f"SKIP: DeformConv cases: torchvision is not importable ({e})")
+        return
+    rng = np.random.default_rng(3)
+    for name, n, c, o, hw, k, group, og, stride, pad, dil, masked in [
+            ("deform_conv_groups", 2, 4, 6, (7, 6), (3, 3), 2, 2, (1, 1), (1, 1), (1, 1), True),
+            ("deform_conv_strided", 1, 3, 2, (9, 8), (2, 3), 1, 3, (2, 1), (0, 2), (2, 1), False),
+            ("deform_conv_offset_groups", 1, 4, 4, (5, 5), (3, 3), 4, 2, (1, 2), (2, 1), (1, 1),
+             True)]:
+        x = rng.standard_normal((n, c, *hw)).astype(np.float32)
+        w = rng.standard_normal((o, c // group, *k)).astype(np.float32)
+        b = rng.standard_normal(o).astype(np.float32)
+        ho = (hw[0] + 2 * pad[0] - dil[0] * (k[0] - 1) - 1) // stride[0] + 1
+        wo = (hw[1] + 2 * pad[1] - dil[1] * (k[1] - 1) - 1) // stride[1] + 1
+        offset = (rng.standard_normal((n, og * k[0] * k[1] * 2, ho, wo)) * 2).astype(np.float32)
+        mask = rng.random((n, og * k[0] * k[1], ho, wo)).astype(np.float32)
+        want = deform_conv2d(torch.from_numpy(x), torch.from_numpy(offset), torch.from_numpy(w),
+                             torch.from_numpy(b), stride=stride, padding=pad, dilation=dil,
+                             mask=torch.from_numpy(mask) if masked else None).numpy()
+        inputs = {"x": x, "w": w, "offset": offset, "b": b}
+        if masked:
+            inputs["mask"] = mask
+        yield case(name, "DeformConv", inputs, want, opset=19, tolerance=1e-4,
+                   attrs={"group": group, "offset_group": og, "strides": list(stride),
+                          "pads": [pad[0], pad[1], pad[0], pad[1]],
+                          "dilations": list(dil), "kernel_shape": list(k)})
 
 
 def main():

@@ -1,4 +1,4 @@
-//===- GridSample.cpp - ONNX GridSample and AffineGrid --------------------===//
+//===- GridSample.cpp - ONNX GridSample, AffineGrid and DeformConv --------===//
 //
 // GridSample reads X ([N, C, D1..Dr]) at the points a grid gives
 // ([N, O1..Or, r], normalised to [-1, 1], innermost dim first). Each point
@@ -7,7 +7,9 @@
 // from the flattened X at (n * C + c) * |D| + the tap's offset, weighted by
 // the product of its per-dim weights. The arithmetic follows ONNX's
 // reference (ONNX 1.23's, and PyTorch's grid_sample): coordinates in f32
-// (f64 for f64 grids), nearest rounds half to even.
+// (f64 for f64 grids), nearest rounds half to even. DeformConv samples X
+// the same way (linear, zeros) at the kernel taps moved by its offsets,
+// then contracts the samples with the weights as a grouped matmul.
 //
 //===----------------------------------------------------------------------===//
 
@@ -260,11 +262,120 @@ LogicalResult importAffineGrid(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.cast(grid, element));
 }
 
+/// DeformConv (opset 19), 2-D: each kernel tap of each output position
+/// reads X at the tap's position moved by `offset` ([N, G * kh * kw * 2,
+/// Ho, Wo], y then x, per offset group G of the channels), interpolated
+/// bilinearly (zero outside, as ONNX's reference's GridSample with
+/// align_corners), scaled by `mask` (ones when absent); the samples are
+/// contracted with W per convolution group, plus B. Static channels,
+/// spatial dims and kernel.
+LogicalResult importDeformConv(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"});
+  Value x = ctx.input(0), w = ctx.input(1), offset = ctx.input(2);
+  Value bias = ctx.optionalInput(3), mask = ctx.optionalInput(4);
+  if (!x || !w || !offset)
+    return failure();
+  RankedTensorType xt = NodeContext::typeOf(x), wt = NodeContext::typeOf(w),
+                   ot = NodeContext::typeOf(offset);
+  if (xt.getRank() != 4 || wt.getRank() != 4 || ot.getRank() != 4)
+    return ctx.unsupported("DeformConv other than 2-D");
+  for (int64_t d = 1; d < 4; ++d)
+    if (xt.isDynamicDim(d) || ot.isDynamicDim(d) || wt.isDynamicDim(d - 1) || wt.isDynamicDim(d))
+      return ctx.unsupported("channels, spatial dims or kernel decided at run time");
+  int64_t c = xt.getDimSize(1), h = xt.getDimSize(2), wd = xt.getDimSize(3);
+  int64_t o = wt.getDimSize(0), cpg = wt.getDimSize(1), kh = wt.getDimSize(2), kw = wt.getDimSize(3);
+  int64_t ho = ot.getDimSize(2), wo = ot.getDimSize(3);
+  SmallVector<int64_t> kernel = ctx.intsAttr("kernel_shape");
+  if (!kernel.empty() && (kernel.size() != 2 || kernel[0] != kh || kernel[1] != kw))
+    return ctx.invalid("kernel_shape differs from W's");
+  int64_t group = ctx.intAttr("group", 1), offsetGroups = ctx.intAttr("offset_group", 1);
+  if (group < 1 || c != cpg * group || o % group != 0)
+    return ctx.invalid("X's channels, W's shape and group do not fit");
+  if (offsetGroups < 1 || c % offsetGroups != 0 ||
+      ot.getDimSize(1) != offsetGroups * kh * kw * 2)
+    return ctx.invalid("offset's channels must be offset_group * kh * kw * 2");
+  SmallVector<int64_t> dil = ctx.intsAttr("dilations"), pads = ctx.intsAttr("pads"),
+                       strides = ctx.intsAttr("strides");
+  if (dil.empty())
+    dil = {1, 1};
+  if (pads.empty())
+    pads = {0, 0, 0, 0};
+  if (strides.empty())
+    strides = {1, 1};
+  if (dil.size() != 2 || pads.size() != 4 || strides.size() != 2)
+    return ctx.invalid("dilations, pads and strides must have 2, 4 and 2 entries");
+  if (ho != (h + pads[0] + pads[2] - ((kh - 1) * dil[0] + 1)) / strides[0] + 1 ||
+      wo != (wd + pads[1] + pads[3] - ((kw - 1) * dil[1] + 1)) / strides[1] + 1)
+    return ctx.invalid("offset's spatial dims do not fit the padding, dilation, stride and "
+                       "kernel");
+  Type f = xt.getElementType();
+  int64_t g = offsetGroups, cg = c / g;
+  GridSampler s{ctx, "linear", "zeros", true, f};
+  // Tap positions: [N, G, kh, kw, Ho, Wo].
+  Value off = ctx.make<ReshapeOp>(offset, ctx.i64s({0, g, kh, kw, 2, ho, wo}));
+  auto part = [&](int64_t k) {
+    SmallVector<int64_t> starts(7, 0), ends(7, INT64_MAX), steps(7, 1);
+    starts[4] = k;
+    ends[4] = k + 1;
+    return squeeze(ctx, ctx.make<SliceOp>(off, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps)),
+                   {4});
+  };
+  auto base = [&](int64_t kernelAxis, int64_t outAxis, int64_t k, int64_t n, int64_t pad,
+                  int64_t stride, int64_t dilation) {
+    SmallVector<int64_t> shape(6, 1);
+    shape[kernelAxis] = k;
+    shape[outAxis] = n;
+    return generateConstant(ctx, RankedTensorType::get(shape, f), [&](int64_t flat) {
+      int64_t a = flat / n, i = flat % n; // [.., k, .., n, ..] row-major
+      return double(-pad + stride * i + dilation * a);
+    });
+  };
+  Value py = s.add(part(0), base(2, 4, kh, ho, pads[0], strides[0], dil[0]));
+  Value px = s.add(part(1), base(3, 5, kw, wo, pads[1], strides[1], dil[1]));
+  Value y0 = ctx.make<FloorOp>(py), x0 = ctx.make<FloorOp>(px);
+  Value fy = s.sub(py, y0), fx = s.sub(px, x0);
+  // flat[n, g, cg]: where image (n, g * cg + channel) starts in flattened X.
+  Value planes = ctx.make<AddOp>(
+      ctx.make<MulOp>(iotaOfDim(ctx, x, 0, 7, 0), i64Scalar(ctx, c)),
+      ctx.indices([&] {
+        SmallVector<int64_t> v;
+        for (int64_t i = 0; i < c; ++i)
+          v.push_back(i);
+        return v;
+      }()));
+  planes = ctx.make<MulOp>(
+      ctx.make<ReshapeOp>(planes, ctx.i64s({0, g, cg, 1, 1, 1, 1})), i64Scalar(ctx, h * wd));
+  Value flatX = ctx.make<ReshapeOp>(x, ctx.i64s({-1}));
+  Value sampled;
+  for (int64_t dy = 0; dy < 2; ++dy)
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      auto [iy, insideY] = s.tap(dy ? s.add(y0, s.c(1)) : y0, h);
+      auto [ix, insideX] = s.tap(dx ? s.add(x0, s.c(1)) : x0, wd);
+      Value weight = s.mul(dy ? fy : s.sub(s.c(1), fy), dx ? fx : s.sub(s.c(1), fx));
+      weight = s.select(ctx.make<AndOp>(insideY, insideX), weight, s.c(0));
+      Value at = ctx.make<AddOp>(ctx.make<MulOp>(iy, i64Scalar(ctx, wd)), ix);
+      Value index = ctx.make<AddOp>(planes, unsqueeze(ctx, at, {2}));
+      Value tap = s.mul(ctx.make<GatherOp>(flatX, index, ctx.i64(0)), unsqueeze(ctx, weight, {2}));
+      sampled = sampled ? s.add(sampled, tap) : tap;
+    }
+  if (mask)
+    sampled = s.mul(sampled, unsqueeze(ctx, ctx.make<ReshapeOp>(mask, ctx.i64s({0, g, kh, kw, ho, wo})),
+                                       {2}));
+  // [N, group, Cpg * kh * kw, Ho * Wo] against W as [group, O / group, Cpg * kh * kw].
+  Value columns = ctx.make<ReshapeOp>(sampled, ctx.i64s({0, group, cpg * kh * kw, ho * wo}));
+  Value weights = ctx.make<ReshapeOp>(w, ctx.i64s({group, o / group, cpg * kh * kw}));
+  Value y = ctx.make<ReshapeOp>(numpyMatmul(ctx, weights, columns), ctx.i64s({0, o, ho, wo}));
+  if (bias)
+    y = ctx.make<AddOp>(y, ctx.make<ReshapeOp>(bias, ctx.i64s({1, o, 1, 1})));
+  return ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerGridSampleOps(OpRegistry &r) {
   r.add("GridSample", 16, kAnyLaterOpset, importGridSample);
   r.add("AffineGrid", 20, kAnyLaterOpset, importAffineGrid);
+  r.add("DeformConv", 19, kAnyLaterOpset, importDeformConv);
 }
 
 } // namespace kiln::onnx_frontend
