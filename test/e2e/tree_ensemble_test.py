@@ -3,8 +3,9 @@
 trees written here from ONNX's definitions: random forests of random
 trees (every rule, NaN features with and without missing_value_tracks_true,
 several targets per leaf, set membership for TreeEnsemble 5), each
-aggregation (SUM, AVERAGE, MIN, MAX), base values, a batch decided at run
-time. Each model is compiled once with `kiln compile` and run with
+aggregation (SUM, AVERAGE, MIN, MAX), base values, the post transforms,
+TreeEnsembleClassifier's labels and scores (multi-class and binary), a
+batch decided at run time. Each model is compiled once with `kiln compile` and run with
 `kiln run` on a batch that hits every rule.
 
 usage: tree_ensemble_test.py KILN WORK_DIR
@@ -75,7 +76,59 @@ def reference(trees, x, how, base, nan_by_flag, dtype):
     return (out + np.array(base)).astype(dtype)
 
 
-def regressor_model(trees, how, base):
+def post_transform(scores, name):
+    """ONNX's reference's formulas, row by row."""
+    s = scores.astype(np.float64)
+    if name == "LOGISTIC":
+        return 1 / (1 + np.exp(-s))
+    if name == "SOFTMAX":
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    if name == "SOFTMAX_ZERO":
+        out = np.empty_like(s)
+        for r, row in enumerate(s):
+            top = row.max()
+            e = np.where(np.abs(row) > 1e-7, np.exp(row - top), row * np.exp(-top))
+            out[r] = 0.5 if e.sum() == 0 else e / e.sum()
+        return out
+    if name == "PROBIT":
+        def erf_inv(x):
+            sign = np.where(x < 0, -1.0, 1.0)
+            t = (1 - x) * (1 + x)
+            log = np.log(np.where(t == 0, 1, t))
+            v = 2 / (np.pi * 0.147) + 0.5 * log
+            return np.where(t == 0, 0, sign * np.sqrt(-v + np.sqrt(v * v - log / 0.147)))
+        return 1.41421356 * erf_inv(2 * s - 1)
+    return s
+
+
+def classify(trees, x, labels, base, post):
+    """TreeEnsembleClassifier as ONNX's reference computes it."""
+    res = np.zeros((len(x), len(labels))) + np.array(base or [0.0] * len(labels))
+    for n, row in enumerate(x):
+        for tree in trees:
+            for cls, w in walk(tree, row, True):
+                res[n, cls] += w
+    binary = len({cls for t in trees for cls, _ in leaves_of(t)}) == 1
+    names = list(labels)
+    if binary:
+        if len(labels) == 1:
+            res = np.stack([np.zeros(len(x)), res[:, 0]], 1)
+            names = [0, labels[0]]
+        else:
+            res[:, 1] = res[:, 0]
+        res[:, 0] = 1 - res[:, 1] if post in ("NONE", "PROBIT") else -res[:, 1]
+    scores = post_transform(res.astype(np.float32), post).astype(np.float32)
+    return np.array(names, np.int64)[np.argmax(scores, axis=1)], scores
+
+
+def leaves_of(tree):
+    if "leaf" in tree:
+        return tree["leaf"]
+    return leaves_of(tree["true"]) + leaves_of(tree["false"])
+
+
+def regressor_model(trees, how, base, op="TreeEnsembleRegressor", post="NONE", labels=None):
     a = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes",
                          "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
                          "nodes_missing_value_tracks_true", "target_treeids", "target_nodeids",
@@ -106,13 +159,22 @@ def regressor_model(trees, how, base):
                 a["target_nodeids"].append(node["id"])
                 a["target_ids"].append(target)
                 a["target_weights"].append(w)
-    node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain="ai.onnx.ml",
-                            n_targets=3, aggregate_function=how, base_values=base, **a)
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])]
+    if op == "TreeEnsembleRegressor":
+        node = helper.make_node(op, ["x"], ["y"], domain="ai.onnx.ml", n_targets=3,
+                                aggregate_function=how, base_values=base, post_transform=post,
+                                **a)
+    else:
+        a = {k.replace("target_", "class_"): v for k, v in a.items()}
+        extra = {"base_values": base} if base else {}
+        node = helper.make_node(op, ["x"], ["label", "y"], domain="ai.onnx.ml",
+                                classlabels_int64s=labels, post_transform=post, **a, **extra)
+        outputs = [helper.make_tensor_value_info("label", TensorProto.INT64, ["batch"]),
+                   helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", None])]
     graph = helper.make_graph([node], "forest",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                              ["batch", FEATURES])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                                             ["batch", 3])])
+                              outputs)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                    helper.make_opsetid("ai.onnx.ml", 3)])
 
@@ -175,7 +237,7 @@ def ensemble5_model(trees, how):
                                                    helper.make_opsetid("ai.onnx.ml", 5)])
 
 
-def run_case(name, model, trees, how, base, nan_by_flag):
+def run_case(name, model, trees, how, base, nan_by_flag, post="NONE", labels=None):
     folder = os.path.join(WORK, name)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.onnx")
@@ -192,13 +254,22 @@ def run_case(name, model, trees, how, base, nan_by_flag):
         np.save(os.path.join(folder, "x.npy"), x)
         p = subprocess.run([KILN, "run", artifact, "--input", f"x={folder}/x.npy",
                             "--output-dir", folder], capture_output=True, text=True)
-        want = reference(trees, x, how, base, nan_by_flag, np.float32)
+        if labels is None:
+            want = post_transform(reference(trees, x, how, base, nan_by_flag, np.float32),
+                                  post).astype(np.float32)
+        else:
+            want_labels, want = classify(trees, x, labels, base, post)
         if p.returncode != 0:
             results["failed"] += 1
             print(f"FAIL {name} batch {batch}: run: {(p.stdout + p.stderr).strip()[-300:]}")
             continue
         got = np.load(os.path.join(folder, "y.npy"))
-        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
+        if labels is not None and not np.array_equal(
+                np.load(os.path.join(folder, "label.npy")), want_labels):
+            results["failed"] += 1
+            print(f"FAIL {name} batch {batch}: labels "
+                  f"{np.load(os.path.join(folder, 'label.npy'))[:8]}, want {want_labels[:8]}")
+        elif got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
             results["failed"] += 1
             print(f"FAIL {name} batch {batch}: got {got[:3]}, want {want[:3]}")
         else:
@@ -211,6 +282,31 @@ for how in ("SUM", "AVERAGE", "MIN", "MAX"):
     base = [float(v) for v in rng.normal(size=3)] if how in ("SUM", "AVERAGE") else [0.0] * 3
     run_case(f"regressor_{how.lower()}", regressor_model(trees, how, base), trees, how, base,
              nan_by_flag=True)
+for post in ("LOGISTIC", "SOFTMAX"):
+    trees = [random_tree(5, RULES) for _ in range(4)]
+    run_case(f"regressor_{post.lower()}", regressor_model(trees, "SUM", [0.0] * 3, post=post),
+             trees, "SUM", [0.0] * 3, nan_by_flag=True, post=post)
+# Classifiers: three classes (scores as they are, softmax, softmax_zero),
+# and binary ones (every weight names class 0) with logistic and probit.
+for post, base in (("NONE", [0.1, 0.0, -0.2]), ("SOFTMAX", None), ("SOFTMAX_ZERO", None)):
+    trees = [random_tree(5, RULES) for _ in range(5)]
+    run_case(f"classifier_{post.lower()}",
+             regressor_model(trees, "SUM", base, "TreeEnsembleClassifier", post, [3, 5, 9]),
+             trees, "SUM", base, True, post=post, labels=[3, 5, 9])
+for post, labels in (("LOGISTIC", [0, 1]), ("PROBIT", [1])):
+    trees = [random_tree(4, RULES) for _ in range(4)]
+
+    def only_class_zero(t):
+        if "leaf" in t:
+            t["leaf"] = [(0, float(rng.uniform(0, 0.2)))]
+        else:
+            only_class_zero(t["true"])
+            only_class_zero(t["false"])
+    for tree in trees:
+        only_class_zero(tree)
+    run_case(f"classifier_binary_{post.lower()}",
+             regressor_model(trees, "SUM", None, "TreeEnsembleClassifier", post, labels),
+             trees, "SUM", None, True, post=post, labels=labels)
 for how in ("SUM", "MAX"):
     trees = [random_tree(4, RULES + ["MEMBER"]) for _ in range(5)]
     model = ensemble5_model(trees, how)

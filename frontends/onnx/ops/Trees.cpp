@@ -1,14 +1,16 @@
 //===- Trees.cpp - ai.onnx.ml tree ensembles ------------------------------===//
 //
-// TreeEnsemble (opset 5) and TreeEnsembleRegressor (opsets 1 and 3), the
-// form scikit-learn's converters write. The trees are attributes, known
+// TreeEnsemble (opset 5), TreeEnsembleRegressor and TreeEnsembleClassifier
+// (opsets 1 and 3, the forms scikit-learn's converters write). The trees are attributes, known
 // when compiling: every node and leaf becomes a row of constant tables
 // (feature, rule, threshold, next node on true and false), and each sample
 // walks every tree at once, one step per level of the deepest tree: a step
 // gathers the feature each current node reads, compares it by the node's
 // rule and moves to the true or the false child (a leaf stays where it
 // is). The leaves reached give their weights per target, aggregated over
-// the trees (sum, average, min, max) and offset by the base values.
+// the trees (sum, average, min, max), offset by the base values and
+// transformed (logistic, softmax, ...); TreeEnsembleClassifier then takes
+// the best class's label.
 //
 //===----------------------------------------------------------------------===//
 
@@ -306,6 +308,44 @@ SmallVector<double> numbersAttr(NodeContext &ctx, llvm::StringRef name) {
   return out;
 }
 
+/// The score transforms of the tree ensembles, by name, on [batch,
+/// targets] (ONNX's reference's formulas): LOGISTIC, SOFTMAX (per row),
+/// SOFTMAX_ZERO (zeros kept out of the softmax), PROBIT (sqrt 2 erfinv(2x -
+/// 1), the reference's approximation of erfinv).
+Value postTransform(NodeContext &ctx, Value scores, llvm::StringRef name) {
+  if (name == "NONE" || !scores)
+    return scores;
+  auto c = [&](double v) { return ctx.scalarLike(scores, v); };
+  if (name == "LOGISTIC")
+    return ctx.make<SigmoidOp>(scores);
+  if (name == "SOFTMAX")
+    return ctx.make<SoftmaxOp>(scores, ctx.i64(1));
+  if (name == "SOFTMAX_ZERO") {
+    Value max = ctx.make<ReduceMaxOp>(scores, ctx.i64s({1}), ctx.b.getBoolAttr(true));
+    Value zero = ctx.make<AndOp>(compare(ctx, ComparePredicate::le, scores, c(1e-7)),
+                                 compare(ctx, ComparePredicate::ge, scores, c(-1e-7)));
+    Value e = ctx.make<SelectOp>(zero, ctx.make<MulOp>(scores, ctx.make<ExpOp>(ctx.make<NegOp>(max))),
+                                 ctx.make<ExpOp>(ctx.make<SubOp>(scores, max)));
+    Value sum = ctx.make<ReduceSumOp>(e, ctx.i64s({1}), ctx.b.getBoolAttr(true));
+    return ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, sum, c(0)), c(0.5),
+                              ctx.make<DivOp>(e, sum));
+  }
+  if (name == "PROBIT") {
+    Value x = ctx.make<SubOp>(ctx.make<MulOp>(scores, c(2)), c(1));
+    Value sign = ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, x, c(0)), c(-1), c(1));
+    Value t = ctx.make<MulOp>(ctx.make<SubOp>(c(1), x), ctx.make<AddOp>(c(1), x));
+    Value log = ctx.make<LogOp>(t);
+    Value v = ctx.make<AddOp>(c(2 / (M_PI * 0.147)), ctx.make<MulOp>(c(0.5), log));
+    Value v2 = ctx.make<MulOp>(c(1 / 0.147), log);
+    Value v3 = ctx.make<SubOp>(ctx.make<SqrtOp>(ctx.make<SubOp>(ctx.make<MulOp>(v, v), v2)), v);
+    Value inv = ctx.make<MulOp>(sign, ctx.make<SqrtOp>(v3));
+    inv = ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, t, c(0)), c(0), inv);
+    return ctx.make<MulOp>(inv, c(1.41421356));
+  }
+  ctx.unsupported("post_transform " + name);
+  return {};
+}
+
 /// TreeEnsemble (ai.onnx.ml 5).
 LogicalResult importTreeEnsemble(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({"aggregate_function", "leaf_targetids", "leaf_weights",
@@ -317,9 +357,9 @@ LogicalResult importTreeEnsemble(NodeContext &ctx) {
   Value x = treeInput(ctx);
   if (!x)
     return failure();
-  if (ctx.intAttr("post_transform", 0) != 0)
-    return ctx.unsupported("post_transform " + llvm::Twine(ctx.intAttr("post_transform", 0)) +
-                           " (only 0, none)");
+  int64_t post = ctx.intAttr("post_transform", 0);
+  if (post < 0 || post > 4)
+    return ctx.invalid("post_transform " + llvm::Twine(post) + " is not 0 to 4");
   DenseElementsAttr splitsAttr = ctx.tensorAttr("nodes_splits");
   DenseElementsAttr modesAttr = ctx.tensorAttr("nodes_modes");
   DenseElementsAttr weightsAttr = ctx.tensorAttr("leaf_weights");
@@ -393,57 +433,45 @@ LogicalResult importTreeEnsemble(NodeContext &ctx) {
   Type out = NodeContext::elementTypeOf(x);
   if (!isa<FloatType>(out))
     out = ctx.b.getF32Type();
-  return ctx.setOutput(0, evaluateForest(ctx, x, f, order[aggregate], {}, out));
+  const char *transforms[] = {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"};
+  return ctx.setOutput(
+      0, postTransform(ctx, evaluateForest(ctx, x, f, order[aggregate], {}, out), transforms[post]));
 }
 
-/// TreeEnsembleRegressor (ai.onnx.ml 1 and 3): nodes named by (tree id,
-/// node id), rules as strings, leaves' (target, weight) entries by (tree
-/// id, node id); float32 output.
-LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"aggregate_function", "base_values", "base_values_as_tensor",
-                          "n_targets", "nodes_falsenodeids", "nodes_featureids",
-                          "nodes_hitrates", "nodes_hitrates_as_tensor",
-                          "nodes_missing_value_tracks_true", "nodes_modes", "nodes_nodeids",
-                          "nodes_treeids", "nodes_truenodeids", "nodes_values",
-                          "nodes_values_as_tensor", "post_transform", "target_ids",
-                          "target_nodeids", "target_treeids", "target_weights",
-                          "target_weights_as_tensor"});
-  Value x = treeInput(ctx);
-  if (!x)
-    return failure();
-  std::string post = ctx.stringAttr("post_transform", "NONE");
-  if (post != "NONE")
-    return ctx.unsupported("post_transform " + post + " (only NONE)");
+/// The forest of TreeEnsembleRegressor / TreeEnsembleClassifier (ai.onnx.ml
+/// 1 and 3): nodes named by (tree id, node id), rules as strings, the
+/// leaves' (output, weight) entries by (tree id, node id) in the
+/// `<leaf>_treeids`, `_nodeids`, `_ids` and `_weights` attributes.
+LogicalResult parseForest(NodeContext &ctx, llvm::StringRef leaf, Forest &f) {
   const onnx::AttributeProto *modesAttr = ctx.attr("nodes_modes");
   if (!modesAttr)
     return ctx.invalid("needs nodes_modes");
+  auto leafAttr = [&](llvm::StringRef suffix) { return (leaf + suffix).str(); };
   SmallVector<int64_t> treeIds = ctx.intsAttr("nodes_treeids"),
                        nodeIds = ctx.intsAttr("nodes_nodeids"),
                        features = ctx.intsAttr("nodes_featureids"),
                        trueIds = ctx.intsAttr("nodes_truenodeids"),
                        falseIds = ctx.intsAttr("nodes_falsenodeids"),
                        tracks = ctx.intsAttr("nodes_missing_value_tracks_true"),
-                       targetTrees = ctx.intsAttr("target_treeids"),
-                       targetNodes = ctx.intsAttr("target_nodeids"),
-                       targetIds = ctx.intsAttr("target_ids");
+                       leafTrees = ctx.intsAttr(leafAttr("_treeids")),
+                       leafNodes = ctx.intsAttr(leafAttr("_nodeids")),
+                       leafIds = ctx.intsAttr(leafAttr("_ids"));
   SmallVector<double> values = numbersAttr(ctx, "nodes_values"),
-                      targetWeights = numbersAttr(ctx, "target_weights"),
-                      base = numbersAttr(ctx, "base_values");
+                      leafWeights = numbersAttr(ctx, leafAttr("_weights"));
   size_t n = treeIds.size();
-  if (nodeIds.size() != n || features.size() != n || static_cast<size_t>(modesAttr->strings_size()) != n ||
-      trueIds.size() != n || falseIds.size() != n || (!values.empty() && values.size() != n) ||
+  if (nodeIds.size() != n || features.size() != n ||
+      static_cast<size_t>(modesAttr->strings_size()) != n || trueIds.size() != n ||
+      falseIds.size() != n || (!values.empty() && values.size() != n) ||
       (!tracks.empty() && tracks.size() != n))
     return ctx.invalid("the node attributes have different lengths");
-  if (targetNodes.size() != targetTrees.size() || targetIds.size() != targetTrees.size() ||
-      targetWeights.size() != targetTrees.size())
-    return ctx.invalid("the target attributes have different lengths");
+  if (leafNodes.size() != leafTrees.size() || leafIds.size() != leafTrees.size() ||
+      leafWeights.size() != leafTrees.size())
+    return ctx.invalid("the " + leaf + " attributes have different lengths");
   static const llvm::StringMap<Rule> rules = {
       {"BRANCH_LEQ", Rule::Leq}, {"BRANCH_LT", Rule::Lt}, {"BRANCH_GTE", Rule::Gte},
       {"BRANCH_GT", Rule::Gt},   {"BRANCH_EQ", Rule::Eq}, {"BRANCH_NEQ", Rule::Neq},
       {"LEAF", Rule::Leaf}};
-  Forest f;
   f.missingByFlagOnly = true;
-  f.targets = ctx.intAttr("n_targets", 1);
   std::map<std::pair<int64_t, int64_t>, int64_t> index;
   for (size_t i = 0; i < n; ++i) {
     auto rule = rules.find(modesAttr->strings(i));
@@ -469,32 +497,49 @@ LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
   }
   // A tree's root: the node no other node of it names.
   std::map<int64_t, std::set<int64_t>> children;
-  std::map<int64_t, int64_t> firstOfTree;
   for (size_t i = 0; i < n; ++i) {
-    firstOfTree.emplace(treeIds[i], static_cast<int64_t>(i));
+    children[treeIds[i]];
     if (f.rule[i] != Rule::Leaf) {
       children[treeIds[i]].insert(f.onTrue[i]);
       children[treeIds[i]].insert(f.onFalse[i]);
     }
   }
-  for (auto [tree, first] : firstOfTree) {
+  for (const auto &[tree, named] : children) {
     int64_t root = -1;
-    for (size_t i = 0; i < n; ++i)
-      if (treeIds[i] == tree && !children[tree].count(static_cast<int64_t>(i))) {
+    for (size_t i = 0; i < n && root < 0; ++i)
+      if (treeIds[i] == tree && !named.count(static_cast<int64_t>(i)))
         root = static_cast<int64_t>(i);
-        break;
-      }
     if (root < 0)
       return ctx.invalid("tree " + llvm::Twine(tree) + " has no root");
     f.roots.push_back(root);
   }
-  for (size_t j = 0; j < targetTrees.size(); ++j) {
-    auto s = index.find({targetTrees[j], targetNodes[j]});
+  for (size_t j = 0; j < leafTrees.size(); ++j) {
+    auto s = index.find({leafTrees[j], leafNodes[j]});
     if (s == index.end() || f.rule[s->second] != Rule::Leaf)
-      return ctx.invalid("a target names node " + llvm::Twine(targetNodes[j]) + " of tree " +
-                         llvm::Twine(targetTrees[j]) + ", which is not a leaf");
-    f.outputs[s->second].push_back({targetIds[j], targetWeights[j]});
+      return ctx.invalid("a " + leaf + " entry names node " + llvm::Twine(leafNodes[j]) +
+                         " of tree " + llvm::Twine(leafTrees[j]) + ", which is not a leaf");
+    f.outputs[s->second].push_back({leafIds[j], leafWeights[j]});
   }
+  return success();
+}
+
+/// The attributes the two older tree ensembles share.
+#define KILN_TREE_NODE_ATTRS                                                                   \
+  "base_values", "base_values_as_tensor", "nodes_falsenodeids", "nodes_featureids",            \
+      "nodes_hitrates", "nodes_hitrates_as_tensor", "nodes_missing_value_tracks_true",         \
+      "nodes_modes", "nodes_nodeids", "nodes_treeids", "nodes_truenodeids", "nodes_values",    \
+      "nodes_values_as_tensor", "post_transform"
+
+/// TreeEnsembleRegressor (ai.onnx.ml 1 and 3): [batch, n_targets] float32.
+LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({KILN_TREE_NODE_ATTRS, "aggregate_function", "n_targets", "target_ids",
+                          "target_nodeids", "target_treeids", "target_weights",
+                          "target_weights_as_tensor"});
+  Value x = treeInput(ctx);
+  Forest f;
+  if (!x || failed(parseForest(ctx, "target", f)))
+    return failure();
+  f.targets = ctx.intAttr("n_targets", 1);
   std::string aggregate = ctx.stringAttr("aggregate_function", "SUM");
   static const llvm::StringMap<Aggregate> aggregates = {
       {"SUM", Aggregate::Sum}, {"AVERAGE", Aggregate::Average},
@@ -502,7 +547,63 @@ LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
   auto how = aggregates.find(aggregate);
   if (how == aggregates.end())
     return ctx.invalid("aggregate_function " + aggregate);
-  return ctx.setOutput(0, evaluateForest(ctx, x, f, how->second, base, ctx.b.getF32Type()));
+  Value scores = evaluateForest(ctx, x, f, how->second, numbersAttr(ctx, "base_values"),
+                                ctx.b.getF32Type());
+  return ctx.setOutput(0, postTransform(ctx, scores, ctx.stringAttr("post_transform", "NONE")));
+}
+
+/// TreeEnsembleClassifier (ai.onnx.ml 1 and 3), as ONNX's reference: the
+/// class weights of the leaves reached summed per class over base_values;
+/// when every weight names one class (a binary model) its score is class
+/// 1's and class 0's is 1 - it (NONE, PROBIT) or its negation; then the
+/// post transform; the label is the class of the highest score. Integer
+/// labels only.
+LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({KILN_TREE_NODE_ATTRS, "class_ids", "class_nodeids", "class_treeids",
+                          "class_weights", "class_weights_as_tensor", "classlabels_int64s",
+                          "classlabels_strings"});
+  if (ctx.hasAttr("classlabels_strings"))
+    return ctx.unsupported("string class labels (Kiln has no string tensors)");
+  SmallVector<int64_t> labels = ctx.intsAttr("classlabels_int64s");
+  if (labels.empty())
+    return ctx.invalid("needs classlabels_int64s");
+  Value x = treeInput(ctx);
+  Forest f;
+  if (!x || failed(parseForest(ctx, "class", f)))
+    return failure();
+  std::set<int64_t> named;
+  for (const auto &entries : f.outputs)
+    for (auto [cls, w] : entries)
+      named.insert(cls);
+  bool binary = named.size() == 1;
+  int64_t classes = static_cast<int64_t>(labels.size());
+  if (binary && classes > 2)
+    return ctx.unsupported("weights of one class among " + llvm::Twine(classes) + " labels");
+  f.targets = classes;
+  SmallVector<double> base = numbersAttr(ctx, "base_values");
+  if (!base.empty() && static_cast<int64_t>(base.size()) != classes)
+    return ctx.invalid("base_values has " + llvm::Twine(base.size()) + " entries for " +
+                       llvm::Twine(classes) + " classes");
+  Value scores = evaluateForest(ctx, x, f, Aggregate::Sum, base, ctx.b.getF32Type());
+  std::string post = ctx.stringAttr("post_transform", "NONE");
+  if (binary && scores) {
+    // Column 0's sum is class 1's score; class 0's follows from it.
+    SmallVector<int64_t> starts = {0, 0}, ends = {INT64_MAX, 1}, steps = {1, 1};
+    Value one = ctx.make<SliceOp>(scores, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps));
+    Value zero = post == "NONE" || post == "PROBIT"
+                     ? ctx.make<SubOp>(ctx.scalarLike(one, 1.0), one)
+                     : ctx.make<NegOp>(one);
+    scores = ctx.make<ConcatOp>(ValueRange{zero, one}, ctx.i64(1));
+    if (classes == 1)
+      labels = {0, labels[0]};
+  }
+  scores = postTransform(ctx, scores, post);
+  if (!scores)
+    return failure();
+  Value best = ctx.make<ArgMaxOp>(scores, ctx.i64(1), ctx.b.getBoolAttr(false),
+                                  ctx.b.getBoolAttr(false));
+  ctx.bindOutput(0, ctx.make<GatherOp>(ctx.indices(labels), best, ctx.i64(0)));
+  return ctx.setOutput(1, scores);
 }
 
 } // namespace
@@ -510,6 +611,7 @@ LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
 void registerTreeOps(OpRegistry &r) {
   r.add("TreeEnsemble", 5, kAnyLaterOpset, importTreeEnsemble, kMlDomain);
   r.add("TreeEnsembleRegressor", 1, kAnyLaterOpset, importTreeEnsembleRegressor, kMlDomain);
+  r.add("TreeEnsembleClassifier", 1, kAnyLaterOpset, importTreeEnsembleClassifier, kMlDomain);
 }
 
 } // namespace kiln::onnx_frontend
