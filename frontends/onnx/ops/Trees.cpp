@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontends/onnx/ops/Helpers.h"
+#include "frontends/onnx/ops/ML.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -308,44 +309,6 @@ SmallVector<double> numbersAttr(NodeContext &ctx, llvm::StringRef name) {
   return out;
 }
 
-/// The score transforms of the tree ensembles, by name, on [batch,
-/// targets] (ONNX's reference's formulas): LOGISTIC, SOFTMAX (per row),
-/// SOFTMAX_ZERO (zeros kept out of the softmax), PROBIT (sqrt 2 erfinv(2x -
-/// 1), the reference's approximation of erfinv).
-Value postTransform(NodeContext &ctx, Value scores, llvm::StringRef name) {
-  if (name == "NONE" || !scores)
-    return scores;
-  auto c = [&](double v) { return ctx.scalarLike(scores, v); };
-  if (name == "LOGISTIC")
-    return ctx.make<SigmoidOp>(scores);
-  if (name == "SOFTMAX")
-    return ctx.make<SoftmaxOp>(scores, ctx.i64(1));
-  if (name == "SOFTMAX_ZERO") {
-    Value max = ctx.make<ReduceMaxOp>(scores, ctx.i64s({1}), ctx.b.getBoolAttr(true));
-    Value zero = ctx.make<AndOp>(compare(ctx, ComparePredicate::le, scores, c(1e-7)),
-                                 compare(ctx, ComparePredicate::ge, scores, c(-1e-7)));
-    Value e = ctx.make<SelectOp>(zero, ctx.make<MulOp>(scores, ctx.make<ExpOp>(ctx.make<NegOp>(max))),
-                                 ctx.make<ExpOp>(ctx.make<SubOp>(scores, max)));
-    Value sum = ctx.make<ReduceSumOp>(e, ctx.i64s({1}), ctx.b.getBoolAttr(true));
-    return ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, sum, c(0)), c(0.5),
-                              ctx.make<DivOp>(e, sum));
-  }
-  if (name == "PROBIT") {
-    Value x = ctx.make<SubOp>(ctx.make<MulOp>(scores, c(2)), c(1));
-    Value sign = ctx.make<SelectOp>(compare(ctx, ComparePredicate::lt, x, c(0)), c(-1), c(1));
-    Value t = ctx.make<MulOp>(ctx.make<SubOp>(c(1), x), ctx.make<AddOp>(c(1), x));
-    Value log = ctx.make<LogOp>(t);
-    Value v = ctx.make<AddOp>(c(2 / (M_PI * 0.147)), ctx.make<MulOp>(c(0.5), log));
-    Value v2 = ctx.make<MulOp>(c(1 / 0.147), log);
-    Value v3 = ctx.make<SubOp>(ctx.make<SqrtOp>(ctx.make<SubOp>(ctx.make<MulOp>(v, v), v2)), v);
-    Value inv = ctx.make<MulOp>(sign, ctx.make<SqrtOp>(v3));
-    inv = ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, t, c(0)), c(0), inv);
-    return ctx.make<MulOp>(inv, c(1.41421356));
-  }
-  ctx.unsupported("post_transform " + name);
-  return {};
-}
-
 /// TreeEnsemble (ai.onnx.ml 5).
 LogicalResult importTreeEnsemble(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({"aggregate_function", "leaf_targetids", "leaf_weights",
@@ -435,7 +398,7 @@ LogicalResult importTreeEnsemble(NodeContext &ctx) {
     out = ctx.b.getF32Type();
   const char *transforms[] = {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"};
   return ctx.setOutput(
-      0, postTransform(ctx, evaluateForest(ctx, x, f, order[aggregate], {}, out), transforms[post]));
+      0, mlPostTransform(ctx, evaluateForest(ctx, x, f, order[aggregate], {}, out), transforms[post]));
 }
 
 /// The forest of TreeEnsembleRegressor / TreeEnsembleClassifier (ai.onnx.ml
@@ -549,7 +512,7 @@ LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
     return ctx.invalid("aggregate_function " + aggregate);
   Value scores = evaluateForest(ctx, x, f, how->second, numbersAttr(ctx, "base_values"),
                                 ctx.b.getF32Type());
-  return ctx.setOutput(0, postTransform(ctx, scores, ctx.stringAttr("post_transform", "NONE")));
+  return ctx.setOutput(0, mlPostTransform(ctx, scores, ctx.stringAttr("post_transform", "NONE")));
 }
 
 /// TreeEnsembleClassifier (ai.onnx.ml 1 and 3), as ONNX's reference: the
@@ -597,7 +560,7 @@ LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
     if (classes == 1)
       labels = {0, labels[0]};
   }
-  scores = postTransform(ctx, scores, post);
+  scores = mlPostTransform(ctx, scores, post);
   if (!scores)
     return failure();
   Value best = ctx.make<ArgMaxOp>(scores, ctx.i64(1), ctx.b.getBoolAttr(false),

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Tree ensembles (frontends/onnx/ops/Trees.cpp) against a walk of the
+"""The classical-ML domain (ai.onnx.ml) against references written here
+from ONNX's definitions. Scaler, Normalizer, Imputer, LinearRegressor and
+LinearClassifier (frontends/onnx/ops/ML.cpp) on random data; tree
+ensembles (frontends/onnx/ops/Trees.cpp) against a walk of the
 trees written here from ONNX's definitions: random forests of random
 trees (every rule, NaN features with and without missing_value_tracks_true,
 several targets per leaf, set membership for TreeEnsemble 5), each
@@ -237,7 +240,9 @@ def ensemble5_model(trees, how):
                                                    helper.make_opsetid("ai.onnx.ml", 5)])
 
 
-def run_case(name, model, trees, how, base, nan_by_flag, post="NONE", labels=None):
+def compile_model(name, model):
+    """(folder, artifact path) of `model` compiled; artifact None (the
+    failure counted) when it does not compile."""
     folder = os.path.join(WORK, name)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.onnx")
@@ -247,6 +252,13 @@ def run_case(name, model, trees, how, base, nan_by_flag, post="NONE", labels=Non
     if p.returncode != 0:
         results["failed"] += 1
         print(f"FAIL {name}: compile: {(p.stdout + p.stderr).strip()[-300:]}")
+        return folder, None
+    return folder, artifact
+
+
+def run_case(name, model, trees, how, base, nan_by_flag, post="NONE", labels=None):
+    folder, artifact = compile_model(name, model)
+    if not artifact:
         return
     for batch in (1, 37):
         x = rng.choice(GRID, size=(batch, FEATURES)).astype(np.float32)
@@ -311,6 +323,88 @@ for how in ("SUM", "MAX"):
     trees = [random_tree(4, RULES + ["MEMBER"]) for _ in range(5)]
     model = ensemble5_model(trees, how)
     run_case(f"ensemble5_{how.lower()}", model, trees, how, [0.0] * 3, nan_by_flag=False)
+
+
+
+def check_node(name, node, outputs, x, want):
+    """Compiles one ai.onnx.ml node over `x` ([batch, features], batch
+    decided at run time) and compares each output with `want` ({name:
+    array})."""
+    graph = helper.make_graph(
+        [node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", x.shape[1]])],
+        [helper.make_tensor_value_info(n, t, ["batch"] + [None] * (r - 1)) for n, t, r in outputs])
+    folder, artifact = compile_model(name, helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)]))
+    if not artifact:
+        return
+    np.save(os.path.join(folder, "x.npy"), x)
+    p = subprocess.run([KILN, "run", artifact, "--input", f"x={folder}/x.npy", "--output-dir",
+                        folder], capture_output=True, text=True)
+    if p.returncode != 0:
+        results["failed"] += 1
+        print(f"FAIL {name}: run: {(p.stdout + p.stderr).strip()[-300:]}")
+        return
+    for n, w in want.items():
+        got = np.load(os.path.join(folder, n + ".npy"))
+        same = (np.array_equal(got, w) if w.dtype.kind == "i" else
+                got.shape == w.shape and np.allclose(got, w, rtol=1e-5, atol=1e-6, equal_nan=True))
+        if not same:
+            results["failed"] += 1
+            print(f"FAIL {name}: output {n}: got {got.ravel()[:6]}, want {w.ravel()[:6]}")
+            return
+    results["passed"] += 1
+    print(f"PASS {name}")
+
+
+ml = "ai.onnx.ml"
+x = rng.standard_normal((9, 4)).astype(np.float32)
+offset, scale = [0.5, -1.0, 0.0, 2.0], [2.0, 0.5, 1.0, -1.0]
+check_node("scaler", helper.make_node("Scaler", ["x"], ["y"], domain=ml, offset=offset,
+                                      scale=scale),
+           [("y", TensorProto.FLOAT, 2)], x, {"y": (x - offset) * np.float32(scale)})
+for norm, size in (("MAX", np.abs(x).max(1)), ("L1", np.abs(x).sum(1)),
+                   ("L2", np.sqrt((x * x).sum(1)))):
+    check_node(f"normalizer_{norm.lower()}",
+               helper.make_node("Normalizer", ["x"], ["y"], domain=ml, norm=norm),
+               [("y", TensorProto.FLOAT, 2)], x, {"y": x / np.maximum(size, 1e-30)[:, None]})
+holes = x.copy()
+holes[rng.random(x.shape) < 0.3] = np.nan
+fill = [9.0, 8.0, 7.0, 6.0]
+check_node("imputer", helper.make_node("Imputer", ["x"], ["y"], domain=ml,
+                                       imputed_value_floats=fill,
+                                       replaced_value_float=float("nan")),
+           [("y", TensorProto.FLOAT, 2)], holes,
+           {"y": np.where(np.isnan(holes), np.float32(fill), holes)})
+w = rng.standard_normal((3, 4)).astype(np.float32)
+b = rng.standard_normal(3).astype(np.float32)
+check_node("linear_regressor", helper.make_node("LinearRegressor", ["x"], ["y"], domain=ml,
+                                                coefficients=w.ravel().tolist(),
+                                                intercepts=b.tolist(), targets=3),
+           [("y", TensorProto.FLOAT, 2)], x, {"y": x @ w.T + b})
+for post in ("NONE", "SOFTMAX", "LOGISTIC"):
+    scores = post_transform(x @ w.T + b, post).astype(np.float32)
+    check_node(f"linear_classifier_{post.lower()}",
+               helper.make_node("LinearClassifier", ["x"], ["label", "y"], domain=ml,
+                                coefficients=w.ravel().tolist(), intercepts=b.tolist(),
+                                classlabels_ints=[4, 2, 7], post_transform=post),
+               [("label", TensorProto.INT64, 1), ("y", TensorProto.FLOAT, 2)], x,
+               {"label": np.array([4, 2, 7], np.int64)[np.argmax(scores, 1)], "y": scores})
+# One coefficient row for two labels: scores [-s, s].
+s1 = x @ w[:1].T + b[:1]
+two = post_transform(np.concatenate([-s1, s1], 1), "LOGISTIC").astype(np.float32)
+check_node("linear_classifier_binary",
+           helper.make_node("LinearClassifier", ["x"], ["label", "y"], domain=ml,
+                            coefficients=w[0].tolist(), intercepts=b[:1].tolist(),
+                            classlabels_ints=[0, 1], post_transform="LOGISTIC"),
+           [("label", TensorProto.INT64, 1), ("y", TensorProto.FLOAT, 2)], x,
+           {"label": np.argmax(two, 1).astype(np.int64), "y": two})
+# One row, one label: the label where the score reaches 0, else 0.
+check_node("linear_classifier_one_score",
+           helper.make_node("LinearClassifier", ["x"], ["label", "y"], domain=ml,
+                            coefficients=w[0].tolist(), intercepts=b[:1].tolist(),
+                            classlabels_ints=[5]),
+           [("label", TensorProto.INT64, 1), ("y", TensorProto.FLOAT, 2)], x,
+           {"label": np.where(s1[:, 0] >= 0, 5, 0).astype(np.int64), "y": s1.astype(np.float32)})
 
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)
