@@ -233,6 +233,19 @@ def cases():
                                                "b": np.zeros((0, 3), np.float32)},
                np.zeros((2, 3), np.float32))
     yield from deform_conv_cases()
+    # MaxUnpool with a batch known only at run time: each plane scatters by
+    # indices that count over the whole tensor (MaxPool's).
+    src = np.random.default_rng(5).standard_normal((3, 2, 4, 4)).astype(np.float32)
+    windows = src.reshape(3, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(3, 2, 2, 2, 4)
+    pick = windows.argmax(-1)
+    n, c, i, j = np.indices(pick.shape)
+    flat = ((n * 2 + c) * 4 + (i * 2 + pick // 2)) * 4 + (j * 2 + pick % 2)
+    pooled = windows.max(-1)
+    unpooled = np.zeros(src.size, np.float32)
+    unpooled[flat.ravel()] = pooled.ravel()
+    yield case("maxunpool_runtime_batch", "MaxUnpool", {"x": pooled, "i": flat.astype(np.int64)},
+               unpooled.reshape(src.shape), attrs={"kernel_shape": [2, 2], "strides": [2, 2]},
+               dynamic=True)
     # A dynamic batch of 0 through a oneDNN matmul (constant weights).
     yield case("matmul_library_batch_zero", "MatMul", {"a": np.zeros((0, 4), np.float32)},
                np.zeros((0, 3), np.float32), consts={"w": np.ones((4, 3), np.float32)},

@@ -301,9 +301,45 @@ LogicalResult importScatterND(NodeContext &ctx) {
   return ctx.setOutput(0, reshapeLike(ctx, result, data));
 }
 
+/// MaxUnpool with a batch known only at run time (channels and spatial
+/// dims static): each (n, c) plane scatters its values to the positions
+/// its indices name within the plane (indices count over the whole
+/// tensor, so the plane's start is subtracted), by a one-hot of plane
+/// positions.
+Value unpoolRuntimeBatch(NodeContext &ctx, Value x, Value indices,
+                         ArrayRef<int64_t> outShape) {
+  RankedTensorType type = NodeContext::typeOf(x);
+  int64_t inPlane = 1, outPlane = 1;
+  for (int64_t d = 2; d < type.getRank(); ++d) {
+    inPlane *= type.getDimSize(d);
+    outPlane *= outShape[d];
+  }
+  Value rows = ctx.make<ReshapeOp>(x, ctx.i64s({-1, inPlane}));
+  Value where = ctx.make<ReshapeOp>(ctx.cast(indices, ctx.b.getI64Type()), ctx.i64s({-1, inPlane}));
+  Value starts = ctx.make<MulOp>(iotaOfDim(ctx, rows, 0, 2, 0), i64Scalar(ctx, outPlane));
+  Value within = unsqueeze(ctx, ctx.make<SubOp>(where, starts), {2});   // [R, in, 1]
+  Value positions = iotaAlong(ctx, {1, 1, outPlane}, 2);               // [1, 1, out]
+  Value hit = compare(ctx, ComparePredicate::eq, within, positions);   // [R, in, out]
+  Value spread = ctx.make<SelectOp>(hit, unsqueeze(ctx, rows, {2}), ctx.scalarLike(x, 0));
+  Value planes = ctx.make<ReduceSumOp>(spread, ctx.i64s({1}), ctx.b.getBoolAttr(false));
+  SmallVector<int64_t> shape(outShape);
+  shape[0] = -1;
+  return ctx.make<ReshapeOp>(planes, ctx.i64s(shape));
+}
+
 LogicalResult importMaxUnpool(NodeContext &ctx) {
   Value x = ctx.input(0), indices = ctx.input(1);
-  auto shape = staticShape(ctx, x, "MaxUnpool");
+  RankedTensorType type = NodeContext::typeOf(x);
+  if (!type)
+    return failure();
+  bool runtimeBatch = type.isDynamicDim(0) &&
+                      llvm::none_of(type.getShape().drop_front(),
+                                    [](int64_t d) { return ShapedType::isDynamic(d); });
+  std::optional<SmallVector<int64_t>> shape;
+  if (runtimeBatch)
+    shape = SmallVector<int64_t>(type.getShape());
+  else
+    shape = staticShape(ctx, x, "MaxUnpool");
   if (!shape)
     return failure();
   // Indices address the default output (from kernel, strides and pads);
@@ -324,21 +360,27 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
       outShape[i + 2] = ((*shape)[i + 2] - 1) * strides[i] + kernel[i] -
                         pads[i] - pads[i + spatial];
   }
-  int64_t total = 1;
-  for (int64_t d : outShape)
-    total *= d;
-  Value zeros = generateConstant(
-      ctx, RankedTensorType::get({total, 1}, NodeContext::elementTypeOf(x)),
-      [](int64_t) { return 0.0; });
-  Value flat = flatten(ctx, ctx.cast(indices, ctx.b.getI64Type()));
-  Value values = ctx.make<ReshapeOp>(x, ctx.i64s({-1, 1}));
-  Value result = scatterRows(ctx, zeros, flat, values, ScatterReduction::none);
-  Value unpooled = ctx.make<ReshapeOp>(result, ctx.i64s(outShape));
+  Value unpooled;
+  if (runtimeBatch) {
+    unpooled = unpoolRuntimeBatch(ctx, x, indices, outShape);
+  } else {
+    int64_t total = 1;
+    for (int64_t d : outShape)
+      total *= d;
+    Value zeros = generateConstant(
+        ctx, RankedTensorType::get({total, 1}, NodeContext::elementTypeOf(x)),
+        [](int64_t) { return 0.0; });
+    Value flat = flatten(ctx, ctx.cast(indices, ctx.b.getI64Type()));
+    Value values = ctx.make<ReshapeOp>(x, ctx.i64s({-1, 1}));
+    Value result = scatterRows(ctx, zeros, flat, values, ScatterReduction::none);
+    unpooled = ctx.make<ReshapeOp>(result, ctx.i64s(outShape));
+  }
   if (!ctx.hasInput(2))
     return ctx.setOutput(0, unpooled);
-  if (!ctx.isKnownInput(2)) {
-    // An output_shape read at run time: each dim extended with zeros to
-    // its size (a size below the unpooled one is a run-time error).
+  if (!ctx.isKnownInput(2) || runtimeBatch) {
+    // An output_shape read at run time (or against a batch known only
+    // then): each dim extended with zeros to its size (a size below the
+    // unpooled one is a run-time error).
     Value target = runtimeInts(ctx, 2);
     RankedTensorType targetType = NodeContext::typeOf(target);
     if (!targetType)
@@ -346,13 +388,13 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
     if (targetType.getRank() != 1 || targetType.getDimSize(0) != int64_t(outShape.size()))
       return ctx.invalid("output_shape has the wrong rank");
     int64_t rank = outShape.size();
+    SmallVector<Value> dims = dimValues(ctx, unpooled);
     Value y = unpooled, inside;
     for (int64_t d = 0; d < rank; ++d) {
       Value size = entryOf(ctx, target, d);
-      size = requireAtRunTime(ctx, size, compare(ctx, ComparePredicate::ge, size,
-                                                 i64Scalar(ctx, outShape[d])));
+      size = requireAtRunTime(ctx, size, compare(ctx, ComparePredicate::ge, size, dims[d]));
       Value positions = iotaOfLength(ctx, size);
-      Value last = i64Scalar(ctx, outShape[d] - 1);
+      Value last = ctx.make<SubOp>(dims[d], i64Scalar(ctx, 1));
       y = ctx.make<GatherOp>(y, ctx.make<MinOp>(positions, last), ctx.i64(d));
       SmallVector<int64_t> spread(rank, 1);
       spread[d] = -1;
