@@ -313,6 +313,35 @@ if unique_artifact:
         fail("unique_runtime too many", f"expected KILN_ERROR_SHAPE, got {error!r}")
 
 
+# Unique along an axis whose entries have dims read at run time: columns
+# of a [rows, columns] matrix with both dims dynamic, sorted as NumPy's.
+def unique_axis_model():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["r", "c"])
+    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["r", None])] + [
+        helper.make_tensor_value_info(n, TensorProto.INT64, [None]) for n in ("i", "inv", "n")]
+    node = helper.make_node("Unique", ["x"], ["y", "i", "inv", "n"], sorted=1, axis=1)
+    m = helper.make_model(helper.make_graph([node], "unique_axis", [x], outs),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    path = os.path.join(WORK, "unique_axis_runtime.onnx")
+    onnx.save(m, path)
+    return path
+
+
+unique_axis_artifact = compile_model("unique_axis_runtime", unique_axis_model())
+if unique_axis_artifact:
+    for k, x in enumerate([np.array([[1, 0, 1, 2], [3, 5, 3, 3]], np.float32),
+                           rng.integers(0, 3, (3, 40)).astype(np.float32)]):
+        got, error = run("unique_axis_runtime", unique_axis_artifact, [("x", x)], f"run{k}")
+        y, first, inverse, counts = np.unique(x, axis=1, return_index=True,
+                                              return_inverse=True, return_counts=True)
+        if error:
+            fail(f"unique_axis_runtime run {k}", error.strip().splitlines()[-1])
+        elif not all(np.array_equal(got[n], w) for n, w in
+                     (("y", y), ("i", first), ("inv", inverse.ravel()), ("n", counts))):
+            fail(f"unique_axis_runtime run {k}", f"got {got['y']}, want {y}")
+        else:
+            results["passed"] += 1
+
 # STFT with its frame step and length read at run time, against NumPy's
 # FFT of the frames; MelWeightMatrix with its dims read at run time,
 # against ONNX's definition. A frame longer than the signal or a zero step

@@ -71,8 +71,17 @@ static Value reshapeCarrying(NodeContext &ctx, Value v,
       spec.push_back(-1);
       inferredUsed = true;
     } else {
-      ctx.unsupported("a reshape that moves two dynamic dims");
-      return {};
+      // Two dynamic dims move: the target shape read when the model runs
+      // (the dims it carries; the static ones as they are).
+      SmallVector<Value> dims;
+      SmallVector<int64_t> known;
+      for (size_t k = 0; k < target.size(); ++k) {
+        bool dynamic = ShapedType::isDynamic(target[k]);
+        dims.push_back(dynamic ? dimValue(ctx, v, source[k]) : i64Scalar(ctx, target[k]));
+        known.push_back(dynamic ? -1 : target[k]);
+      }
+      return ctx.make<DynamicReshapeOp>(v, concatVector(ctx, dims), ctx.b.getBoolAttr(true),
+                                        ctx.i64s(known));
     }
   }
   return ctx.make<ReshapeOp>(v, ctx.i64s(spec));

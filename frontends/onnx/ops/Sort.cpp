@@ -80,8 +80,9 @@ LogicalResult importTopK(NodeContext &ctx) {
   return ctx.setOutput(1, collect(indices));
 }
 
-/// Unique: the distinct entries (elements, or slices along `axis`) of n
-/// (static, at most 4096: the comparisons are n x n), in order of first
+/// Unique: the distinct entries (elements, or slices along `axis`, whose
+/// dims may be read at run time) of n (at most 4096: the comparisons are
+/// n x n; a run-time n is checked when the model runs), in order of first
 /// occurrence or sorted (slices lexicographically); with each one's first
 /// index, each entry's slot, and the counts. The number of distinct entries
 /// is decided at run time.
@@ -103,20 +104,28 @@ LogicalResult importUnique(NodeContext &ctx) {
     if (!a)
       return failure();
     axis = *a;
-    // The axis may have a run-time length; the entries it holds may not.
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (d != axis && type.isDynamicDim(d))
-        return ctx.unsupported("Unique along an axis of entries whose dims are known only at "
-                               "run time");
+    // The axis and the entries it holds may have run-time dims.
     SmallVector<int64_t> toFront = {axis};
     int64_t entrySize = 1;
+    bool runtimeEntries = false;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != axis) {
         toFront.push_back(d);
-        entrySize *= type.getDimSize(d);
+        runtimeEntries |= type.isDynamicDim(d);
+        entrySize *= type.isDynamicDim(d) ? 1 : type.getDimSize(d);
       }
-    table = ctx.make<ReshapeOp>(ctx.make<TransposeOp>(x, ctx.i64s(toFront)),
-                                ctx.i64s({0, entrySize}));
+    Value front = ctx.make<TransposeOp>(x, ctx.i64s(toFront));
+    if (!runtimeEntries) {
+      table = ctx.make<ReshapeOp>(front, ctx.i64s({0, entrySize}));
+    } else {
+      // [n, entry size], both read when the model runs.
+      SmallVector<Value> dims = dimValues(ctx, front);
+      Value size = i64Scalar(ctx, 1);
+      for (size_t d = 1; d < dims.size(); ++d)
+        size = ctx.make<MulOp>(size, dims[d]);
+      table = ctx.make<DynamicReshapeOp>(front, concatVector(ctx, {dims[0], size}),
+                                         ctx.b.getBoolAttr(true), DenseI64ArrayAttr());
+    }
   } else {
     source = ctx.make<ReshapeOp>(x, ctx.i64s({-1}));
     table = ctx.make<ReshapeOp>(source, ctx.i64s({-1, 1}));
@@ -161,11 +170,10 @@ LogicalResult importUnique(NodeContext &ctx) {
     // j's entry is lexicographically below i's: at the first position t
     // where they differ, j's value is smaller.
     Value differ = ctx.cast(ctx.make<NotOp>(equal), i64);
-    int64_t width = NodeContext::typeOf(table).getDimSize(1);
-    Value before = generateConstant(ctx, RankedTensorType::get({width, width}, i64),
-                                    [&](int64_t flat) {
-                                      return flat / width < flat % width ? 1.0 : 0.0;
-                                    }); // [s, t] = 1 where s < t
+    // [s, t] = 1 where s < t, over the entry's positions.
+    Value before = ctx.cast(compare(ctx, ComparePredicate::lt, iotaOfDim(ctx, table, 1, 2, 0),
+                                    iotaOfDim(ctx, table, 1, 2, 1)),
+                            i64);
     Value differedBefore = sum(ctx.make<MulOp>(unsqueeze(ctx, differ, {3}),
                                                unsqueeze(ctx, before, {0, 1})),
                                2); // [n, n, t]
