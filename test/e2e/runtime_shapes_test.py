@@ -278,20 +278,21 @@ check("maxunpool_output_shape", "MaxUnpool",
 
 # Unique over a run-time length: sorted values and counts as NumPy's; more
 # than 4,096 entries (its comparisons are quadratic) stop the run.
-def unique_model():
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])
-    outs = [helper.make_tensor_value_info(n, t, [None])
-            for n, t in (("y", TensorProto.FLOAT), ("i", TensorProto.INT64),
-                         ("inv", TensorProto.INT64), ("c", TensorProto.INT64))]
-    node = helper.make_node("Unique", ["x"], ["y", "i", "inv", "c"], sorted=1)
-    m = helper.make_model(helper.make_graph([node], "unique", [x], outs),
+def unique_model(name, dims, **attrs):
+    """Unique (sorted) over x of `dims` (names: read at run time), its four
+    outputs y, i, inv and c."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None] * len(dims))] + [
+        helper.make_tensor_value_info(n, TensorProto.INT64, [None]) for n in ("i", "inv", "c")]
+    node = helper.make_node("Unique", ["x"], ["y", "i", "inv", "c"], sorted=1, **attrs)
+    m = helper.make_model(helper.make_graph([node], name, [x], outs),
                           opset_imports=[helper.make_opsetid("", 17)])
-    path = os.path.join(WORK, "unique_runtime.onnx")
+    path = os.path.join(WORK, name + ".onnx")
     onnx.save(m, path)
     return path
 
 
-unique_artifact = compile_model("unique_runtime", unique_model())
+unique_artifact = compile_model("unique_runtime", unique_model("unique_runtime", ["n"]))
 if unique_artifact:
     for k, x in enumerate([np.array([2, 1, 1, 3, 4, 3], np.float32),
                            rng.integers(0, 50, 300).astype(np.float32)]):
@@ -315,19 +316,8 @@ if unique_artifact:
 
 # Unique along an axis whose entries have dims read at run time: columns
 # of a [rows, columns] matrix with both dims dynamic, sorted as NumPy's.
-def unique_axis_model():
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["r", "c"])
-    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["r", None])] + [
-        helper.make_tensor_value_info(n, TensorProto.INT64, [None]) for n in ("i", "inv", "n")]
-    node = helper.make_node("Unique", ["x"], ["y", "i", "inv", "n"], sorted=1, axis=1)
-    m = helper.make_model(helper.make_graph([node], "unique_axis", [x], outs),
-                          opset_imports=[helper.make_opsetid("", 17)])
-    path = os.path.join(WORK, "unique_axis_runtime.onnx")
-    onnx.save(m, path)
-    return path
-
-
-unique_axis_artifact = compile_model("unique_axis_runtime", unique_axis_model())
+unique_axis_artifact = compile_model("unique_axis_runtime",
+                                     unique_model("unique_axis_runtime", ["r", "c"], axis=1))
 if unique_axis_artifact:
     for k, x in enumerate([np.array([[1, 0, 1, 2], [3, 5, 3, 3]], np.float32),
                            rng.integers(0, 3, (3, 40)).astype(np.float32)]):
@@ -337,7 +327,7 @@ if unique_axis_artifact:
         if error:
             fail(f"unique_axis_runtime run {k}", error.strip().splitlines()[-1])
         elif not all(np.array_equal(got[n], w) for n, w in
-                     (("y", y), ("i", first), ("inv", inverse.ravel()), ("n", counts))):
+                     (("y", y), ("i", first), ("inv", inverse.ravel()), ("c", counts))):
             fail(f"unique_axis_runtime run {k}", f"got {got['y']}, want {y}")
         else:
             results["passed"] += 1
