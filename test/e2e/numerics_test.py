@@ -30,21 +30,22 @@ def onnx_type(array):
 
 
 def case(name, op, inputs, reference, attrs=None, consts=None, opset=17, dynamic=False,
-         tolerance=0.0):
+         tolerance=0.0, order=None):
     """A model of one `op` node on `inputs` ({name: array}) plus constant
     inputs `consts` ({name: array}), expected to give `reference`; with
     `dynamic`, compiled with dim 0 dynamic and run on the inputs' size.
     `tolerance`: the absolute error allowed besides rtol 1e-6 (for results
-    summed in another order than the reference's)."""
+    summed in another order than the reference's). `order`: the node's
+    input names in order (default: the inputs, then the constants)."""
     return dict(name=name, op=op, inputs=inputs, reference=np.asarray(reference),
                 attrs=attrs or {}, consts=consts or {}, opset=opset, dynamic=dynamic,
-                tolerance=tolerance)
+                tolerance=tolerance, order=order)
 
 
 def build(c, path):
     ins = [helper.make_tensor_value_info(n, onnx_type(a), a.shape) for n, a in c["inputs"].items()]
     inits = [numpy_helper.from_array(a, n) for n, a in c["consts"].items()]
-    names = list(c["inputs"]) + list(c["consts"])
+    names = c["order"] or list(c["inputs"]) + list(c["consts"])
     ref = c["reference"]
     shape = (["batch"] + list(ref.shape[1:])) if c["dynamic"] else ref.shape
     out = helper.make_tensor_value_info("y", onnx_type(ref), shape)
@@ -233,6 +234,33 @@ def cases():
                                                "b": np.zeros((0, 3), np.float32)},
                np.zeros((2, 3), np.float32))
     yield from deform_conv_cases()
+    # Loop with a constant trip count, unrolled: y = 2 y + i over 4
+    # iterations; and one whose body stops it (going on while i < 2, so
+    # after 3) before the trip count.
+    def loop_body(stop_early):
+        again = (helper.make_node("Less", ["i", "two"], ["again"]) if stop_early else
+                 helper.make_node("Identity", ["c"], ["again"]))
+        return helper.make_graph(
+            [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+             helper.make_node("Add", ["y", "y"], ["twice"]),
+             helper.make_node("Add", ["twice", "fi"], ["y_out"]),
+             helper.make_node("Constant", [], ["two"],
+                              value=numpy_helper.from_array(np.array(2, np.int64))),
+             again],
+            "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                     helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                     helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+            [helper.make_tensor_value_info("again", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("y_out", TensorProto.FLOAT, [3])])
+    y0 = np.array([1, -2, 0.5], np.float32)
+    for name, stop_early, steps in (("loop_constant_trips", False, 4),
+                                    ("loop_stops_early", True, 3)):
+        y = y0
+        for i in range(steps):
+            y = 2 * y + i
+        yield case(name, "Loop", {"start": y0}, y,
+                   consts={"m": np.array(4, np.int64), "c": np.array(True)},
+                   attrs={"body": loop_body(stop_early)}, order=["m", "c", "start"])
     # MaxUnpool with a batch known only at run time: each plane scatters by
     # indices that count over the whole tensor (MaxPool's).
     src = np.random.default_rng(5).standard_normal((3, 2, 4, 4)).astype(np.float32)

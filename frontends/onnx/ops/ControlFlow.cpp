@@ -5,7 +5,8 @@
 // iteration (NodeContext::importSubgraph) with the iteration's values
 // bound to the body's inputs. Scan's count is the length of its scanned
 // axis, static in the models that use it (linear attention's reference
-// graphs, scanned sums; opset 8's form also unrolls its batch). If takes the branch a known condition names, or
+// graphs, scanned sums; opset 8's form also unrolls its batch); a Loop's
+// when its trip count and conditions are constants. If takes the branch a known condition names, or
 // computes both and selects.
 //
 //===----------------------------------------------------------------------===//
@@ -265,6 +266,88 @@ LogicalResult importScan8(NodeContext &ctx) {
   return ctx.finish();
 }
 
+/// Loop with a trip count and conditions known when compiling: unrolled,
+/// the body imported once per iteration (iteration number, condition and
+/// loop-carried values bound), each condition it gives back checked to be
+/// a constant; scan outputs stacked along a new first dim. A trip count or
+/// condition read at run time needs a loop construct Kiln does not have.
+LogicalResult importLoop(NodeContext &ctx) {
+  ctx.rejectUnknownAttrs({"body"});
+  const onnx::GraphProto *body = ctx.graphAttr("body");
+  if (!body)
+    return ctx.invalid("needs a body graph");
+  int64_t numCarried = static_cast<int64_t>(ctx.numInputs()) - 2;
+  if (numCarried < 0)
+    return ctx.invalid("needs the trip count and condition inputs (either may be empty)");
+  if (body->input_size() != numCarried + 2 || body->output_size() < numCarried + 1)
+    return ctx.invalid("the body's inputs and outputs do not match the loop-carried values");
+  std::optional<int64_t> trips;
+  if (ctx.hasInput(0)) {
+    if (!ctx.isKnownInput(0))
+      return ctx.unsupported("a trip count read at run time (Kiln unrolls loops whose trip "
+                             "count is known when compiling)");
+    std::optional<SmallVector<int64_t>> m = ctx.intsInput(0, "M");
+    if (!m || m->size() != 1)
+      return m ? ctx.invalid("M must be a scalar") : failure();
+    trips = std::max<int64_t>(0, m->front());
+  }
+  auto known = [&](Value cond) -> std::optional<bool> {
+    DenseElementsAttr c = NodeContext::constantOf(cond);
+    if (!c || c.getNumElements() != 1)
+      return std::nullopt;
+    return *c.getValues<bool>().begin();
+  };
+  Value cond = ctx.optionalInput(1);
+  bool running = true;
+  if (ctx.hasInput(1)) {
+    std::optional<bool> c = cond ? known(cond) : std::nullopt;
+    if (!c)
+      return ctx.unsupported("a loop condition read at run time (Kiln unrolls loops whose "
+                             "conditions are known when compiling)");
+    running = *c;
+  }
+  Value boolTrue = ctx.constant(DenseElementsAttr::get(
+      RankedTensorType::get({}, ctx.b.getI1Type()), true));
+  SmallVector<Value> carried;
+  for (int64_t i = 0; i < numCarried; ++i)
+    carried.push_back(ctx.input(i + 2));
+  if (ctx.failed())
+    return failure();
+  int64_t numScan = body->output_size() - 1 - numCarried;
+  SmallVector<SmallVector<Value>> scans(numScan);
+  int64_t limit = trips ? *trips : kMaxUnrolledIterations + 1;
+  int64_t done = 0;
+  for (; running && done < limit; ++done) {
+    if (done >= kMaxUnrolledIterations)
+      return ctx.unsupported("a Loop of more than " + llvm::Twine(kMaxUnrolledIterations) +
+                             " iterations (kiln unrolls at most that many)");
+    SmallVector<Value> inputs = {i64Scalar(ctx, done), cond ? cond : boolTrue};
+    inputs.append(carried);
+    SmallVector<Value> outputs;
+    if (failed(ctx.importSubgraph(*body, inputs, outputs)))
+      return failure();
+    std::optional<bool> next = known(outputs[0]);
+    if (!next)
+      return ctx.unsupported("the body's condition is computed at run time (Kiln unrolls "
+                             "loops whose conditions are known when compiling)");
+    running = *next;
+    cond = outputs[0];
+    carried.assign(outputs.begin() + 1, outputs.begin() + 1 + numCarried);
+    for (int64_t k = 0; k < numScan; ++k)
+      scans[k].push_back(outputs[1 + numCarried + k]);
+  }
+  for (int64_t i = 0; i < numCarried; ++i)
+    ctx.bindOutput(i, carried[i]);
+  for (int64_t k = 0; k < numScan; ++k) {
+    if (!ctx.hasOutput(numCarried + k))
+      continue;
+    if (scans[k].empty())
+      return ctx.unsupported("a Loop that runs no iteration with scan outputs");
+    ctx.bindOutput(numCarried + k, stack(ctx, scans[k], 0));
+  }
+  return ctx.finish();
+}
+
 /// If: a condition known when compiling imports its branch alone; one
 /// known only at run time imports both branches and selects each output
 /// elementwise (both are computed), which needs outputs of the same type
@@ -321,6 +404,7 @@ void registerControlFlowOps(OpRegistry &r) {
   r.add("Scan", 8, 8, importScan8);
   r.add("Scan", 9, any, importScan);
   r.add("If", 1, any, importIf);
+  r.add("Loop", 1, any, importLoop);
 }
 
 } // namespace kiln::onnx_frontend
