@@ -331,21 +331,30 @@ static llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> 
 }
 
 /// The constants as one blob and an assembler file that defines each
-/// symbol over its slice (`.incbin`), hidden, in read-only data.
+/// symbol over its slice (`.incbin`), hidden, in read-only data (the large
+/// ones in the large read-only section, .lrodata).
 static llvm::Error writeConstants(llvm::ArrayRef<ConstantBlob> constants, llvm::StringRef work,
                                   std::string &object) {
   std::string blob, assembly;
   llvm::raw_string_ostream as(assembly);
-  as << "\t.section .rodata.kiln_constants,\"a\",@progbits\n";
-  for (const ConstantBlob &c : constants) {
-    uint64_t align = std::max<uint64_t>(c.alignment, 64);
-    blob.resize((blob.size() + align - 1) / align * align, '\0');
-    as << "\t.balign " << align << "\n\t.globl " << c.symbol << "\n\t.hidden " << c.symbol
-       << "\n\t.type " << c.symbol << ",@object\n\t.size " << c.symbol << ", "
-       << c.bytes.size() << "\n"
-       << c.symbol << ":\n\t.incbin \"constants.bin\", " << blob.size() << ", "
-       << c.bytes.size() << "\n";
-    blob.append(c.bytes.begin(), c.bytes.end());
+  for (bool large : {false, true}) {
+    bool opened = false;
+    for (const ConstantBlob &c : constants) {
+      if (c.large != large)
+        continue;
+      if (!opened)
+        as << (large ? "\t.section .lrodata.kiln_constants,\"al\",@progbits\n"
+                     : "\t.section .rodata.kiln_constants,\"a\",@progbits\n");
+      opened = true;
+      uint64_t align = std::max<uint64_t>(c.alignment, 64);
+      blob.resize((blob.size() + align - 1) / align * align, '\0');
+      as << "\t.balign " << align << "\n\t.globl " << c.symbol << "\n\t.hidden " << c.symbol
+         << "\n\t.type " << c.symbol << ",@object\n\t.size " << c.symbol << ", "
+         << c.bytes.size() << "\n"
+         << c.symbol << ":\n\t.incbin \"constants.bin\", " << blob.size() << ", "
+         << c.bytes.size() << "\n";
+      blob.append(c.bytes.begin(), c.bytes.end());
+    }
   }
   as << "\t.section .note.GNU-stack,\"\",@progbits\n";
   std::string source = (work + "/constants.s").str();

@@ -75,7 +75,15 @@ struct ConstantBlob {
   std::string symbol;
   uint64_t alignment = 64;
   llvm::ArrayRef<char> bytes; ///< owned by the module's attributes
+  /// In the large read-only data section (.lrodata, placed after every
+  /// other section), reached through the GOT: the model's weights when
+  /// they total more than kLargeConstantBytes, so that code, data and the
+  /// GOT stay within the 2 GiB a PC-relative reference reaches.
+  bool large = false;
 };
+
+/// Weights totalling more than this go to the large data section.
+inline constexpr uint64_t kLargeConstantBytes = uint64_t(1) << 30;
 
 /// Compiles the C `entrySource` (against the runtime's headers) and links
 /// it with `object` (a relocatable object) and the `constants` (one

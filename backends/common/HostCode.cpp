@@ -13,6 +13,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -147,6 +148,25 @@ std::vector<artifact::ConstantBlob> extractConstants(mlir::ModuleOp module, size
     global.setVisibility_(mlir::LLVM::Visibility::Hidden);
     global.setDsoLocal(true);
   });
+  // Past kLargeConstantBytes the weights go to the large section, beyond
+  // the 2 GiB a PC-relative reference reaches: the code reads their
+  // addresses from the GOT (a declaration that is not dso_local).
+  uint64_t total = 0;
+  for (const artifact::ConstantBlob &blob : blobs)
+    total += blob.bytes.size();
+  if (total > artifact::kLargeConstantBytes) {
+    llvm::StringSet<> large;
+    for (artifact::ConstantBlob &blob : blobs) {
+      blob.large = true;
+      large.insert(blob.symbol);
+    }
+    module.walk([&](mlir::LLVM::GlobalOp global) {
+      if (large.contains(global.getSymName())) {
+        global.setVisibility_(mlir::LLVM::Visibility::Default);
+        global.setDsoLocal(false);
+      }
+    });
+  }
   return blobs;
 }
 
