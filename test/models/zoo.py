@@ -12,6 +12,7 @@ representatives (the two ctest entries).
 
 usage: zoo.py KILN WORK_DIR [--run NAME,...] [--run-all] [--run-representatives]
               [--representatives-half 1|2] [--report FILE] [--only NAME,...]
+              [--keep EARLIER_REPORT]
 Ends with the line `N passed, N failed`; --report writes the table of
 docs/ModelZoo.md.
 """
@@ -118,6 +119,8 @@ def main():
                          "third, ...; 2: the second, ...), for two test entries")
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--report", help="write the markdown table here")
+    ap.add_argument("--keep", help="an earlier report whose rows stand for the models this run "
+                                   "does not check (to resume or redo part of a long run)")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     torch.set_num_threads(2)
@@ -130,6 +133,7 @@ def main():
         to_run = set(names)
     if args.run_representatives:
         to_run |= set(REPRESENTATIVES)
+    kept = [r for r in read_report(args.keep) if r[0] not in names] if args.keep else []
     rows, failed, passed = [], 0, 0
     for name in names:
         start = time.time()
@@ -160,12 +164,26 @@ def main():
         if args.report:  # after every model, so that a long run can be stopped
             pending = [(n, "not checked yet", "", "") for n in names[len(rows):]]
             with open(args.report, "w") as f:
-                f.write(report(rows + pending))
+                f.write(report(rows + pending + kept, len(kept)))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
 
-def report(rows):
+def read_report(path):
+    """The rows (model, status, why, result) of a report this script wrote."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            if len(cells) != 4 or cells[0] in ("model", "---"):
+                continue
+            name, _, check, result = cells
+            status, _, why = check.partition(": ")
+            rows.append((name, status, why, "" if result == "-" else result))
+    return rows
+
+
+def report(rows, kept=0):
     exported = [r for r in rows if not r[1].startswith("export failed")]
     imported = sum(1 for r in rows if r[1] == "imports")
     checked = sum(1 for r in exported if r[1] != "not checked yet")
@@ -188,7 +206,8 @@ def report(rows):
         "`make test` compiles one model of each family (ctest `zoo-representatives-*`) and",
         "runs it at batch 1 and 4 against torch (max abs error / max |torch| <= 1e-4);",
         "`make zoo` checks every model and compiles and runs every one (a row's last",
-        "column is `-` where the run that wrote this table only checked it).",
+        "column is `-` where the run that wrote this table only checked it)."
+        + (f" {kept} rows come from an earlier run (`--keep`)." if kept else ""),
         "",
         "| model | family | kiln check | compiled and run |",
         "| --- | --- | --- | --- |",
