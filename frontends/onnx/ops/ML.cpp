@@ -246,7 +246,6 @@ Value mlPostTransform(NodeContext &ctx, Value scores, llvm::StringRef name) {
   return {};
 }
 
-
 void registerMlOps(OpRegistry &r) {
   constexpr int64_t any = kAnyLaterOpset;
   r.add("Binarizer", 1, any, importBinarizer, kMlDomain);
