@@ -52,6 +52,10 @@ int32_t dtypeOf(mlir::Type t) {
   return 0;
 }
 
+int32_t dtypeOf(const ModelTensor &t) {
+  return t.string ? KILN_DTYPE_STRING : dtypeOf(t.elementType);
+}
+
 size_t dtypeSize(int32_t dtype) {
   switch (dtype) {
 #define KILN_DTYPE_SIZE(NAME, VALUE, BYTES, TEXT)                                               \
@@ -175,7 +179,7 @@ std::string descriptorSource(const ArtifactContents &contents, const DescriptorF
       array(what + std::to_string(i) + "_dims", list[i].dims);
     os << "static const kiln_model_tensor " << what << "s[] = {\n";
     for (size_t i = 0; i < list.size(); ++i)
-      os << "  {" << quoted(list[i].name) << ", " << dtypeOf(list[i].elementType) << ", "
+      os << "  {" << quoted(list[i].name) << ", " << dtypeOf(list[i]) << ", "
          << list[i].dims.size() << ", " << what << i << "_dims},\n";
     if (list.empty())
       os << "  {0, 0, 0, 0},\n";
@@ -285,7 +289,7 @@ std::string headerSource(const ArtifactContents &contents, llvm::StringRef stem)
   auto describe = [&](const char *what, const std::vector<ModelTensor> &list) {
     for (size_t i = 0; i < list.size(); ++i) {
       os << "/* " << what << " " << i << ": " << list[i].name << " dtype "
-         << dtypeOf(list[i].elementType) << " dims [";
+         << dtypeOf(list[i]) << " dims [";
       for (size_t d = 0; d < list[i].dims.size(); ++d)
         os << (d ? ", " : "")
            << (list[i].dims[d] < 0 ? std::string("?") : std::to_string(list[i].dims[d]));

@@ -28,6 +28,8 @@ namespace kiln::artifact {
 
 /// The KILN_DTYPE_* value of an element type, or 0 if it has none.
 int32_t dtypeOf(mlir::Type type);
+/// An input's or output's (KILN_DTYPE_STRING for a string tensor).
+int32_t dtypeOf(const ModelTensor &t);
 /// Bytes per element of a KILN_DTYPE_* value (0 if unknown).
 size_t dtypeSize(int32_t dtype);
 

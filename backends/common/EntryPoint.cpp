@@ -10,6 +10,7 @@
 
 #include "backends/common/EntryPoint.h"
 #include "backends/common/Descriptor.h"
+#include "backends/common/StringCalls.h"
 #include "kiln/kiln_model_abi.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -55,6 +56,8 @@ std::string entryPointSource(const ArtifactContents &info, const std::set<int64_
         "  }\n"
         "}\n\n";
   std::set<int64_t> ranks = extraRanks;
+  if (info.strings)
+    ranks.insert(1);
   for (const auto *list : {&info.inputs, &info.outputs})
     for (const ModelTensor &t : *list)
       ranks.insert(t.dims.size());
@@ -146,6 +149,8 @@ std::string entryPointSource(const ArtifactContents &info, const std::set<int64_
        << "  if (services->library_call(services_state, " << i << ", operands, dims) != 0)\n"
        << "    call_failed = 1;\n}\n";
   }
+  if (info.strings)
+    os << strings::functionsSource();
   os << extra;
   os << "\nstatic int run(const kiln_runtime_services *svc, void *state,\n"
         "               void *const *in_data, const int64_t *const *in_dims,\n"

@@ -111,6 +111,21 @@ void markLibraryCall(Operation *op, LibraryCall call, std::vector<LibraryCall> &
   calls.push_back(std::move(call));
 }
 
+void callExternal(RewriterBase &rewriter, Operation *op, llvm::StringRef name, ValueRange args) {
+  // One private declaration per name, typed like the first call's operands.
+  auto module = op->getParentOfType<ModuleOp>();
+  Location loc = op->getLoc();
+  if (!module.lookupSymbol<func::FuncOp>(name)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    auto decl = func::FuncOp::create(rewriter, loc, name,
+                                     rewriter.getFunctionType(args.getTypes(), {}));
+    decl.setPrivate();
+    decl->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+  }
+  func::CallOp::create(rewriter, loc, name, TypeRange{}, args);
+}
+
 namespace {
 
 /// A contiguous buffer of `value` (copied when its layout is strided).
@@ -191,18 +206,7 @@ struct LibraryCallModel
     }
     // After the inputs and the weight, before a bias.
     buffers.insert(buffers.begin() + leading, output);
-    // One private declaration per call, typed like its operands.
-    std::string name = "kiln_library_call_" + std::to_string(call.getId());
-    auto module = op->getParentOfType<ModuleOp>();
-    auto callType = rewriter.getFunctionType(ValueRange(buffers).getTypes(), {});
-    if (!module.lookupSymbol<func::FuncOp>(name)) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      auto decl = func::FuncOp::create(rewriter, loc, name, callType);
-      decl.setPrivate();
-      decl->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
-    }
-    func::CallOp::create(rewriter, loc, name, TypeRange{}, buffers);
+    callExternal(rewriter, op, "kiln_library_call_" + std::to_string(call.getId()), buffers);
     bufferization::replaceOpWithBufferizedValues(rewriter, op, output);
     return success();
   }

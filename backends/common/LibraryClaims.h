@@ -18,6 +18,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 #include <vector>
@@ -52,6 +53,12 @@ mlir::LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call);
 
 /// Marks `op` as call `calls.size()` and appends `call`.
 void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryCall> &calls);
+
+/// At `op`: a call of `name` (a private declaration in `op`'s module with
+/// MLIR's C interface, which the artifact's entry point defines) on
+/// `args`.
+void callExternal(mlir::RewriterBase &rewriter, mlir::Operation *op, llvm::StringRef name,
+                  mlir::ValueRange args);
 
 /// The bufferisation of `kiln.library_call`.
 void registerLibraryCallBufferization(mlir::DialectRegistry &registry);

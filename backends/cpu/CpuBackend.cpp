@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/cpu/CpuBackend.h"
+#include "backends/common/StringCalls.h"
 #include "backends/common/Descriptor.h"
 #include "backends/common/EntryPoint.h"
 #include "backends/common/HostCode.h"
@@ -145,8 +146,11 @@ public:
     return createTargetMachine(parsed->target);
   }
 
+  bool runsStrings() const override { return true; }
+
   void registerDialects(DialectRegistry &registry) const override {
     library::registerLibraryCallBufferization(registry);
+    strings::registerStringBufferization(registry);
     registerTranslations(registry);
   }
 

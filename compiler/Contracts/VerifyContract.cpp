@@ -163,9 +163,10 @@ LogicalResult checkKernels(ModuleOp module) {
 
 LogicalResult checkLinalg(ModuleOp module) {
   WalkResult walk = module.walk([&](Operation *op) {
-    if (!isKiln(op) || isa<LibraryCallOp>(op))
+    if (!isKiln(op) || isa<LibraryCallOp, StringOp>(op))
       return WalkResult::advance();
-    op->emitOpError("is left after the linalg phase (only kiln.library_call may be)");
+    op->emitOpError("is left after the linalg phase (only kiln.library_call and kiln.string may "
+                    "be)");
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());

@@ -119,6 +119,8 @@ static std::vector<ModelTensor> describeTensors(func::FuncOp entry, bool results
     ModelTensor t;
     t.name = name ? name.str() : (results ? "output" : "input") + std::to_string(i);
     t.elementType = ranked.getElementType();
+    t.string = results ? static_cast<bool>(entry.getResultAttr(i, kStringAttr))
+                       : static_cast<bool>(entry.getArgAttr(i, kStringAttr));
     for (int64_t d : ranked.getShape())
       t.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
     tensors.push_back(std::move(t));
@@ -229,6 +231,14 @@ static llvm::Error compileEntry(ModuleOp module, const Backend &backend,
     return e;
   contents.inputs = describeTensors(entry, false);
   contents.outputs = describeTensors(entry, true);
+  contents.strings = static_cast<bool>(module.walk([](StringOp) { return WalkResult::interrupt(); })
+                                           .wasInterrupted());
+  auto isString = [](const ModelTensor &t) { return t.string; };
+  if ((contents.strings || llvm::any_of(contents.inputs, isString) ||
+       llvm::any_of(contents.outputs, isString)) &&
+      !backend.runsStrings())
+    return error("the model computes on string tensors, which the " + backend.name().str() +
+                 " target does not run (the cpu target does)");
   if (!contents.batchBuckets.empty()) {
     if (llvm::none_of(contents.inputs, [](const ModelTensor &t) {
           return !t.dims.empty() && t.dims[0] < 0;

@@ -66,6 +66,8 @@ llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
     std::string kind;
     if (auto call = dyn_cast<LibraryCallOp>(op))
       kind = backend.libraryCallLabel(calls.at(call.getId()));
+    else if (auto strings = dyn_cast<StringOp>(op))
+      kind = "string function (" + strings.getKind().str() + ")";
     else if (isa<linalg::LinalgOp>(op))
       kind = "loop nest (" + op.getName().getStringRef().str() + ")";
     else if (isa<scf::ForallOp>(op))

@@ -113,6 +113,8 @@ struct ConvertKilnToLinalgPass
     target.addIllegalDialect<kiln::KilnDialect>();
     // What a backend runs in a library is bufferised into a call instead.
     target.addLegalOp<kiln::LibraryCallOp>();
+    // So are the string functions the entry point defines.
+    target.addLegalOp<kiln::StringOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            func::FuncDialect, scf::SCFDialect>();

@@ -34,6 +34,13 @@ OpFoldResult sliceSize(OpBuilder &b, Location loc, Value v, int64_t d) {
   return Value(tensor::DimOp::create(b, loc, v, d));
 }
 
+/// `type` collapsed to one dim: dynamic when any dim is (even beside a
+/// static 0, which buffers' collapse_shape requires).
+RankedTensorType flatType(RankedTensorType type) {
+  return RankedTensorType::get({type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+                               type.getElementType());
+}
+
 struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
@@ -70,7 +77,7 @@ struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
       SmallVector<ReassociationIndices> all(1);
       for (int64_t d = 0; d < inType.getRank(); ++d)
         all[0].push_back(d);
-      flat = tensor::CollapseShapeOp::create(rewriter, loc, input, all);
+      flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType(inType), input, all);
     }
     // A static result of a dynamic input: its element count is checked when
     // the model runs (a mismatch stops the run with a shape error), then the
@@ -625,7 +632,7 @@ struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
         flat = tensor::ExpandShapeOp::create(
             rewriter, loc, RankedTensorType::get({1}, inType.getElementType()), input, all);
       else
-        flat = tensor::CollapseShapeOp::create(rewriter, loc, input, all);
+        flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType(inType), input, all);
     }
     Value shape = tensor::FromElementsOp::create(
         rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),

@@ -46,6 +46,9 @@ struct ModelTensor {
   std::string name;
   mlir::Type elementType;
   std::vector<int64_t> dims; ///< -1 for a dynamic dim
+  /// A string tensor (KILN_DTYPE_STRING): i64 handles in the code, marked
+  /// `kiln.string` on the entry function.
+  bool string = false;
 };
 
 /// Everything the artifact holds besides the code.
@@ -56,6 +59,9 @@ struct ArtifactContents {
   /// The entry function (after codegen, the symbol its code defines).
   std::string entryFunction;
   std::vector<LibraryCall> libraryCalls;
+  /// The code calls the string functions (kiln.string): the entry point
+  /// defines them.
+  bool strings = false;
   /// The planned arena of the entry function (kiln-plan-memory).
   int64_t arenaBytes = 0;
   /// The largest batch the arena holds (`--max-batch`), 0 if unbounded.
@@ -107,6 +113,10 @@ public:
   /// "the NAME target has no setting 'KEY' (known: ...)", for a backend's
   /// settings parser.
   llvm::Error unknownSetting(llvm::StringRef key) const;
+
+  /// Whether its code runs kiln.string (string tensors); the driver
+  /// refuses a model with strings for a backend that does not.
+  virtual bool runsStrings() const { return false; }
 
   /// Dialect extensions and translations its passes need; called before
   /// the compile's context is created.

@@ -62,17 +62,20 @@ static TensorInfo describeValueInfo(const onnx::ValueInfoProto &info) {
   return out;
 }
 
-/// The kiln type of a graph input or output, or an error message.
+/// The kiln type of a graph input or output, or an error message; a
+/// string tensor is one of i64 handles (`isString` set).
 static FailureOr<RankedTensorType> typeOfValueInfo(MLIRContext &context,
                                                    const onnx::ValueInfoProto &info,
-                                                   std::string &error) {
+                                                   std::string &error, bool &isString) {
   if (!info.type().has_tensor_type()) {
     error = "'" + info.name() + "' is not a tensor (sequences, maps and "
                                 "optionals are not supported)";
     return failure();
   }
   const auto &tensor = info.type().tensor_type();
-  Type element = elementTypeOf(&context, tensor.elem_type());
+  isString = tensor.elem_type() == onnx::TensorProto::STRING;
+  Type element = isString ? IntegerType::get(&context, 64)
+                          : elementTypeOf(&context, tensor.elem_type());
   if (!element) {
     error = "'" + info.name() + "' has data type " +
             dataTypeName(tensor.elem_type()).str() +
@@ -172,12 +175,32 @@ static llvm::StringSet<> shapeOnlyInputs(const onnx::GraphProto &graph) {
   return only;
 }
 
+/// Ops that only move elements (or read only dims): they take string
+/// tensors, and their results of a string input are strings.
+static bool movesElements(llvm::StringRef opType) {
+  static const llvm::StringSet<> ops = {"Identity", "Reshape",  "Flatten", "Squeeze", "Unsqueeze",
+                                        "Transpose", "Concat", "Gather", "Slice", "Split",
+                                        "Expand", "Tile", "Shape", "Size"};
+  return ops.contains(opType);
+}
+
+/// Ops whose importers read the characters of string tensors
+/// (ops/Strings.cpp).
+static bool readsStrings(llvm::StringRef domain, llvm::StringRef opType) {
+  if (domain == "ai.onnx.ml")
+    return opType == "LabelEncoder";
+  static const llvm::StringSet<> ops = {"StringNormalizer", "StringConcat", "StringSplit",
+                                        "RegexFullMatch", "Cast", "CastLike", "Equal"};
+  return domain.empty() && ops.contains(opType);
+}
+
 func::FuncOp GraphImporter::createFunction() {
   const onnx::GraphProto &graph = state.model.proto->graph();
   llvm::StringSet<> shapeInputs = shapeOnlyInputs(graph);
   MLIRContext &context = state.context;
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<bool> argStrings;
   llvm::StringSet<> initializerNames;
   for (const auto &init : graph.initializer())
     initializerNames.insert(init.name());
@@ -190,7 +213,8 @@ func::FuncOp GraphImporter::createFunction() {
     if (frozen != state.options.frozenInputs.end())
       continue;
     std::string error;
-    FailureOr<RankedTensorType> type = typeOfValueInfo(context, input, error);
+    bool isString = false;
+    FailureOr<RankedTensorType> type = typeOfValueInfo(context, input, error, isString);
     if (failed(type)) {
       modelIssue(IssueKind::Unsupported, "graph input " + error);
       state.poisoned.insert(input.name());
@@ -204,6 +228,7 @@ func::FuncOp GraphImporter::createFunction() {
     }
     argTypes.push_back(*type);
     argNames.push_back(input.name());
+    argStrings.push_back(isString);
   }
   for (const auto &[name, attr] : state.options.frozenInputs) {
     bool known = llvm::any_of(graph.input(), [&, n = name](const auto &in) {
@@ -223,6 +248,10 @@ func::FuncOp GraphImporter::createFunction() {
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, KilnDialect::NameAttrHelper::getNameStr(), b.getStringAttr(name));
     state.values[name] = entry->getArgument(i);
+    if (argStrings[i]) {
+      func.setArgAttr(i, kStringAttr, b.getUnitAttr());
+      state.strings.insert(entry->getArgument(i));
+    }
   }
   b.setInsertionPointToStart(entry);
   return func;
@@ -259,6 +288,22 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       fail("opset " + std::to_string(opset) + " of " + node.op_type() +
            " is not supported (supported: " +
            registry.describeRanges(node.domain(), node.op_type()) + ")");
+    return;
+  }
+  // String tensors go only to the importers that read characters and to
+  // ops that move elements (their results are strings too).
+  std::string stringInput;
+  for (const std::string &in : node.input())
+    if (!in.empty() && state.strings.contains(state.values.lookup(in))) {
+      stringInput = in;
+      break;
+    }
+  bool movesStrings = !stringInput.empty() && node.domain().empty() &&
+                      movesElements(node.op_type());
+  if (!stringInput.empty() && !movesStrings && !readsStrings(node.domain(), node.op_type())) {
+    fail("reads the string tensor '" + stringInput +
+         "' (Kiln's ops on strings: StringNormalizer, StringConcat, StringSplit, "
+         "RegexFullMatch, Cast, CastLike, Equal, LabelEncoder, and ops that move elements)");
     return;
   }
   NodeContext ctx(state, node, description, opset);
@@ -319,6 +364,11 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       state.poisoned.insert(out);
     return;
   }
+  if (movesStrings && node.op_type() != "Shape" && node.op_type() != "Size")
+    for (size_t i = 0; i < ctx.numOutputs(); ++i)
+      if (ctx.hasOutput(i))
+        if (Value v = state.values.lookup(node.output(i)))
+          state.strings.insert(v);
   // An output nothing reads may stay unproduced (a training step's
   // Dropout mask or batch-norm statistics).
   for (size_t i = 0; i < ctx.numOutputs(); ++i)
@@ -345,7 +395,16 @@ void GraphImporter::checkDeclaredOutput(const onnx::ValueInfoProto &output, Valu
   if (!computed)
     return;
   std::string name = "graph output '" + output.name() + "'";
-  if (tensor.elem_type() != 0) {
+  bool declaredString = tensor.elem_type() == onnx::TensorProto::STRING;
+  if (declaredString != state.strings.contains(value) && tensor.elem_type() != 0) {
+    modelIssue(IssueKind::Invalid, name + (declaredString ? " is declared string, but the graph "
+                                                            "computes numbers"
+                                                          : " is declared " +
+                                                                dataTypeName(tensor.elem_type()).str() +
+                                                                ", but the graph computes strings"));
+    return;
+  }
+  if (tensor.elem_type() != 0 && !declaredString) {
     Type declared = elementTypeOf(&state.context, tensor.elem_type());
     if (!declared) {
       modelIssue(IssueKind::Invalid, name + " declares data type " +
@@ -431,6 +490,9 @@ void GraphImporter::run(ImportResult &result) {
                                  ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(names))
     func.setResultAttr(i, KilnDialect::NameAttrHelper::getNameStr(), b.getStringAttr(name));
+  for (auto [i, v] : llvm::enumerate(results))
+    if (state.strings.contains(v))
+      func.setResultAttr(i, kStringAttr, b.getUnitAttr());
 
   if (state.issues.empty()) {
     std::string message;

@@ -13,6 +13,7 @@
 #include "frontends/onnx/NodeContext.h"
 #include "frontends/onnx/SymbolicShapes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
@@ -41,6 +42,10 @@ public:
   /// Optionals without a value (Optional with no input): the names of
   /// optionals with one are bound to the value itself.
   llvm::StringSet<> emptyOptionals;
+  /// The values that are string tensors (i64 handles, see kiln.string):
+  /// only string-aware importers (ops/Strings.cpp) and ops that move
+  /// elements read them.
+  llvm::DenseSet<mlir::Value> strings;
   /// Names whose producer failed: their users are skipped, not reported.
   llvm::StringSet<> poisoned;
   std::vector<ImportIssue> issues;

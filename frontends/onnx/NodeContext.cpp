@@ -121,6 +121,20 @@ bool NodeContext::isSequence(size_t i) const {
   return hasInput(i) && state.sequences.count(node.input(i)) != 0;
 }
 
+bool NodeContext::isString(size_t i) const {
+  if (!hasInput(i))
+    return false;
+  mlir::Value v = state.values.lookup(node.input(i));
+  return v && state.strings.contains(v);
+}
+
+llvm::LogicalResult NodeContext::setStringOutput(size_t i, mlir::Value value) {
+  if (mlir::failed(setOutput(i, value)))
+    return llvm::failure();
+  state.strings.insert(value);
+  return llvm::success();
+}
+
 std::optional<Sequence> NodeContext::sequenceInput(size_t i) {
   if (!hasInput(i)) {
     invalid("required input " + llvm::Twine(i) + " is missing");

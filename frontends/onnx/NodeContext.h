@@ -111,6 +111,8 @@ public:
   bool isEmptyOptional(size_t i) const;
   /// Whether input `i` names a sequence (ops/Sequence.cpp).
   bool isSequence(size_t i) const;
+  /// Input i is a string tensor (its value holds string handles).
+  bool isString(size_t i) const;
   /// Input `i` as a sequence; records an error and returns nullopt when it
   /// is missing or a tensor.
   std::optional<Sequence> sequenceInput(size_t i);
@@ -159,6 +161,8 @@ public:
   llvm::LogicalResult setEmptyOptionalOutput(size_t i);
   /// Binds output `i` to a sequence.
   llvm::LogicalResult setSequenceOutput(size_t i, Sequence value);
+  /// Output i is the string tensor `value` (i64 handles).
+  llvm::LogicalResult setStringOutput(size_t i, mlir::Value value);
   /// setOutput for all but the last output of a node; a failure is
   /// recorded and comes back from finish() or the last setOutput.
   void bindOutput(size_t i, mlir::Value value) { (void)setOutput(i, value); }

@@ -31,6 +31,7 @@ const OpRegistry &OpRegistry::get() {
     registerSequenceOps(r);
     registerOptimizerOps(r);
     registerTextOps(r);
+    registerStringOps(r);
     registerMlOps(r);
     registerTreeOps(r);
     registerPadOps(r);

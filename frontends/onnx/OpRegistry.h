@@ -84,6 +84,7 @@ void registerControlFlowOps(OpRegistry &);
 void registerSequenceOps(OpRegistry &);
 void registerOptimizerOps(OpRegistry &);
 void registerTextOps(OpRegistry &);
+void registerStringOps(OpRegistry &);
 void registerMlOps(OpRegistry &);
 void registerTreeOps(OpRegistry &);
 

@@ -471,10 +471,21 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   return kiln_ok();
 }
 
+/* A block of strings a run made; the strings follow the header. */
+struct kiln_string_block {
+  struct kiln_string_block *next;
+  max_align_t align;
+};
+
 static void release_outputs(kiln_session *s) {
   for (uint32_t i = 0; i < s->model->abi->num_outputs; ++i) {
     kiln_pool_free(s->pool, s->out_alloc[i]);
     s->out_alloc[i] = s->out_data[i] = NULL;
+  }
+  while (s->strings) {
+    struct kiln_string_block *next = s->strings->next;
+    kiln_pool_free(s->pool, s->strings);
+    s->strings = next;
   }
 }
 
@@ -523,10 +534,24 @@ static void *service_device_constant(void *state, uint32_t index, const void *ho
   return session->device->device_constant(session->library, index, host, bytes);
 }
 
+static void *service_allocate_strings(void *state, size_t bytes) {
+  kiln_session *session = state;
+  size_t header = offsetof(struct kiln_string_block, align);
+  /* The code writes the strings on the host. */
+  if (!session->device->memory_is_host || bytes > SIZE_MAX - header)
+    return NULL;
+  struct kiln_string_block *block = kiln_pool_alloc(session->pool, header + bytes);
+  if (!block)
+    return NULL;
+  block->next = session->strings;
+  session->strings = block;
+  return (char *)block + header;
+}
+
 static const kiln_runtime_services services = {
     service_library_call, service_allocate,        service_release,
     service_parallel_for, service_kernel_begin,    service_launch_kernel,
-    service_device_constant};
+    service_device_constant, service_allocate_strings};
 
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user) {
@@ -679,6 +704,7 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     /* What the run allocated and did not free (it may have stopped half
      * way) goes back to the pool; the session stays usable. */
     kiln_pool_free_all(session->pool);
+    session->strings = NULL;
     for (uint32_t i = 0; i < abi->num_outputs; ++i)
       session->out_alloc[i] = session->out_data[i] = NULL;
     if (rc == KILN_RUN_OUT_OF_MEMORY)

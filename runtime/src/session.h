@@ -61,6 +61,9 @@ struct kiln_session {
   void **state;
   int32_t *state_of;
   kiln_state_store *store;
+  /* The blocks holding the strings of the last run's string outputs
+   * (services' allocate_strings), freed when the next run starts. */
+  struct kiln_string_block *strings;
   /* Profiling (kiln_session_set_kernel_hook). */
   kiln_kernel_hook kernel_hook;
   void *kernel_hook_user;

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 namespace kiln::cli {
 
@@ -206,6 +207,8 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
       llvm::errs() << "kiln run: input rank too large\n";
       return 1;
     }
+    if (hostInputs[i].dtype == KILN_DTYPE_STRING)
+      hostInputs[i].pointStrings();
     runInputs[i].data = hostInputs[i].bytes.data();
     runInputs[i].dtype = hostInputs[i].dtype;
     runInputs[i].rank = static_cast<int32_t>(hostInputs[i].dims.size());
@@ -241,6 +244,11 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
       count *= out.dims[d];
     }
     llvm::outs() << "]";
+    if (!outputDir.empty() && out.dtype == KILN_DTYPE_STRING) {
+      llvm::errs() << "\nkiln run: output '" << name
+                   << "' holds strings, which --output-dir does not write (.npy)\n";
+      return 1;
+    }
     if (!outputDir.empty()) {
       HostTensor t;
       t.dtype = out.dtype;
@@ -274,6 +282,34 @@ int runRun(llvm::ArrayRef<llvm::StringRef> args) {
           reference->dims != std::vector<int64_t>(out.dims, out.dims + out.rank)) {
         llvm::outs() << "  MISMATCH: expected dims differ\n";
         allMatch = false;
+        continue;
+      }
+      if (out.dtype == KILN_DTYPE_STRING || reference->dtype == KILN_DTYPE_STRING) {
+        // Strings match exactly.
+        int64_t bad = 0, first = -1;
+        for (int64_t k = 0; k < count; ++k) {
+          const char *g = nullptr;
+          if (out.dtype == KILN_DTYPE_STRING)
+            std::memcpy(&g, static_cast<const char *>(out.data) + k * sizeof(g), sizeof(g));
+          bool same = g && reference->dtype == KILN_DTYPE_STRING &&
+                      reference->strings[k] == g;
+          if (!same && bad++ == 0)
+            first = k;
+        }
+        if (bad) {
+          llvm::outs() << "  MISMATCH: " << bad << " of " << count << " strings differ";
+          if (out.dtype == KILN_DTYPE_STRING && reference->dtype == KILN_DTYPE_STRING) {
+            const char *g;
+            std::memcpy(&g, static_cast<const char *>(out.data) + first * sizeof(g), sizeof(g));
+            llvm::outs() << " (element " << first << ": '" << (g ? g : "(null)") << "', expected '"
+                         << reference->strings[first] << "')";
+          } else {
+            llvm::outs() << " (one holds strings, the other numbers)";
+          }
+        } else {
+          llvm::outs() << "  all " << count << " strings match";
+        }
+        allMatch &= bad == 0;
         continue;
       }
       double maxAbs = 0, maxRef = 0;

@@ -36,6 +36,14 @@ int64_t HostTensor::numElements() const {
   return n;
 }
 
+void HostTensor::pointStrings() {
+  bytes.resize(strings.size() * sizeof(const char *));
+  for (size_t i = 0; i < strings.size(); ++i) {
+    const char *p = strings[i].c_str();
+    std::memcpy(bytes.data() + i * sizeof(p), &p, sizeof(p));
+  }
+}
+
 static const struct {
   const char *npy;
   int32_t dtype;
@@ -159,7 +167,8 @@ static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef d
   HostTensor t;
   static const int32_t fromOnnx[] = {0, KILN_DTYPE_F32, KILN_DTYPE_U8, KILN_DTYPE_I8,
                                      KILN_DTYPE_U16, KILN_DTYPE_I16, KILN_DTYPE_I32,
-                                     KILN_DTYPE_I64, 0, KILN_DTYPE_BOOL, KILN_DTYPE_F16,
+                                     KILN_DTYPE_I64, KILN_DTYPE_STRING, KILN_DTYPE_BOOL,
+                                     KILN_DTYPE_F16,
                                      KILN_DTYPE_F64, KILN_DTYPE_U32, KILN_DTYPE_U64, 0, 0,
                                      KILN_DTYPE_BF16, KILN_DTYPE_F8E4M3FN,
                                      KILN_DTYPE_F8E4M3FNUZ, KILN_DTYPE_F8E5M2,
@@ -175,6 +184,21 @@ static llvm::Expected<HostTensor> readPb(llvm::StringRef path, llvm::StringRef d
                  llvm::Twine(KILN_MAX_RANK));
   for (int64_t d : proto.dims())
     t.dims.push_back(d);
+  if (t.dtype == KILN_DTYPE_STRING) {
+    int64_t count = 1;
+    for (int64_t d : t.dims) {
+      if (d < 0)
+        return error("'" + path + "': negative dim " + llvm::Twine(d));
+      count = d != 0 && count > (int64_t(1) << 48) / d ? -1 : count * d;
+      if (count < 0)
+        return error("'" + path + "': too many elements");
+    }
+    if (static_cast<int64_t>(proto.string_data_size()) != count)
+      return error("'" + path + "': " + llvm::Twine(proto.string_data_size()) +
+                   " strings for dims of " + llvm::Twine(t.numElements()) + " elements");
+    t.strings.assign(proto.string_data().begin(), proto.string_data().end());
+    return t;
+  }
   auto checked = checkedBytes(path, t);
   if (!checked)
     return checked.takeError();
@@ -265,6 +289,8 @@ static HostTensor asNumpyType(const HostTensor &t) {
 }
 
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &stored) {
+  if (stored.dtype == KILN_DTYPE_STRING)
+    return error("cannot write strings to .npy ('" + path + "')");
   HostTensor t = asNumpyType(stored);
   const char *descr = nullptr;
   for (const auto &entry : kNpyTypes)

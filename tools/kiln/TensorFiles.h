@@ -17,7 +17,13 @@ struct HostTensor {
   int32_t dtype = 0;
   std::vector<int64_t> dims;
   std::vector<char> bytes;
+  /// KILN_DTYPE_STRING: the strings (`bytes` is then empty until
+  /// pointStrings).
+  std::vector<std::string> strings;
   int64_t numElements() const;
+  /// A string tensor's `bytes` become its elements for the runtime: one
+  /// pointer to each of `strings` (valid while they are unchanged).
+  void pointStrings();
 };
 
 /// Reads a NumPy .npy (C order, little-endian) or an ONNX TensorProto .pb.

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "dialects/kiln/Utils/ShapeMath.h"
 
 #include "mlir/IR/Builders.h"
@@ -103,8 +105,17 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   return op->emitOpError("has an unknown kiln attribute '") << name << "'";
 }
 
-/// `kiln.name` on a function argument or result: a string.
-static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr) {
+/// `kiln.name` on a function argument or result: a string; `kiln.string`:
+/// a unit attribute on a tensor of i64 handles.
+static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr, Type type) {
+  if (attr.getName().getValue() == kStringAttr) {
+    // A tensor (or, once bufferised, a buffer) of i64 handles.
+    auto shaped = dyn_cast_or_null<ShapedType>(type);
+    if (!isa<UnitAttr>(attr.getValue()) || (shaped && !shaped.getElementType().isInteger(64)))
+      return op->emitOpError("'") << kStringAttr
+                                  << "' is a unit attribute on a tensor of i64 handles";
+    return success();
+  }
   if (attr.getName().getValue() != KilnDialect::NameAttrHelper::getNameStr())
     return op->emitOpError("has an unknown kiln argument or result attribute '")
            << attr.getName().getValue() << "'";
@@ -113,14 +124,23 @@ static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr) {
   return success();
 }
 
-LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned,
-                                                    NamedAttribute attr) {
-  return verifyValueAttribute(op, attr);
+LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op, unsigned region,
+                                                    unsigned index, NamedAttribute attr) {
+  Type type;
+  if (region < op->getNumRegions() && !op->getRegion(region).empty() &&
+      index < op->getRegion(region).getNumArguments())
+    type = op->getRegion(region).getArgument(index).getType();
+  else if (auto func = dyn_cast<FunctionOpInterface>(op); func && index < func.getNumArguments())
+    type = func.getArgumentTypes()[index];
+  return verifyValueAttribute(op, attr, type);
 }
 
-LogicalResult KilnDialect::verifyRegionResultAttribute(Operation *op, unsigned, unsigned,
+LogicalResult KilnDialect::verifyRegionResultAttribute(Operation *op, unsigned, unsigned index,
                                                        NamedAttribute attr) {
-  return verifyValueAttribute(op, attr);
+  Type type;
+  if (auto func = dyn_cast<FunctionOpInterface>(op); func && index < func.getNumResults())
+    type = func.getResultTypes()[index];
+  return verifyValueAttribute(op, attr, type);
 }
 
 bool kiln::isLowPrecisionFloat(Type element) {

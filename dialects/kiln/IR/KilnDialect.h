@@ -23,6 +23,10 @@
 
 namespace kiln {
 
+/// Marks an entry argument or result that is a string tensor: i64 handles
+/// (see kiln.string), KILN_DTYPE_STRING in the artifact.
+inline constexpr llvm::StringLiteral kStringAttr = "kiln.string";
+
 /// Result types are compatible when they pairwise have the same element type
 /// and rank and no two static dims differ: an op may declare `?` where
 /// inference knows the size (kiln-infer-shapes refines it later).

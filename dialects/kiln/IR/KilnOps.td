@@ -12,5 +12,6 @@ include "dialects/kiln/IR/KilnElementwiseOps.td"
 include "dialects/kiln/IR/KilnNNOps.td"
 include "dialects/kiln/IR/KilnShapeOps.td"
 include "dialects/kiln/IR/KilnKernelOps.td"
+include "dialects/kiln/IR/KilnStringOps.td"
 
 #endif // KILN_OPS_TD

@@ -27,6 +27,13 @@ LogicalResult importCompare(NodeContext &ctx) {
                                               broadcastOperand(ctx, 1)));
 }
 
+/// Equal: of numbers, or of strings (ops/Strings.cpp).
+LogicalResult importEqual(NodeContext &ctx) {
+  if (ctx.isString(0) || ctx.isString(1))
+    return compareStrings(ctx);
+  return importCompare<ComparePredicate::eq>(ctx);
+}
+
 /// Pow: the exponent may have another type than the base (opset 12+), and
 /// integer bases are computed in f64 and cast back.
 LogicalResult importPow(NodeContext &ctx) {
@@ -132,6 +139,9 @@ LogicalResult castWithAttributes(NodeContext &ctx, Type element) {
 }
 
 LogicalResult importCast(NodeContext &ctx) {
+  int to = static_cast<int>(ctx.intAttr("to", 0));
+  if (to == onnx::TensorProto::STRING || ctx.isString(0))
+    return castStrings(ctx, to, to == onnx::TensorProto::STRING ? Type() : elementTypeOf(ctx.context(), to));
   Type element = targetType(ctx, "cast");
   return element ? castWithAttributes(ctx, element) : failure();
 }
@@ -146,6 +156,9 @@ LogicalResult importCastLike(NodeContext &ctx) {
   Value like = ctx.input(1);
   if (!like)
     return failure();
+  if (ctx.isString(0) || ctx.isString(1))
+    return castStrings(ctx, ctx.isString(1) ? onnx::TensorProto::STRING : 0,
+                       NodeContext::elementTypeOf(like));
   return castWithAttributes(ctx, NodeContext::elementTypeOf(like));
 }
 
@@ -187,7 +200,7 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add("BitwiseOr", 18, any, importBinary<OrOp>);
   r.add("BitwiseXor", 18, any, importBinary<XorOp>);
   r.add("BitwiseNot", 18, any, importUnary<NotOp>);
-  r.add("Equal", 1, any, importCompare<ComparePredicate::eq>);
+  r.add("Equal", 1, any, importEqual);
   r.add("Less", 1, any, importCompare<ComparePredicate::lt>);
   r.add("LessOrEqual", 12, any, importCompare<ComparePredicate::le>);
   r.add("Greater", 1, any, importCompare<ComparePredicate::gt>);

@@ -353,7 +353,9 @@ Value reshapeLike(NodeContext &ctx, Value v, Value like) {
     return {};
   SmallVector<int64_t> spec(type.getShape());
   int64_t dynamic = llvm::count_if(spec, ShapedType::isDynamic);
-  if (dynamic <= 1) {
+  // (A 0 in a reshape's spec copies the input's dim: a dim of size 0 goes
+  // the dynamic way, which takes sizes as they are.)
+  if (dynamic <= 1 && !llvm::is_contained(spec, 0)) {
     for (int64_t &s : spec)
       s = ShapedType::isDynamic(s) ? -1 : s;
     return ctx.make<ReshapeOp>(v, ctx.i64s(spec));

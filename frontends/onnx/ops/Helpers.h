@@ -155,6 +155,13 @@ mlir::Value countBefore(NodeContext &ctx, mlir::Value flags, int64_t rank);
 mlir::Value squeezeFlagged(NodeContext &ctx, mlir::Value v, mlir::Value flags,
                            int64_t resultRank);
 
+/// Cast / CastLike when the input or the target (`to`, ONNX's data type;
+/// `target` its kiln type, null for strings) is a string tensor
+/// (ops/Strings.cpp).
+llvm::LogicalResult castStrings(NodeContext &ctx, int to, mlir::Type target);
+/// Equal of two string tensors (ops/Strings.cpp).
+llvm::LogicalResult compareStrings(NodeContext &ctx);
+
 } // namespace kiln::onnx_frontend
 
 #endif // KILN_FRONTENDS_ONNX_OPS_HELPERS_H

@@ -173,7 +173,7 @@ LogicalResult importLinearClassifier(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({"classlabels_ints", "classlabels_strings", "coefficients",
                           "intercepts", "multi_class", "post_transform"});
   if (ctx.hasAttr("classlabels_strings"))
-    return ctx.unsupported("string class labels (Kiln has no string tensors)");
+    return ctx.unsupported("string class labels (Kiln has no string constants)");
   SmallVector<int64_t> labels = ctx.intsAttr("classlabels_ints");
   Value x = mlMatrix(ctx, ctx.input(0));
   if (!x)

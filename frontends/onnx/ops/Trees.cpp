@@ -526,7 +526,7 @@ LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
                           "class_weights", "class_weights_as_tensor", "classlabels_int64s",
                           "classlabels_strings"});
   if (ctx.hasAttr("classlabels_strings"))
-    return ctx.unsupported("string class labels (Kiln has no string tensors)");
+    return ctx.unsupported("string class labels (Kiln has no string constants)");
   SmallVector<int64_t> labels = ctx.intsAttr("classlabels_int64s");
   if (labels.empty())
     return ctx.invalid("needs classlabels_int64s");

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 11u
+#define KILN_MODEL_ABI_VERSION 12u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -34,7 +34,12 @@ extern "C" {
  * 2-bit integers; a model converts them with Cast or (De)QuantizeLinear):
  * ONE ELEMENT PER BYTE, its bits in the low bits of the byte and the other
  * bits zero (int4 -1 is 0x0F), not ONNX's packing of two or four to a
- * byte. Float8 bytes are the formats' encodings (OCP / ONNX). */
+ * byte. Float8 bytes are the formats' encodings (OCP / ONNX).
+ *
+ * STRING: each element is a `const char *` to a NUL-terminated UTF-8
+ * string (ONNX's string tensors). An input's strings are the caller's and
+ * must stay valid during the run; an output's strings belong to the
+ * session and stay valid until its next run or until it is freed. */
 #define KILN_DTYPES(X)                 \
   X(F32, 1, 4, "float32")             \
   X(F64, 2, 8, "float64")             \
@@ -58,7 +63,8 @@ extern "C" {
   X(I4, 20, 1, "int4")                 \
   X(U4, 21, 1, "uint4")                \
   X(I2, 22, 1, "int2")                 \
-  X(U2, 23, 1, "uint2")
+  X(U2, 23, 1, "uint2")                \
+  X(STRING, 24, 8, "string")
 
 typedef enum kiln_dtype {
 #define KILN_DTYPE_ENUM(NAME, VALUE, BYTES, TEXT) KILN_DTYPE_##NAME = VALUE,
@@ -204,6 +210,10 @@ typedef struct kiln_runtime_services {
   int (*launch_kernel)(void *state, uint32_t kernel, const uint32_t grid[3],
                        const uint32_t block[3], void **params);
   void *(*device_constant)(void *state, uint32_t index, const void *host, size_t bytes);
+  /* Storage for the strings a run makes (a string output's elements):
+   * `bytes` that stay valid until the session's next run or its end, never
+   * released by the code; NULL when out of memory. */
+  void *(*allocate_strings)(void *state, size_t bytes);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.

@@ -63,7 +63,7 @@ save("future-opset.onnx", helper.make_graph(
     [helper.make_node("Relu", ["x"], ["y"])], "g", [vi("x")], [vi("y")]), opset=99)
 # Two unsupported ops and one unsupported attribute, all to be listed.
 save("several-unsupported.onnx", helper.make_graph(
-    [helper.make_node("StringNormalizer", ["x"], ["u"], name="normalize"),
+    [helper.make_node("RandomUniformLike", ["x"], ["u"], name="uniform"),
      helper.make_node("Bernoulli", ["x"], ["n"], name="bernoulli"),
      helper.make_node("LpPool", ["img"], ["p"], name="lp_pool_ceil", kernel_shape=[3, 3],
                       strides=[2, 2], ceil_mode=1)],
