@@ -55,6 +55,30 @@ std::string entryPointSource(const ArtifactContents &info, const std::set<int64_
         "    if (r < 0) return;\n"
         "  }\n"
         "}\n\n";
+  // float32 / float64 to bfloat16 on a processor without its instructions
+  // (avx512bf16): LLVM calls compiler-rt's __truncsfbf2 / __truncdfbf2,
+  // which libgcc (GCC 12) lacks, so an artifact compiled for such a host
+  // did not load. The artifact carries them, weak (a program linking a
+  // static artifact with compiler-rt takes compiler-rt's) and hidden;
+  // rounding to nearest even, NaN kept quiet. x86-64 returns bfloat16 in
+  // xmm0, where _Float16 goes too.
+  os << "#if defined(__x86_64__)\n"
+        "static uint16_t kiln_bfloat16_bits(uint32_t f) {\n"
+        "  if ((f & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((f >> 16) | 0x40u);\n"
+        "  return (uint16_t)((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);\n}\n"
+        "static _Float16 kiln_as_return(uint16_t bits) {\n"
+        "  _Float16 r;\n  memcpy(&r, &bits, 2);\n  return r;\n}\n"
+        "__attribute__((weak, visibility(\"hidden\"))) _Float16 __truncsfbf2(float x) {\n"
+        "  uint32_t f;\n  memcpy(&f, &x, 4);\n  return kiln_as_return(kiln_bfloat16_bits(f));\n}\n"
+        "__attribute__((weak, visibility(\"hidden\"))) _Float16 __truncdfbf2(double x) {\n"
+        "  /* Through float32 with round-to-odd, so that rounding twice\n"
+        "   * gives the once-rounded result. */\n"
+        "  float y = (float)x;\n  uint32_t f;\n  memcpy(&f, &y, 4);\n"
+        "  if (y == y && (double)y != x && (f & 0x7fffffffu) < 0x7f800000u) {\n"
+        "    if (((double)y > x) == (x > 0)) f -= 1; /* rounded away from zero */\n"
+        "    f |= 1u;\n  }\n"
+        "  return kiln_as_return(kiln_bfloat16_bits(f));\n}\n"
+        "#endif\n\n";
   std::set<int64_t> ranks = extraRanks;
   if (info.strings)
     ranks.insert(1);

@@ -369,6 +369,17 @@ void _mlir_ciface_kiln_string_split_part(memref1 *in, memref1 *part, memref1 *de
     }
   }
 }
+/* String constants: the strings at `offsets` in the constant `text` (the
+ * artifact's read-only data, as long as it is loaded). */
+void _mlir_ciface_kiln_string_at(memref1 *offsets, memref1 *text, memref1 *out) {
+  const char *base = (const char *)text->aligned + text->offset;
+  if (text->sizes[0] > 1 && text->strides[0] != 1) { call_failed = 1; return; }
+  for (int64_t i = 0; i < offsets->sizes[0]; ++i) {
+    int64_t at = KILN_AT(offsets, int64_t, i);
+    if (at < 0 || at >= text->sizes[0]) { call_failed = 1; return; }
+    KILN_AT(out, int64_t, i) = (int64_t)(intptr_t)(base + at);
+  }
+}
 void _mlir_ciface_kiln_string_equal(memref1 *a, memref1 *b, memref1 *out) {
   for (int64_t i = 0; i < a->sizes[0]; ++i)
     KILN_AT(out, uint8_t, i) = (uint8_t)(strcmp(kiln_text(KILN_AT(a, int64_t, i)),

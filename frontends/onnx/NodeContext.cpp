@@ -135,6 +135,12 @@ llvm::LogicalResult NodeContext::setStringOutput(size_t i, mlir::Value value) {
   return llvm::success();
 }
 
+mlir::Value NodeContext::asString(mlir::Value value) {
+  if (value)
+    state.strings.insert(value);
+  return value;
+}
+
 std::optional<Sequence> NodeContext::sequenceInput(size_t i) {
   if (!hasInput(i)) {
     invalid("required input " + llvm::Twine(i) + " is missing");

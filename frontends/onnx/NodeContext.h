@@ -163,6 +163,8 @@ public:
   llvm::LogicalResult setSequenceOutput(size_t i, Sequence value);
   /// Output i is the string tensor `value` (i64 handles).
   llvm::LogicalResult setStringOutput(size_t i, mlir::Value value);
+  /// Marks `value` a string tensor (i64 handles); gives it back.
+  mlir::Value asString(mlir::Value value);
   /// setOutput for all but the last output of a node; a failure is
   /// recorded and comes back from finish() or the last setOutput.
   void bindOutput(size_t i, mlir::Value value) { (void)setOutput(i, value); }

@@ -9,7 +9,9 @@ case action, stopwords with and without case, every string a stopword,
 (NaN, infinities, -0, the 1e-4 and 1e16 bounds of positional notation,
 integers), Equal of strings with broadcasting, strings moved by Reshape,
 Transpose, Gather, Concat, Slice and Identity; StringConcat, StringSplit
-(Python's str.split), RegexFullMatch (Python's re.fullmatch), LabelEncoder.
+(Python's str.split), RegexFullMatch (Python's re.fullmatch), LabelEncoder;
+string constants (initializers, Constant, LabelEncoder's string values,
+the classifiers' string labels).
 And the refusals: an
 arithmetic op reading strings names the tensor, and the CUDA target
 refuses string models.
@@ -288,6 +290,73 @@ m = helper.make_model(helper.make_graph(
 run_case("label_encoder_ints", m, [{"x": np.array([[3, 1, 4], [1, 5, 9]], np.int64)}],
          lambda f: {"y": np.array([[{3: 0.5, 1: 1.5, 4: 2.5}.get(int(v), -0.0) for v in row]
                                    for row in f["x"]], np.float32)})
+
+# --- String constants: initializers, Constant, string values and labels ----
+
+ml = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 2)]
+
+
+def ml_model(nodes, inputs, outputs, initializers=(), opsets=ml):
+    return helper.make_model(helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs],
+        [helper.make_tensor_value_info(*o) for o in outputs], list(initializers)),
+        opset_imports=opsets)
+
+
+names = helper.make_tensor("names", STRING, [2, 2], [b"ant", b"bee", b"", b"D\xc3\xa9j\xc3\xa0"])
+m = ml_model([helper.make_node("Constant", [], ["suffix"], value_strings=["-x", "-y"]),
+              helper.make_node("StringConcat", ["names", "suffix"], ["joined"]),
+              helper.make_node("Equal", ["x", "names"], ["same"])],
+             [("x", STRING, [2, 2])], [("joined", STRING, [2, 2]), ("same", TensorProto.BOOL, [2, 2])],
+             [names], [helper.make_opsetid("", 20)])
+NAMES = np.array([["ant", "bee"], ["", "Déjà"]], dtype=object)
+run_case("string_constants", m, [{"x": strings("ant", "cow", "", "déjà", shape=(2, 2))}],
+         lambda f: {"joined": np.array([[a + b for a, b in zip(row, ["-x", "-y"])] for row in NAMES],
+                                       dtype=object),
+                    "same": f["x"] == NAMES})
+
+m = ml_model([helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                               keys_strings=["cat", "dog"], values_strings=["CAT", "DOG"],
+                               default_string="?")],
+             [("x", STRING, ["N"])], [("y", STRING, ["N"])])
+run_case("label_encoder_to_strings", m, [{"x": strings("dog", "emu", "cat")}],
+         lambda f: {"y": np.array([{"cat": "CAT", "dog": "DOG"}.get(s, "?") for s in f["x"]],
+                                  dtype=object)})
+m = ml_model([helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                               keys_int64s=[5, 7], values_strings=["five", "seven"])],
+             [("x", TensorProto.INT64, [3])], [("y", STRING, [3])])
+run_case("label_encoder_ints_to_strings", m, [{"x": np.array([7, 1, 5], np.int64)}],
+         lambda f: {"y": np.array(["seven", "_Unused", "five"], dtype=object)})
+m = ml_model([helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                               classes_strings=["a", "b", "c"], default_string="none")],
+             [("x", TensorProto.INT64, [4])], [("y", STRING, [4])],
+             opsets=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 1)])
+run_case("label_encoder_1_ints_to_strings", m, [{"x": np.array([2, 0, 3, -1], np.int64)}],
+         lambda f: {"y": np.array(["c", "a", "none", "none"], dtype=object)})
+
+tree = helper.make_node(
+    "TreeEnsembleClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml",
+    nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[0, 0, 0],
+    nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.5, 0.0, 0.0],
+    nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0],
+    class_treeids=[0, 0], class_nodeids=[1, 2], class_ids=[0, 1], class_weights=[1.0, 1.0],
+    classlabels_strings=["cat", "dog"])
+m = ml_model([tree], [("x", TensorProto.FLOAT, ["N", 1])],
+             [("label", STRING, ["N"]), ("scores", TensorProto.FLOAT, ["N", 2])])
+run_case("tree_classifier_string_labels", m,
+         [{"x": np.array([[0.2], [0.9], [0.5]], np.float32)}],
+         lambda f: {"label": np.array(["cat" if v <= 0.5 else "dog" for v in f["x"][:, 0]],
+                                      dtype=object)})
+linear = helper.make_node("LinearClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml",
+                          coefficients=[1.0, 0.0, 0.0, 1.0], intercepts=[0.0, 0.0],
+                          classlabels_strings=["a", "b"])
+m = ml_model([linear], [("x", TensorProto.FLOAT, ["N", 2])],
+             [("label", STRING, ["N"]), ("scores", TensorProto.FLOAT, ["N", 2])])
+run_case("linear_classifier_string_labels", m,
+         [{"x": np.array([[2, 1], [0, 3], [-1, -2]], np.float32)}],
+         lambda f: {"label": np.array(["a" if r[0] >= r[1] else "b" for r in f["x"]],
+                                      dtype=object),
+                    "scores": f["x"]})
 
 # --- Refusals ----------------------------------------------------------------
 

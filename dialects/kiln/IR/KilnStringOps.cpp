@@ -17,7 +17,7 @@ LogicalResult StringOp::verify() {
   size_t operands = llvm::StringSwitch<size_t>(kind)
                         .Cases({"lower", "upper", "copy", "parse", "format"}, 1)
                         .Cases({"in_set", "in_set_nocase", "equal", "concat", "index_of",
-                                "regex_match"},
+                                "regex_match", "at"},
                                2)
                         .Case("split_count", 3)
                         .Case("split_part", 4)
@@ -33,7 +33,8 @@ LogicalResult StringOp::verify() {
     return success();
   }
   if (in != handle)
-    return emitOpError("'") << kind << "' reads i64 string handles";
+    return emitOpError("'") << kind << "' reads i64 "
+                            << (kind == "at" ? "offsets" : "string handles");
   // Operands read elementwise with the first: of its shape.
   auto sameShape = [&](unsigned i) {
     RankedTensorType a = typeOf(0), b = typeOf(i);
@@ -49,7 +50,7 @@ LogicalResult StringOp::verify() {
     return typeOf(i).getElementType().isInteger(8) && typeOf(i).getRank() == 1;
   };
   Type wanted = llvm::StringSwitch<Type>(kind)
-                    .Cases({"lower", "upper", "copy", "concat", "split_part"}, handle)
+                    .Cases({"lower", "upper", "copy", "concat", "split_part", "at"}, handle)
                     .Cases({"in_set", "in_set_nocase", "equal", "regex_match"}, i1)
                     .Cases({"index_of", "split_count"}, handle)
                     .Default(Type());
@@ -60,7 +61,7 @@ LogicalResult StringOp::verify() {
   if ((kind == "equal" || kind == "concat") && !sameShape(1))
     return emitOpError("'") << kind << "' reads two handle tensors of the same shape";
   if ((kind == "in_set" || kind == "in_set_nocase" || kind == "index_of" ||
-       kind == "regex_match") &&
+       kind == "regex_match" || kind == "at") &&
       !isText(1))
     return emitOpError("'") << kind << "' takes its text as a 1-D i8 tensor";
   if (kind == "split_count" && (!isText(1) || !typeOf(2).getElementType().isInteger(64)))

@@ -44,6 +44,10 @@ def Kiln_StringOp : Kiln_InferredOp<"string"> {
       regular expression (with GNU's `\w`, `\W`, `\s`, `\S`, `\b`) in
       the second operand (its bytes, NUL-terminated); an expression that
       does not compile stops the run. Result: i1.
+    - `at`: string constants: the address of the byte at each offset
+      (the first operand, i64) in the second operand (a constant i8
+      tensor holding NUL-terminated strings, in the artifact's read-only
+      data). Result: handles.
     - `split_count`: how many pieces the string splits into at the
       delimiter in the second operand (NUL-terminated bytes; empty: at
       runs of whitespace), splitting at most as many times as the limit

@@ -19,6 +19,25 @@ namespace kiln::onnx_frontend {
 namespace {
 
 LogicalResult importConstant(NodeContext &ctx) {
+  // Strings: a string constant (ops/Strings.cpp).
+  if (const onnx::AttributeProto *a = ctx.attr("value");
+      a && a->has_t() && a->t().data_type() == onnx::TensorProto::STRING) {
+    SmallVector<int64_t> dims(a->t().dims().begin(), a->t().dims().end());
+    int64_t count = 1;
+    for (int64_t d : dims)
+      count = d < 0 || (d != 0 && count > (int64_t(1) << 40) / d) ? -1 : count * d;
+    if (count != a->t().string_data_size())
+      return ctx.invalid(llvm::Twine(a->t().string_data_size()) + " strings for the value's dims");
+    std::vector<std::string> strings(a->t().string_data().begin(), a->t().string_data().end());
+    return ctx.setStringOutput(0, stringConstant(ctx, strings, dims));
+  }
+  if (const onnx::AttributeProto *a = ctx.attr("value_string"))
+    return ctx.setStringOutput(0, stringConstant(ctx, {a->s()}, {}));
+  if (const onnx::AttributeProto *a = ctx.attr("value_strings")) {
+    std::vector<std::string> strings(a->strings().begin(), a->strings().end());
+    return ctx.setStringOutput(
+        0, stringConstant(ctx, strings, {static_cast<int64_t>(strings.size())}));
+  }
   if (DenseElementsAttr value = ctx.tensorAttr("value"))
     return ctx.setOutput(0, ctx.constant(value));
   if (ctx.failed())
@@ -46,8 +65,6 @@ LogicalResult importConstant(NodeContext &ctx) {
   }
   if (ctx.hasAttr("sparse_value"))
     return ctx.unsupported("sparse constants");
-  if (ctx.hasAttr("value_string") || ctx.hasAttr("value_strings"))
-    return ctx.unsupported("string constants");
   return ctx.invalid("Constant has no value attribute");
 }
 

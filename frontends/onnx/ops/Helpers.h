@@ -161,6 +161,15 @@ mlir::Value squeezeFlagged(NodeContext &ctx, mlir::Value v, mlir::Value flags,
 llvm::LogicalResult castStrings(NodeContext &ctx, int to, mlir::Type target);
 /// Equal of two string tensors (ops/Strings.cpp).
 llvm::LogicalResult compareStrings(NodeContext &ctx);
+/// A string constant of `shape` (row-major `strings`): its text an i8
+/// constant of the artifact, the handles `kiln.string "at"` its offsets
+/// (ops/Strings.cpp). The caller marks it a string tensor.
+mlir::Value buildStringConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                llvm::ArrayRef<std::string> strings,
+                                llvm::ArrayRef<int64_t> shape);
+/// The same in a node's importer, marked a string tensor.
+mlir::Value stringConstant(NodeContext &ctx, llvm::ArrayRef<std::string> strings,
+                           llvm::ArrayRef<int64_t> shape);
 
 } // namespace kiln::onnx_frontend
 

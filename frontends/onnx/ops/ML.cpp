@@ -168,13 +168,18 @@ LogicalResult importLinearRegressor(NodeContext &ctx) {
 /// LinearClassifier, as ONNX's reference: one score per coefficient row
 /// (one row for two classes gives [-s, s]), the post transform, the label
 /// of the best score (one score: the first label where it reaches 0, or
-/// 0.5 after a transform, else 0). Integer labels only.
+/// 0.5 after a transform, else 0); integer labels, or strings from a
+/// string constant.
 LogicalResult importLinearClassifier(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({"classlabels_ints", "classlabels_strings", "coefficients",
                           "intercepts", "multi_class", "post_transform"});
-  if (ctx.hasAttr("classlabels_strings"))
-    return ctx.unsupported("string class labels (Kiln has no string constants)");
+  // String labels: their positions stand for them until the end.
+  std::vector<std::string> names;
+  if (const onnx::AttributeProto *a = ctx.attr("classlabels_strings"))
+    names.assign(a->strings().begin(), a->strings().end());
   SmallVector<int64_t> labels = ctx.intsAttr("classlabels_ints");
+  for (size_t i = 0; i < names.size(); ++i)
+    labels.push_back(static_cast<int64_t>(i));
   Value x = mlMatrix(ctx, ctx.input(0));
   if (!x)
     return failure();
@@ -199,7 +204,15 @@ LogicalResult importLinearClassifier(NodeContext &ctx) {
                          " scores");
     Value best = ctx.make<ArgMaxOp>(scores, ctx.i64(1), ctx.b.getBoolAttr(false),
                                     ctx.b.getBoolAttr(false));
-    label = ctx.make<GatherOp>(ctx.indices(labels), best, ctx.i64(0));
+    Value table = names.empty()
+                      ? ctx.indices(labels)
+                      : stringConstant(ctx, names, {static_cast<int64_t>(names.size())});
+    label = ctx.make<GatherOp>(table, best, ctx.i64(0));
+    if (!names.empty())
+      ctx.asString(label);
+  } else if (!names.empty()) {
+    return ctx.unsupported("one score with string labels (ONNX's reference labels the "
+                           "other class 0)");
   } else {
     Value reached = compare(ctx, ComparePredicate::ge, ctx.make<ReshapeOp>(scores, ctx.i64s({-1})),
                             ctx.scalarLike(scores, post == "NONE" ? 0.0 : 0.5));

@@ -275,8 +275,8 @@ LogicalResult importStringSplit(NodeContext &ctx) {
 }
 
 /// LabelEncoder: each input's value among the keys (strings, integers or
-/// floats) mapped to the value at the same position, or the default.
-/// Values are numbers (string values would be string constants).
+/// floats) mapped to the value at the same position (numbers, or strings
+/// from a string constant), or the default.
 LogicalResult importLabelEncoder(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({"keys_strings", "keys_int64s", "keys_floats", "keys_tensor",
                           "values_strings", "values_int64s", "values_floats", "values_tensor",
@@ -302,11 +302,28 @@ LogicalResult importLabelEncoder(NodeContext &ctx) {
   };
   DenseElementsAttr values;
   Attribute fallback;
+  // String values: a string constant, and the default string.
+  std::optional<std::vector<std::string>> stringValues;
+  std::string defaultString = ctx.stringAttr("default_string", "_Unused");
+  if (ctx.opset == 1 && !ctx.isString(0)) {
+    // classes_strings: the string at an integer's position.
+    stringValues = stringsOf("classes_strings");
+    if (!stringValues)
+      return ctx.invalid("needs classes_strings");
+    int64_t n = static_cast<int64_t>(stringValues->size());
+    Value index = x;
+    if (NodeContext::elementTypeOf(index) != i64)
+      index = ctx.cast(index, i64);
+    Value found = ctx.make<AndOp>(compare(ctx, ComparePredicate::ge, index, i64Scalar(ctx, 0)),
+                                  compare(ctx, ComparePredicate::lt, index, i64Scalar(ctx, n)));
+    Value safe = ctx.make<SelectOp>(found, index, i64Scalar(ctx, 0));
+    Value mapped = ctx.make<GatherOp>(stringConstant(ctx, *stringValues, {n}), safe, ctx.i64(0));
+    return ctx.setStringOutput(0, ctx.make<SelectOp>(found, mapped,
+                                                     stringConstant(ctx, {defaultString}, {})));
+  }
   if (ctx.opset == 1) {
     // classes_strings: a string's position, or default_int64.
     stringKeys = stringsOf("classes_strings");
-    if (!ctx.isString(0))
-      return ctx.unsupported("LabelEncoder 1 from integers to strings (string constants)");
     std::vector<int64_t> positions(stringKeys ? stringKeys->size() : 0);
     for (size_t i = 0; i < positions.size(); ++i)
       positions[i] = static_cast<int64_t>(i);
@@ -315,8 +332,23 @@ LogicalResult importLabelEncoder(NodeContext &ctx) {
         ArrayRef<int64_t>(positions));
     fallback = ctx.b.getI64IntegerAttr(ctx.intAttr("default_int64", -1));
   } else {
-    if (ctx.hasAttr("values_strings") || stringsOf("values_tensor"))
-      return ctx.unsupported("string values (Kiln has no string constants)");
+    stringValues = ctx.hasAttr("values_strings") ? stringsOf("values_strings")
+                                                 : stringsOf("values_tensor");
+    if (stringValues) {
+      // The values' positions stand for them until the end.
+      std::vector<int64_t> positions(stringValues->size());
+      for (size_t i = 0; i < positions.size(); ++i)
+        positions[i] = static_cast<int64_t>(i);
+      values = DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(positions.size())}, i64),
+          ArrayRef<int64_t>(positions));
+      if (const onnx::AttributeProto *given = ctx.attr("default_tensor")) {
+        if (given->t().data_type() != onnx::TensorProto::STRING ||
+            given->t().string_data_size() != 1)
+          return ctx.invalid("default_tensor must be one string for string values");
+        defaultString = given->t().string_data(0);
+      }
+    }
     stringKeys = ctx.hasAttr("keys_strings") ? stringsOf("keys_strings") : stringsOf("keys_tensor");
     if (!stringKeys) {
       if (ctx.hasAttr("keys_tensor")) {
@@ -331,7 +363,9 @@ LogicalResult importLabelEncoder(NodeContext &ctx) {
             RankedTensorType::get({static_cast<int64_t>(keys.size())}, f32), ArrayRef<float>(keys));
       }
     }
-    if (ctx.hasAttr("values_tensor")) {
+    if (stringValues) {
+      // (set above)
+    } else if (ctx.hasAttr("values_tensor")) {
       values = ctx.tensorAttr("values_tensor");
     } else if (ctx.hasAttr("values_int64s")) {
       SmallVector<int64_t> v = ctx.intsAttr("values_int64s");
@@ -345,7 +379,9 @@ LogicalResult importLabelEncoder(NodeContext &ctx) {
     if (!values)
       return ctx.invalid("needs values (values_int64s, values_floats or values_tensor)");
     Type element = values.getElementType();
-    if (DenseElementsAttr given = ctx.tensorAttr("default_tensor")) {
+    if (stringValues) {
+      fallback = ctx.b.getI64IntegerAttr(-1);
+    } else if (DenseElementsAttr given = ctx.tensorAttr("default_tensor")) {
       if (given.getNumElements() != 1 || given.getElementType() != element)
         return ctx.invalid("default_tensor must be one value of the values' type");
       fallback = given.getValues<Attribute>()[0];
@@ -385,6 +421,12 @@ LogicalResult importLabelEncoder(NodeContext &ctx) {
     return count == 0 ? ctx.invalid("needs at least one key") : failure();
   Value found = compare(ctx, ComparePredicate::ge, index, i64Scalar(ctx, 0));
   Value safe = ctx.make<MaxOp>(index, i64Scalar(ctx, 0));
+  if (stringValues) {
+    Value table = stringConstant(ctx, *stringValues, {count});
+    Value mapped = ctx.make<GatherOp>(table, safe, ctx.i64(0));
+    return ctx.setStringOutput(0, ctx.make<SelectOp>(found, mapped,
+                                                     stringConstant(ctx, {defaultString}, {})));
+  }
   Value mapped = ctx.make<GatherOp>(ctx.constant(values), safe, ctx.i64(0));
   auto scalarType = RankedTensorType::get({}, values.getElementType());
   Value otherwise = ctx.constant(DenseElementsAttr::get(scalarType, fallback));
@@ -392,6 +434,37 @@ LogicalResult importLabelEncoder(NodeContext &ctx) {
 }
 
 } // namespace
+
+Value buildStringConstant(OpBuilder &b, Location loc, ArrayRef<std::string> strings,
+                          ArrayRef<int64_t> shape) {
+  Type i64 = b.getI64Type();
+  auto type = RankedTensorType::get(shape, i64);
+  if (strings.empty())
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getZeroAttr(i64)));
+  std::vector<int8_t> bytes;
+  std::vector<int64_t> offsets;
+  for (const std::string &s : strings) {
+    offsets.push_back(static_cast<int64_t>(bytes.size()));
+    bytes.insert(bytes.end(), s.begin(), s.end());
+    bytes.push_back(0);
+  }
+  int64_t n = static_cast<int64_t>(strings.size());
+  Value text = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get({static_cast<int64_t>(bytes.size())},
+                                                           b.getI8Type()),
+                                     ArrayRef<int8_t>(bytes)));
+  Value at = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get({n}, i64), ArrayRef<int64_t>(offsets)));
+  Value handles = StringOp::create(b, loc, RankedTensorType::get({n}, i64), b.getStringAttr("at"),
+                                   TypeAttr::get(i64), ValueRange{at, text});
+  if (shape.size() == 1)
+    return handles;
+  return ReshapeOp::create(b, loc, type, handles, b.getDenseI64ArrayAttr(shape));
+}
+
+Value stringConstant(NodeContext &ctx, ArrayRef<std::string> strings, ArrayRef<int64_t> shape) {
+  return ctx.asString(buildStringConstant(ctx.b, ctx.loc, strings, shape));
+}
 
 LogicalResult castStrings(NodeContext &ctx, int to, Type target) {
   Value x = ctx.input(0);

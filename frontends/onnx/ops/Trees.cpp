@@ -519,17 +519,21 @@ LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
 /// class weights of the leaves reached summed per class over base_values;
 /// when every weight names one class (a binary model) its score is class
 /// 1's and class 0's is 1 - it (NONE, PROBIT) or its negation; then the
-/// post transform; the label is the class of the highest score. Integer
-/// labels only.
+/// post transform; the label is the class of the highest score (integer
+/// labels, or strings from a string constant).
 LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
   ctx.rejectUnknownAttrs({KILN_TREE_NODE_ATTRS, "class_ids", "class_nodeids", "class_treeids",
                           "class_weights", "class_weights_as_tensor", "classlabels_int64s",
                           "classlabels_strings"});
-  if (ctx.hasAttr("classlabels_strings"))
-    return ctx.unsupported("string class labels (Kiln has no string constants)");
+  // String labels: their positions stand for them until the end.
+  std::vector<std::string> names;
+  if (const onnx::AttributeProto *a = ctx.attr("classlabels_strings"))
+    names.assign(a->strings().begin(), a->strings().end());
   SmallVector<int64_t> labels = ctx.intsAttr("classlabels_int64s");
+  for (size_t i = 0; i < names.size(); ++i)
+    labels.push_back(static_cast<int64_t>(i));
   if (labels.empty())
-    return ctx.invalid("needs classlabels_int64s");
+    return ctx.invalid("needs classlabels_int64s or classlabels_strings");
   Value x = treeInput(ctx);
   Forest f;
   if (!x || failed(parseForest(ctx, "class", f)))
@@ -557,6 +561,8 @@ LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
                      ? ctx.make<SubOp>(ctx.scalarLike(one, 1.0), one)
                      : ctx.make<NegOp>(one);
     scores = ctx.make<ConcatOp>(ValueRange{zero, one}, ctx.i64(1));
+    if (classes == 1 && !names.empty())
+      return ctx.unsupported("one string label (ONNX's reference labels the other class 0)");
     if (classes == 1)
       labels = {0, labels[0]};
   }
@@ -565,7 +571,11 @@ LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
     return failure();
   Value best = ctx.make<ArgMaxOp>(scores, ctx.i64(1), ctx.b.getBoolAttr(false),
                                   ctx.b.getBoolAttr(false));
-  ctx.bindOutput(0, ctx.make<GatherOp>(ctx.indices(labels), best, ctx.i64(0)));
+  Value table = names.empty()
+                    ? ctx.indices(labels)
+                    : stringConstant(ctx, names, {static_cast<int64_t>(names.size())});
+  Value label = ctx.make<GatherOp>(table, best, ctx.i64(0));
+  ctx.bindOutput(0, names.empty() ? label : ctx.asString(label));
   return ctx.setOutput(1, scores);
 }
 

@@ -157,6 +157,41 @@ def main():
     onnx.save(m, os.path.join(out, "weights.onnx"))
     save(os.path.join(out, "weights_w.pb"), tensor("wf", 1, [5], floats([-8, -1, 0, 3, 7])))
     save(os.path.join(out, "weights_u.pb"), tensor("uf", 1, [3], floats([1, 15, 9])))
+
+    # float32 and float64 to bfloat16, rounded to nearest even: ties both
+    # ways, NaN, infinities, and a float64 just above a tie that rounding
+    # through float32 first would get wrong. Computed here exactly.
+    def bf16_of(v):
+        if math.isnan(v):
+            return 0x7FC0
+        if math.isinf(v) or v == 0:
+            return struct.unpack("<I", struct.pack("<f", v))[0] >> 16
+        m, e = math.frexp(abs(v))  # |v| = m * 2^e, 0.5 <= m < 1
+        q = round(m * 2 ** 8)  # 8 significant bits, ties to even
+        r = math.ldexp(q, e - 8)
+        if r >= 2.0 ** 128:
+            r = math.inf
+        return struct.unpack("<I", struct.pack("<f", math.copysign(r, v)))[0] >> 16
+
+    f32_bits = [0x3F808000, 0x3F818000, 0x3F80FFFF, 0xBF808001, 0x7F7FFFFF, 0x00000000,
+                0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x3EAAAAAB, 0x42F6E979]
+    xs = [struct.unpack("<f", struct.pack("<I", b))[0] for b in f32_bits]
+    ds = [1 + 2 ** -8 + 2 ** -30, 1 + 2 ** -8, -(3 + 2 ** -7 + 2 ** -40), 0.1, 1e38, -2.5e-30,
+          math.inf, -math.inf, math.nan, 0.0, 65504.0, 1 / 3]
+    n = len(xs)
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=16), helper.make_node("Cast", ["d"], ["z"], to=16)],
+        "g", [helper.make_tensor_value_info("x", 1, [n]), helper.make_tensor_value_info("d", 11, [n])],
+        [helper.make_tensor_value_info("y", 16, [n]), helper.make_tensor_value_info("z", 16, [n])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(out, "bf16.onnx"))
+    save(os.path.join(out, "bf16_x.pb"), tensor("x", 1, [n], floats(xs)))
+    save(os.path.join(out, "bf16_d.pb"), tensor("d", 11, [n], struct.pack(f"<{n}d", *ds)))
+    save(os.path.join(out, "bf16_y.pb"),
+         tensor("y", 16, [n], struct.pack(f"<{n}H", *[bf16_of(v) for v in xs])))
+    save(os.path.join(out, "bf16_z.pb"),
+         tensor("z", 16, [n], struct.pack(f"<{n}H", *[bf16_of(v) for v in ds])))
     return 0
 
 
