@@ -138,9 +138,9 @@ static int make_scratchpad(kiln_library_state *state, variant *v,
 }
 
 static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
-                            const_dnnl_op_desc_t op, const dnnl_memory_desc_t *src_md,
-                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
-                            const dnnl_memory_desc_t *bias_md);
+                            const_dnnl_op_desc_t op, const_dnnl_op_desc_t fallback,
+                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
+                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md);
 
 /* Prepacked weights: their bytes are laid out as the descriptor says,
  * not as `plain` (which must have the same dims). */
@@ -203,14 +203,27 @@ static int prepare_conv(kiln_library_state *state, prepared_call *c, variant *v,
   dnnl_dims_t bias_dims = {d->output_dims[1]};
   if (d->has_bias && dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_a))
     return 1;
-  dnnl_convolution_desc_t conv;
+  /* `free_layouts`: the same convolution with oneDNN choosing the
+   * activations' layouts too, for when it has no fast kernel for the
+   * channels-last ones (oneDNN 2.6 on AVX2 runs a stem convolution of 3
+   * input channels from NHWC in its reference kernel, 100x slower). */
+  dnnl_convolution_desc_t conv, free_layouts;
   if (dnnl_dilated_convolution_forward_desc_init(&conv, dnnl_forward_inference,
                                                  dnnl_convolution_direct, &src_any, &weights_any,
                                                  d->has_bias ? &bias_md : NULL, &dst_any, strides,
                                                  dilates, pad_l, pad_r))
     return 1;
-  if (finish_primitive(state, c, v, &conv, &src_md, &weights_md, &dst_md,
-                       d->has_bias ? &bias_md : NULL))
+  int has_fallback = src_last || dst_last;
+  if (has_fallback &&
+      (dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, dnnl_format_tag_any) ||
+       dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, dnnl_format_tag_any) ||
+       dnnl_dilated_convolution_forward_desc_init(
+           &free_layouts, dnnl_forward_inference, dnnl_convolution_direct, &src_any,
+           &weights_any, d->has_bias ? &bias_md : NULL, &dst_any, strides, dilates, pad_l,
+           pad_r)))
+    return 1;
+  if (finish_primitive(state, c, v, &conv, has_fallback ? &free_layouts : NULL, &src_md,
+                       &weights_md, &dst_md, d->has_bias ? &bias_md : NULL))
     return 1;
   v->batch = batch;
   return 0;
@@ -281,10 +294,17 @@ static packing *pack_weights(kiln_library_state *state, prepared_call *c, varian
  * out as `src_md`, `w_md` (NULL: the kind has no weights), `dst_md`;
  * where the primitive chose another layout, reorders to and from it are
  * prepared, and constant weights are packed (once per layout). */
+/* Whether oneDNN implements `pd` with a reference (unoptimised) kernel. */
+static int is_reference(const_dnnl_primitive_desc_t pd) {
+  const char *impl = NULL;
+  return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+         impl && strncmp(impl, "ref", 3) == 0;
+}
+
 static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
-                            const_dnnl_op_desc_t op, const dnnl_memory_desc_t *src_md,
-                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
-                            const dnnl_memory_desc_t *bias_md) {
+                            const_dnnl_op_desc_t op, const_dnnl_op_desc_t fallback,
+                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
+                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md) {
   dnnl_primitive_attr_t attr;
   if (dnnl_primitive_attr_create(&attr))
     return 1;
@@ -295,6 +315,18 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   }
   dnnl_primitive_desc_t pd;
   int rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);
+  /* A reference kernel for the operands' layouts: `fallback` (oneDNN
+   * free to choose them, the operands reordered) when it has a better. */
+  dnnl_primitive_desc_t other;
+  if (!rc && fallback && is_reference(pd) &&
+      dnnl_primitive_desc_create(&other, fallback, attr, state->engine, NULL) == dnnl_success) {
+    if (is_reference(other)) {
+      dnnl_primitive_desc_destroy(other);
+    } else {
+      dnnl_primitive_desc_destroy(pd);
+      pd = other;
+    }
+  }
   dnnl_primitive_attr_destroy(attr);
   if (rc)
     return 1;
@@ -426,7 +458,7 @@ static int prepare_matmul(kiln_library_state *state, prepared_call *c, variant *
   dnnl_matmul_desc_t matmul;
   if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, d->has_bias ? &bias_md : NULL, &dst_md))
     return 1;
-  if (finish_primitive(state, c, v, &matmul, &src_md, &w_md, &dst_md,
+  if (finish_primitive(state, c, v, &matmul, NULL, &src_md, &w_md, &dst_md,
                        d->has_bias ? &bias_md : NULL))
     return 1;
   v->batch = 0;
@@ -462,7 +494,7 @@ static int prepare_pool(kiln_library_state *state, prepared_call *c, variant *v,
   dnnl_pooling_desc_t pool;
   if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
                                      &src_md, &op_dst, strides, kernel, pad_l, pad_r) ||
-      finish_primitive(state, c, v, &pool, &src_md, NULL, &dst_md, NULL))
+      finish_primitive(state, c, v, &pool, NULL, &src_md, NULL, &dst_md, NULL))
     return 1;
   v->batch = batch;
   return 0;

@@ -35,6 +35,7 @@
   X(dnnl_primitive_create) \
   X(dnnl_primitive_desc_create) \
   X(dnnl_primitive_desc_destroy) \
+  X(dnnl_primitive_desc_query) \
   X(dnnl_primitive_desc_query_md) \
   X(dnnl_primitive_destroy) \
   X(dnnl_primitive_execute) \
@@ -77,6 +78,7 @@ extern kiln_onednn_table kiln_onednn;
 #define dnnl_primitive_create KILN_ONEDNN_REDIRECT(dnnl_primitive_create)
 #define dnnl_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_create)
 #define dnnl_primitive_desc_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_destroy)
+#define dnnl_primitive_desc_query KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_query)
 #define dnnl_primitive_desc_query_md KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_query_md)
 #define dnnl_primitive_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_destroy)
 #define dnnl_primitive_execute KILN_ONEDNN_REDIRECT(dnnl_primitive_execute)
