@@ -126,21 +126,15 @@ void GraphImporter::importInitializers() {
     std::string name = init.name();
     if (init.data_type() == onnx::TensorProto::STRING) {
       // A string constant: its text in the artifact, handles to it.
-      SmallVector<int64_t> dims(init.dims().begin(), init.dims().end());
-      int64_t count = 1;
-      for (int64_t d : dims)
-        count = d < 0 || (d != 0 && count > (int64_t(1) << 40) / d) ? -1 : count * d;
-      if (count != init.string_data_size()) {
-        modelIssue(IssueKind::Invalid, "initializer '" + name + "': " +
-                                           std::to_string(init.string_data_size()) +
-                                           " strings for its dims");
+      Location loc = NameLoc::get(b.getStringAttr(name),
+                                  FileLineColLoc::get(&state.context, state.model.path, 0, 0));
+      std::string error;
+      Value v = stringTensorConstant(b, loc, init, error);
+      if (!v) {
+        modelIssue(IssueKind::Invalid, "initializer '" + name + "': " + error);
         state.poisoned.insert(name);
         continue;
       }
-      std::vector<std::string> strings(init.string_data().begin(), init.string_data().end());
-      Location loc = NameLoc::get(b.getStringAttr(name),
-                                  FileLineColLoc::get(&state.context, state.model.path, 0, 0));
-      Value v = buildStringConstant(b, loc, strings, dims);
       state.values[name] = v;
       state.strings.insert(v);
       continue;

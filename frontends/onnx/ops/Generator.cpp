@@ -22,14 +22,11 @@ LogicalResult importConstant(NodeContext &ctx) {
   // Strings: a string constant (ops/Strings.cpp).
   if (const onnx::AttributeProto *a = ctx.attr("value");
       a && a->has_t() && a->t().data_type() == onnx::TensorProto::STRING) {
-    SmallVector<int64_t> dims(a->t().dims().begin(), a->t().dims().end());
-    int64_t count = 1;
-    for (int64_t d : dims)
-      count = d < 0 || (d != 0 && count > (int64_t(1) << 40) / d) ? -1 : count * d;
-    if (count != a->t().string_data_size())
-      return ctx.invalid(llvm::Twine(a->t().string_data_size()) + " strings for the value's dims");
-    std::vector<std::string> strings(a->t().string_data().begin(), a->t().string_data().end());
-    return ctx.setStringOutput(0, stringConstant(ctx, strings, dims));
+    std::string error;
+    Value v = stringTensorConstant(ctx.b, ctx.loc, a->t(), error);
+    if (!v)
+      return ctx.invalid("the value has " + error);
+    return ctx.setStringOutput(0, ctx.asString(v));
   }
   if (const onnx::AttributeProto *a = ctx.attr("value_string"))
     return ctx.setStringOutput(0, stringConstant(ctx, {a->s()}, {}));

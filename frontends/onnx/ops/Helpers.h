@@ -170,6 +170,10 @@ mlir::Value buildStringConstant(mlir::OpBuilder &b, mlir::Location loc,
 /// The same in a node's importer, marked a string tensor.
 mlir::Value stringConstant(NodeContext &ctx, llvm::ArrayRef<std::string> strings,
                            llvm::ArrayRef<int64_t> shape);
+/// A STRING TensorProto (an initializer, Constant's value) as a string
+/// constant; null, with `error` set, when its strings do not fill its dims.
+mlir::Value stringTensorConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                 const onnx::TensorProto &tensor, std::string &error);
 
 } // namespace kiln::onnx_frontend
 
