@@ -405,8 +405,11 @@ llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,
   if (llvm::Error e = writeFile((includeDir + "/kiln_model_abi.h").str(), kModelAbiHeader))
     return e;
   // -ffile-prefix-map keeps the temporary path out of the output, so the
-  // same model compiles to the same bytes.
-  if (llvm::Error e = runTool("cc", {"-c", "-O2", "-fPIC", "-std=c11",
+  // same model compiles to the same bytes. POSIX 2008 for the string
+  // functions (strnlen, regcomp); a function called undeclared is an error,
+  // not a guess at its type.
+  if (llvm::Error e = runTool("cc", {"-c", "-O2", "-fPIC", "-std=c11", "-D_POSIX_C_SOURCE=200809L",
+                                     "-Werror=implicit-function-declaration",
                                      "-ffile-prefix-map=" + work.str().str() + "=.",
                                      "-I", (work + "/include").str(), entryFile, "-o",
                                      entryObject}))
