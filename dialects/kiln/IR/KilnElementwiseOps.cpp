@@ -304,9 +304,16 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   if (!condition)
     return {};
   Value chosen = condition.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
-  if (chosen.getType() == getType())
-    return chosen;
-  return {};
+  Value other = condition.getSplatValue<bool>() ? getOnFalse() : getOnTrue();
+  if (chosen.getType() != getType())
+    return {};
+  // With dynamic dims the same type is not the same shape: the others
+  // may stretch a dim of the chosen operand that is 1 at run time.
+  auto chosenType = cast<RankedTensorType>(chosen.getType());
+  if (!broadcastsInto(getCondition().getType(), chosenType) ||
+      !broadcastsInto(cast<RankedTensorType>(other.getType()), chosenType))
+    return {};
+  return chosen;
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {

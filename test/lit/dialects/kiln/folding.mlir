@@ -102,6 +102,23 @@ func.func @select_splat(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>,
 
 // -----
 
+// Checks that a select on a splat condition stays when the other operand
+// may stretch the chosen one at run time ([?] and [?]: 1 and 3), and
+// folds when the other cannot ([1]).
+// CHECK-LABEL: func @select_splat_dynamic
+// CHECK-SAME: (%[[A:.*]]: tensor<?xf32>, %[[B:.*]]: tensor<?xf32>, %[[C:.*]]: tensor<1xf32>)
+// CHECK: %[[S:.*]] = kiln.select
+// CHECK-NOT: kiln.select
+// CHECK: return %[[S]], %[[A]]
+func.func @select_splat_dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>, %c: tensor<1xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %t = kiln.constant dense<true> : tensor<i1>
+  %0 = kiln.select %t, %a, %b : (tensor<i1>, tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %1 = kiln.select %t, %a, %c : (tensor<i1>, tensor<?xf32>, tensor<1xf32>) -> tensor<?xf32>
+  return %0, %1 : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
 // Checks that no-op data movement folds away: same-type cast, identity
 // transpose, same-shape reshape and expand, one-input concat, full slice,
 // zero pad and a reduction over no axes.
