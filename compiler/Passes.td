@@ -346,6 +346,30 @@ def FuseElementwise : Pass<"kiln-fuse-elementwise", "mlir::ModuleOp"> {
 // Memory
 //===----------------------------------------------------------------------===//
 
+def EmptyReshapes : Pass<"kiln-empty-reshapes", "mlir::ModuleOp"> {
+  let summary = "Make each collapse of a tensor with no elements an empty tensor";
+  let description = [{
+    Runs on tensors, before bufferisation. A `tensor.collapse_shape` whose
+    source has a static 0 dim holds no elements; where that 0 shares a
+    reassociation group with a dynamic dim, one-shot bufferisation would
+    give the collapsed memref a static 0 there, which
+    `memref.collapse_shape` refuses. Such a collapse becomes a
+    `tensor.empty` of its size (the group with the 0 is 0, each other
+    dynamic group the product of its source dims) cast to its type.
+
+    Before:
+    ```mlir
+    %c = tensor.collapse_shape %t [[0, 1]] : tensor<0x?xi64> into tensor<?xi64>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<0xi64>
+    %c = tensor.cast %e : tensor<0xi64> to tensor<?xi64>
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def StackRowBuffers : Pass<"kiln-stack-row-buffers", "mlir::ModuleOp"> {
   let summary = "Put the small static buffers of an scf.forall body on the stack";
   let description = [{

@@ -107,6 +107,7 @@ static void addLinalgPhase(OpPassManager &pm, const PipelineOptions &options) {
 /// every intermediate; kiln-plan-memory then makes those with a bounded
 /// size views of one arena at fixed offsets.
 static void addPlanPhase(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createEmptyReshapes());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -22,23 +22,9 @@ namespace kiln::onnx_frontend {
 
 namespace {
 
-/// ONNX's STRING data type.
-constexpr int kOnnxString = 8;
-
 /// `kind` of kiln.string over `operands` (of one shape), computed on them
 /// flattened to one dim and given back in their shape.
 Value stringOp(NodeContext &ctx, llvm::StringRef kind, ArrayRef<Value> operands, Type element) {
-  // No strings (a static 0 dim): any tensor of the shape is the result
-  // (and buffers of such a shape with a dynamic dim do not flatten).
-  if (RankedTensorType type = operands.empty() ? nullptr : NodeContext::typeOf(operands[0]))
-    if (llvm::is_contained(type.getShape(), 0)) {
-      if (type.hasStaticShape())
-        return ctx.constant(DenseElementsAttr::get(type.clone(element),
-                                                   ctx.b.getZeroAttr(element)));
-      // A new value (not the operand, which may be a string tensor).
-      Value none = ctx.make<MulOp>(operands[0], ctx.scalarLike(operands[0], 0));
-      return ctx.cast(none, element);
-    }
   SmallVector<Value> flat;
   for (Value v : operands) {
     if (!v)
@@ -466,13 +452,27 @@ Value stringConstant(NodeContext &ctx, ArrayRef<std::string> strings, ArrayRef<i
   return ctx.asString(buildStringConstant(ctx.b, ctx.loc, strings, shape));
 }
 
+Value stringTensorConstant(OpBuilder &b, Location loc, const onnx::TensorProto &tensor,
+                           std::string &error) {
+  SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count = d < 0 || (d != 0 && count > (int64_t(1) << 40) / d) ? -1 : count * d;
+  if (count != tensor.string_data_size()) {
+    error = std::to_string(tensor.string_data_size()) + " strings for its dims";
+    return nullptr;
+  }
+  std::vector<std::string> strings(tensor.string_data().begin(), tensor.string_data().end());
+  return buildStringConstant(b, loc, strings, dims);
+}
+
 LogicalResult castStrings(NodeContext &ctx, int to, Type target) {
   Value x = ctx.input(0);
   if (!x)
     return failure();
   Type i64 = ctx.b.getI64Type();
   if (ctx.isString(0)) {
-    if (to == kOnnxString)
+    if (to == onnx::TensorProto::STRING)
       return ctx.setStringOutput(0, stringOp(ctx, "copy", {x}, i64));
     // Parsed as f32, f64 or i64, then converted.
     Type parsed = target.isF64() ? ctx.b.getF64Type()
