@@ -10,6 +10,8 @@ Inputs are read in place (any C-contiguous array, by name or in the model's
 order). Each output is copied once out of the session's arena into memory
 of its own and handed to NumPy over DLPack; `run(..., dlpack=True)` returns
 kiln.Tensor objects instead, for torch.from_dlpack and other consumers.
+String tensors go in as str or bytes (a list, an object or 'U' array) and
+come out as NumPy arrays of str.
 Failures raise kiln.Error with the runtime's message (.status names it).
 Training steps (`kiln compile --train`): `model.parameters` lists what the
 session owns, `session.parameter(name)` is a writable view of it, and

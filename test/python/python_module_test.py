@@ -5,6 +5,7 @@ Runs the reference models' artifacts (mlp, squeezenet1_1, bert_encoder) on
 their inputs and compares with torch's outputs saved beside them; checks
 the errors (unknown/missing input, dtype, shape, non-contiguous, missing
 file, wrong SHA-256), DLPack out (numpy and torch), sessions on two threads,
+string tensors in (str or bytes) and out (NumPy arrays of str),
 and prints the per-call time of a one-element model. Prints
 "N passed, N failed".
 """
@@ -112,6 +113,53 @@ for th in threads:
     th.join()
 check(all(np.allclose(results[i], s.run([x * (i + 1)])["output"]) for i in range(2)),
       "two sessions on two threads give each its own results")
+
+# String tensors: in as str or bytes (a list, an object or 'U' array), out
+# as NumPy arrays of str, through a model that upper-cases [N] strings and
+# parses [2, 2] numbers, then formats them back.
+import onnx
+from onnx import TensorProto, helper
+
+graph = helper.make_graph(
+    [helper.make_node("StringNormalizer", ["x"], ["upper"], case_change_action="UPPER"),
+     helper.make_node("Cast", ["v"], ["number"], to=TensorProto.FLOAT),
+     helper.make_node("Cast", ["number"], ["text"], to=TensorProto.STRING)],
+    "strings",
+    [helper.make_tensor_value_info("x", TensorProto.STRING, ["N"]),
+     helper.make_tensor_value_info("v", TensorProto.STRING, [2, 2])],
+    [helper.make_tensor_value_info("upper", TensorProto.STRING, ["N"]),
+     helper.make_tensor_value_info("number", TensorProto.FLOAT, [2, 2]),
+     helper.make_tensor_value_info("text", TensorProto.STRING, [2, 2])])
+strings_onnx = os.path.join(work, "strings.onnx")
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), strings_onnx)
+strings_so = os.path.join(work, "strings.so")
+subprocess.run([kiln_bin, "compile", strings_onnx, "-o", strings_so, "--quiet"], check=True)
+strings_model = kiln.load(strings_so)
+check(strings_model.inputs == [("x", "string", (None,)), ("v", "string", (2, 2))] and
+      strings_model.outputs[0] == ("upper", "string", (None,)),
+      f"string inputs and outputs described: {strings_model.inputs}, {strings_model.outputs}")
+ss = strings_model.session(threads=1)
+words = ["café", "Kiln", "", "x y"]
+numbers = [["1.5", "-2"], ["1e3", "0.25"]]
+for form, x, v in [("object arrays", np.array(words, dtype=object), np.array(numbers, dtype=object)),
+                   ("lists", words, numbers),
+                   ("'U' arrays", np.array(words), np.array(numbers)),
+                   ("bytes", [w.encode() for w in words], np.array([[n.encode() for n in r] for r in numbers], dtype=object))]:
+    out = ss.run({"x": x, "v": v})
+    check(out["upper"].dtype == object and out["upper"].tolist() == [w.upper() for w in words] and
+          np.array_equal(out["number"], np.array([[1.5, -2], [1000, 0.25]], np.float32)) and
+          out["text"].shape == (2, 2) and out["text"].tolist() == [["1.5", "-2.0"], ["1000.0", "0.25"]],
+          f"strings in as {form}: {out['upper'].tolist()}, {out['text'].tolist()}")
+empty = ss.run({"x": np.array([], dtype=object), "v": numbers})["upper"]
+check(empty.shape == (0,) or empty.tolist() == [""], f"no strings in: {empty.tolist()}")
+check(ss.run({"x": words, "v": numbers}, dlpack=True)["upper"].dtype == object,
+      "dlpack=True: a string output is still a NumPy array of str")
+ok, msg = raises(lambda: ss.run({"x": [1, 2], "v": numbers}), "element 0 is int")
+check(ok, f"a number for a string input: {msg}")
+ok, msg = raises(lambda: ss.run({"x": ["a\0b"], "v": numbers}), "NUL character")
+check(ok, f"a string holding NUL: {msg}")
+ok, msg = raises(lambda: ss.run({"x": words, "v": [["1", "2"]]}), "v")
+check(ok, f"a string input of the wrong shape: {msg}")
 
 # Per-call time of a one-element model (Kiln's own run is ~0.05 us of it).
 tiny_src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "tiny.mlir")
