@@ -150,13 +150,19 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     int64_t spatial = inType.getRank() - 2;
     int64_t groups = static_cast<int64_t>(op.getGroups());
     int64_t channels = inType.getDimSize(1), outChannels = wType.getDimSize(0);
-    // The output channels (weight dim 0) may be known only at run time
-    // when they form a single group.
+    // The output channels (weight dim 0) may be known only at run time.
     if (ShapedType::isDynamic(channels) ||
-        llvm::any_of(wType.getShape().drop_front(), ShapedType::isDynamic) ||
-        (ShapedType::isDynamic(outChannels) && groups != 1))
+        llvm::any_of(wType.getShape().drop_front(), ShapedType::isDynamic))
       return b.notifyMatchFailure(op, "dynamic channels or kernel");
     int64_t groupOut = ShapedType::isDynamic(outChannels) ? outChannels : outChannels / groups;
+    // Then each group's: weight dim 0 / groups.
+    Value groupOutSize;
+    if (ShapedType::isDynamic(outChannels)) {
+      groupOutSize = dimOf(b, loc, op.getWeight(), 0);
+      if (groups != 1)
+        groupOutSize = arith::DivUIOp::create(
+            b, loc, groupOutSize, arith::ConstantIndexOp::create(b, loc, groups));
+    }
     for (int64_t i = 0; i < spatial; ++i)
       if (type.isDynamicDim(i + 2))
         return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
@@ -186,9 +192,8 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
         b, loc, RankedTensorType::get(inShape, inType.getElementType()), padded, split, inSizes);
     SmallVector<OpFoldResult> wSizes;
     for (int64_t i = 0; i < (int64_t)wShape.size(); ++i)
-      wSizes.push_back(ShapedType::isDynamic(wShape[i])
-                           ? OpFoldResult(dimOf(b, loc, op.getWeight(), 0))
-                           : OpFoldResult(b.getIndexAttr(wShape[i])));
+      wSizes.push_back(ShapedType::isDynamic(wShape[i]) ? OpFoldResult(groupOutSize)
+                                                        : OpFoldResult(b.getIndexAttr(wShape[i])));
     auto wGrouped = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get(wShape, wType.getElementType()), op.getWeight(), wSplit,
         wSizes);
@@ -215,7 +220,7 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     if (outGroupedType.isDynamicDim(0))
       dynamicSizes.push_back(dimOf(b, loc, op.getInput(), 0));
     if (outGroupedType.isDynamicDim(2))
-      dynamicSizes.push_back(dimOf(b, loc, op.getWeight(), 0));
+      dynamicSizes.push_back(groupOutSize);
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{accType}, ValueRange{inGrouped, wGrouped},
         ValueRange{zeros(b, loc, accType, dynamicSizes)}, maps, iterators,

@@ -207,9 +207,16 @@ bool hasNoElements(Type type) {
   return llvm::is_contained(shaped.getShape(), 0);
 }
 
-Value emptyLike(PatternRewriter &rewriter, Location loc, Type type) {
+/// An empty tensor of `type`; its dynamic dims are those of `like` (of the
+/// same rank).
+Value emptyLike(PatternRewriter &rewriter, Location loc, Type type, Value like) {
   auto shaped = cast<RankedTensorType>(type);
-  return tensor::EmptyOp::create(rewriter, loc, shaped.getShape(), shaped.getElementType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < shaped.getRank(); ++d)
+    if (shaped.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, like, d));
+  return tensor::EmptyOp::create(rewriter, loc, shaped.getShape(), shaped.getElementType(),
+                                 sizes);
 }
 
 struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
@@ -225,7 +232,8 @@ struct SplitToExtractSlices : OpRewritePattern<SplitOp> {
           strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = rewriter.getIndexAttr(offset);
       if (hasNoElements(result.getType())) {
-        pieces.push_back(emptyLike(rewriter, loc, result.getType()));
+        // Its other dims are the input's.
+        pieces.push_back(emptyLike(rewriter, loc, result.getType(), op.getInput()));
         offset += size;
         continue;
       }
@@ -279,10 +287,6 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (hasNoElements(op.getType())) {
-      rewriter.replaceOp(op, emptyLike(rewriter, loc, op.getType()));
-      return success();
-    }
     RankedTensorType inType = op.getInput().getType();
     int64_t rank = inType.getRank();
     SmallVector<OpFoldResult> offsets, sizes, strides;
@@ -310,18 +314,28 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
       offsets.push_back(rewriter.getIndexAttr(start));
       sizes.push_back(rewriter.getIndexAttr(op.getType().getDimSize(d)));
     }
+    // An empty tensor of the result's sizes.
+    auto emptyResult = [&]() -> Value {
+      SmallVector<Value> dynamicSizes;
+      for (int64_t d = 0; d < rank; ++d)
+        if (op.getType().isDynamicDim(d))
+          dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
+      return tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
+                                     op.getType().getElementType(), dynamicSizes);
+    };
+    // No elements: that is the slice (its static offsets may lie past the
+    // end, which extract_slice refuses).
+    if (hasNoElements(op.getType())) {
+      rewriter.replaceOp(op, emptyResult());
+      return success();
+    }
     if (!reversed) {
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), op.getInput(),
                                                           offsets, sizes, strides);
       return success();
     }
     // Read input[first + i * step] for every result index.
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < rank; ++d)
-      if (op.getType().isDynamicDim(d))
-        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
-    Value init = tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
-                                         op.getType().getElementType(), dynamicSizes);
+    Value init = emptyResult();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{op.getType()}, ValueRange{}, ValueRange{init},
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},

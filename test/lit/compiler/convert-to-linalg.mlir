@@ -342,6 +342,41 @@ func.func @conv_dynamic_out_channels(%x: tensor<?x2x4x4xf32>, %w: tensor<?x2x3x3
 
 // -----
 
+// Checks a grouped (depthwise) convolution whose output channels are known
+// only at run time (a regression: it failed to legalize): each group's
+// channels are the weight's dim 0 divided by the groups.
+// CHECK-LABEL: func @conv_dynamic_out_channels_grouped
+// CHECK: %[[O:.*]] = tensor.dim %arg1, %c0
+// CHECK: %[[G:.*]] = arith.divui %[[O]], %c4
+// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1], [2], [3]] output_shape [4, %[[G]], 1, 3]
+// CHECK: tensor.empty(%{{.*}}, %[[G]]) : tensor<?x4x?x6xf32>
+// CHECK: linalg.generic
+// CHECK: tensor.collapse_shape {{.*}} into tensor<?x?x6xf32>
+func.func @conv_dynamic_out_channels_grouped(%x: tensor<?x4x8xf32>, %w: tensor<?x1x3xf32>) -> tensor<?x?x6xf32> {
+  %0 = kiln.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, groups = 4 : i64} : (tensor<?x4x8xf32>, tensor<?x1x3xf32>) -> tensor<?x?x6xf32>
+  return %0 : tensor<?x?x6xf32>
+}
+
+// -----
+
+// Checks split and slice pieces with no elements next to a run-time dim
+// (regressions: the split's empty piece was a tensor.empty without its
+// dynamic size; the slice, starting past the end, an extract_slice out of
+// bounds): an empty tensor sized from the input.
+// CHECK-LABEL: func @empty_pieces_dynamic
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: tensor.extract_slice %arg0[0, 0] [%{{.*}}, 8] [1, 1]
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x0xf32>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x0xf32>
+// CHECK-NOT: tensor.extract_slice
+func.func @empty_pieces_dynamic(%x: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x0xf32>, tensor<?x0xf32>) {
+  %0:2 = kiln.split %x {axis = 1 : i64, sizes = array<i64: 8, 0>} : (tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x0xf32>)
+  %1 = kiln.slice %x {starts = array<i64: 0, 8>, ends = array<i64: 9223372036854775807, 8>, steps = array<i64: 1, 1>} : (tensor<?x8xf32>) -> tensor<?x0xf32>
+  return %0#0, %0#1, %1 : tensor<?x8xf32>, tensor<?x0xf32>, tensor<?x0xf32>
+}
+
+// -----
+
 // Checks that an i64 min-reduction starts from the i64 maximum (a
 // regression: 2^63 - 1 went through a double, became 2^63, and the
 // reduction started from the minimum, so every result was -2^63).
