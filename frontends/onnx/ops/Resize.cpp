@@ -358,6 +358,8 @@ LogicalResult resize(NodeContext &ctx, Value x, const ResizeMode &m,
       if ((sizes.empty() ? scales[d] : static_cast<double>(sizes[d])) <= 0)
         return ctx.invalid("resizing dim " + llvm::Twine(d) + " to nothing");
       v = resizeDynamicAxis(ctx, m, v, d, scales, sizes);
+      if (!v)
+        return failure();
       continue;
     }
     int64_t in = type.getDimSize(d);
@@ -462,6 +464,8 @@ LogicalResult runtimeResize(NodeContext &ctx, Value x, const ResizeMode &m, size
     if (roi)
       bounds = {entryOf(ctx, roi, i), entryOf(ctx, roi, n + i)};
     v = r.axis(v, named.axes[i], ins[i], out, scale, bounds);
+    if (!v) // refused (an antialiased dim of run-time length)
+      return failure();
   }
   return ctx.setOutput(0, v);
 }
