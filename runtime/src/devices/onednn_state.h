@@ -1,0 +1,81 @@
+/*===- onednn_state.h - the CPU device's oneDNN state and primitives -----===*
+ *
+ * Shared by onednn.c (the session's state, the primitives kept per call,
+ * running a call) and onednn_primitives.c (creating each kind's oneDNN
+ * primitive, its reorders and its packed weights).
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_RUNTIME_DEVICES_ONEDNN_STATE_H
+#define KILN_RUNTIME_DEVICES_ONEDNN_STATE_H
+
+#include "onednn.h"
+#include "onednn_api.h"
+#include "onednn_call.h"
+#include "onednn_reorder.h"
+
+/* Constant weights packed into a layout a primitive wants, shared by the
+ * call's primitives that want the same layout. */
+typedef struct packing {
+  dnnl_memory_desc_t md;
+  void *data;
+  int users; /* variants that run on it; freed at 0 */
+} packing;
+
+/* The primitives kept per call (at least KILN_MAX_BATCH_BUCKETS): a run
+ * whose batch (matmul: operand dims) has one runs it; another is made and
+ * replaces the least recently used. */
+#define KILN_VARIANTS KILN_MAX_BATCH_BUCKETS
+
+/* One primitive of a call, for one batch (matmul: one pair of operand
+ * dims), with the memory objects its operands are bound to. */
+typedef struct variant {
+  int64_t batch; /* the batch it was made for, -1 when unused */
+  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims */
+  uint64_t last_used;
+  dnnl_primitive_t primitive;
+  dnnl_memory_t src, weights, dst, bias;
+  dnnl_memory_t *sources;  /* concat: one per input */
+  dnnl_memory_t scratchpad; /* bound to the session's shared scratchpad */
+  /* Where the primitive's layout differs from the operand's: the source
+   * and destination go through the state's staging buffers; constant
+   * weights are read from `pack`, varying ones reordered at every run
+   * into `run_weights`. */
+  reorder src_in, dst_in, dst_out, weights_pack;
+  packing *pack;
+  void *run_weights;
+} variant;
+
+typedef struct prepared_call {
+  call_view desc; /* what the call computes, read from the descriptor */
+  variant variants[KILN_VARIANTS];
+  packing packings[KILN_VARIANTS];
+} prepared_call;
+
+struct kiln_library_state {
+  dnnl_engine_t engine;
+  dnnl_stream_t stream;
+  uint32_t num_calls;
+  prepared_call *calls;
+  uint64_t clock; /* counts runs of calls, for least-recently-used */
+  /* Staging for sources and destinations in a primitive's layout and the
+   * primitives' scratchpad; calls run one at a time, so one set serves
+   * them all. */
+  void *staging[2];
+  size_t staging_bytes[2];
+  void *scratch;
+  size_t scratch_bytes;
+};
+
+/* Build the primitive of call `c` into `v` for batch `batch` (matmul: for
+ * operand dims `lhs`, `rhs` and `out`); 0 on success
+ * (onednn_primitives.c). */
+int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, variant *v,
+                             int64_t batch);
+int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, variant *v,
+                               const int64_t *lhs, const int64_t *rhs, const int64_t *out);
+int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, variant *v,
+                             int64_t batch);
+int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
+                               int64_t batch);
+
+#endif
