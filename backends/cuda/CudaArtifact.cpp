@@ -128,7 +128,8 @@ static std::string cType(Type t) {
   return "";
 }
 
-llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxasPath) {
+llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxasPath,
+                                           uint32_t flags) {
   DeviceCode code;
   auto kernels = module->getAttrOfType<ArrayAttr>(kKernelsAttr);
   auto launches = module->getAttrOfType<ArrayAttr>(kLaunchesAttr);
@@ -249,7 +250,7 @@ llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxa
     os << (i ? ", " : "") << artifact::quoted(cast<StringAttr>(k).getValue());
   os << (kernels.empty() ? "0" : "") << "};\n";
   os << "static const kiln_gpu_code gpu_code = {" << code.blobs.size() << "u, gpu_binaries, "
-     << kernels.size() << "u, gpu_kernels, " << numConstants << "u};\n";
+     << kernels.size() << "u, gpu_kernels, " << numConstants << "u, " << flags << "u};\n";
   return code;
 }
 

@@ -27,7 +27,8 @@ namespace kiln::cuda {
 /// The device code the module's attributes describe (kiln-cuda-lower-
 /// launches): the cubins and PTX as `blobs` (bytes in `storage`), and the
 /// C source of the launch and constant forwarders and the kiln_gpu_code
-/// `gpu_code`. Runs `ptxas` (found as `ptxasPath`).
+/// `gpu_code` with `flags` (kiln_gpu_flags). Runs `ptxas` (found as
+/// `ptxasPath`).
 struct DeviceCode {
   std::vector<std::string> storage;
   std::vector<artifact::ConstantBlob> blobs;
@@ -35,7 +36,8 @@ struct DeviceCode {
   std::set<int64_t> ranks;
   size_t kernels = 0, launches = 0;
 };
-llvm::Expected<DeviceCode> buildDeviceCode(mlir::ModuleOp module, llvm::StringRef ptxasPath);
+llvm::Expected<DeviceCode> buildDeviceCode(mlir::ModuleOp module, llvm::StringRef ptxasPath,
+                                           uint32_t flags);
 
 /// ptxas: $KILN_PTXAS, the toolkit's bin/, or the PATH; an error naming
 /// what was tried.

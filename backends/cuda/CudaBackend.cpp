@@ -82,7 +82,10 @@ public:
             {"block-size", "threads a block of the generated kernels (default 256)"},
             {"emulate", "1: no GPU code; the loop nests as mapped onto blocks and threads, "
                         "compiled for this CPU and run sequentially (a CPU artifact, to check "
-                        "the mapping; no library calls)"}};
+                        "the mapping; no library calls)"},
+            {"allow-nondeterministic",
+             "1: the runtime may pick cuDNN algorithms whose results vary from run to run "
+             "(default 0: deterministic ones only)"}};
   }
 
   llvm::Expected<CudaCodegenOptions> settings(const TargetOptions &options) const {
@@ -97,6 +100,10 @@ public:
         settings.chips = *chips;
       } else if (key == "emulate") {
         settings.emulate = value != "0";
+      } else if (key == "allow-nondeterministic") {
+        if (value != "0" && value != "1")
+          return error("the cuda target's allow-nondeterministic is 0 or 1, not '" + value + "'");
+        settings.allowNondeterministic = value == "1";
       } else if (key == "block-size") {
         if (value.getAsInteger(10, settings.blockSize) || settings.blockSize < 32 ||
             settings.blockSize > 1024 || settings.blockSize % 32 != 0)
@@ -136,7 +143,8 @@ public:
       return "x86_64 x86-64: CUDA loop nests emulated (block " +
              std::to_string(parsed->blockSize) + ")";
     return "nvptx64-nvidia-cuda " + llvm::join(parsed->chips, ",") + " block " +
-           std::to_string(parsed->blockSize) + " (host x86-64)";
+           std::to_string(parsed->blockSize) + " (host x86-64)" +
+           (parsed->allowNondeterministic ? ", nondeterministic algorithms allowed" : "");
   }
 
   std::vector<LibraryCall> claimLibraryCalls(ModuleOp module,
@@ -198,7 +206,9 @@ public:
     auto ptxas = findPtxas(parsed->toolkitPath);
     if (!ptxas)
       return ptxas.takeError();
-    auto device = buildDeviceCode(module, *ptxas);
+    auto device = buildDeviceCode(module, *ptxas,
+                                  parsed->allowNondeterministic ? KILN_GPU_ALLOW_NONDETERMINISTIC
+                                                                : 0u);
     if (!device)
       return device.takeError();
     fields.device = KILN_DEVICE_CUDA;

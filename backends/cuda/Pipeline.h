@@ -22,6 +22,9 @@ struct CudaCodegenOptions {
   /// loop nests for the CPU (sequentially): an artifact the CPU runtime
   /// runs, to check the mapping numerically (`--emulate-gpu`).
   bool emulate = false;
+  /// The runtime may pick nondeterministic library algorithms
+  /// (`--allow-nondeterministic`: KILN_GPU_ALLOW_NONDETERMINISTIC).
+  bool allowNondeterministic = false;
 };
 
 /// After `plan`: loop nests onto GPU threads, kernels outlined into one GPU

@@ -9,8 +9,9 @@ stand-in and the cuBLASLt and cuDNN stand-ins (test/e2e/*_stand_in.c: the
 libraries' documented arithmetic on host memory), against NumPy. This
 checks the runtime's mapping of Kiln's calls onto the libraries (operands,
 leading dims, batch strides, descriptors, bias, epilogue, beta) and the
-compiler's claims; the libraries themselves run on a GPU in
-test/gpu/run.sh.
+compiler's claims, and that only deterministic cuDNN algorithms run unless
+the artifact was compiled with --allow-nondeterministic; the libraries
+themselves run on a GPU in test/gpu/run.sh.
 
 usage: cuda_library_test.py KILN DRIVER_STAND_IN CUBLASLT_STAND_IN CUDNN_STAND_IN WORK
 Ends with `N passed, N failed`.
@@ -52,15 +53,20 @@ def tensor(name, shape):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
 
-def case(name, path, feeds, expected, calls, extra=()):
+def case(name, path, feeds, expected, calls, extra=(), algorithms=None):
+    """`algorithms`: the cuDNN algorithms the run must have picked (the
+    stand-in records each call's), e.g. {1}: never the nondeterministic 4."""
     so = os.path.join(work, f"{name}.so")
     p = subprocess.run([kiln, "compile", path, "--target=cuda", "-q", "-o", so, *extra],
                        capture_output=True, text=True)
     if p.returncode != 0:
         check(False, f"{name}: compile", p.stdout + p.stderr)
         return
+    log = os.path.join(work, f"{name}.algorithms")
+    if os.path.exists(log):
+        os.remove(log)
     env = dict(os.environ, KILN_CUDA_DRIVER=driver, KILN_CUBLASLT_LIBRARY=blas,
-               KILN_CUDNN_LIBRARY=dnn)
+               KILN_CUDNN_LIBRARY=dnn, KILN_CUDNN_STAND_IN_ALGORITHMS=log)
     report = subprocess.run([kiln, "inspect", so, "--kernels"], capture_output=True,
                             text=True, env=env).stdout
     n = report.count("cuBLASLt") + report.count("cuDNN")
@@ -77,6 +83,12 @@ def case(name, path, feeds, expected, calls, extra=()):
     p = subprocess.run(args, capture_output=True, text=True, env=env)
     check(p.returncode == 0, f"{name}: matches NumPy through the CUDA device",
           p.stdout + p.stderr)
+    if algorithms is not None:
+        ran = set()
+        if os.path.exists(log):
+            ran = {int(line) for line in open(log).read().split()}
+        check(ran == algorithms, f"{name}: cuDNN ran algorithm(s) {sorted(algorithms)}",
+              f"ran {sorted(ran)}")
 
 
 # A linear layer: x [?, 64] . W [64, 32] + b, ReLU (bias and ReLU fused).
@@ -147,7 +159,20 @@ x = rng.standard_normal((2, 3, 7, 7)).astype(np.float32)
 path = model("conv_relu", [conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),
                            helper.make_node("Relu", ["c"], ["y"])],
              [tensor("x", ["n", 3, 7, 7])], [tensor("y", ["n", 8, 7, 7])], {"w": w, "b": b})
-case("conv_relu", path, {"x": x}, np.maximum(conv2d(x, w, pad=1) + b[None, :, None, None], 0), 1)
+expected = np.maximum(conv2d(x, w, pad=1) + b[None, :, None, None], 0)
+case("conv_relu", path, {"x": x}, expected, 1, algorithms={1})
+# --allow-nondeterministic lifts the filter: the heuristic's first, the
+# stand-in's nondeterministic algorithm 4, runs.
+case("conv_relu_any", path, {"x": x}, expected, 1, extra=["--allow-nondeterministic"],
+     algorithms={4})
+p = subprocess.run([kiln, "inspect", os.path.join(work, "conv_relu_any.so")],
+                   capture_output=True, text=True)
+check("nondeterministic algorithms allowed" in p.stdout,
+      "--allow-nondeterministic: kiln inspect says so", p.stdout + p.stderr)
+p = subprocess.run([kiln, "compile", path, "-q", "--allow-nondeterministic", "-o",
+                    os.path.join(work, "cpu.so")], capture_output=True, text=True)
+check(p.returncode != 0 and "no setting 'allow-nondeterministic'" in p.stderr,
+      "--allow-nondeterministic refused for the cpu target", p.stdout + p.stderr)
 
 # Groups, strides, dilations, no bias (cudnnConvolutionForward).
 w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
@@ -155,7 +180,8 @@ x = rng.standard_normal((1, 4, 11, 11)).astype(np.float32)
 path = model("conv_grouped", [conv_node(["x", "w"], "y", pads=[2, 2, 2, 2], strides=[2, 2],
                                         dilations=[2, 2], group=2)],
              [tensor("x", [1, 4, 11, 11])], [tensor("y", [1, 6, 6, 6])], {"w": w})
-case("conv_grouped", path, {"x": x}, conv2d(x, w, stride=2, pad=2, dilation=2, groups=2), 1)
+case("conv_grouped", path, {"x": x}, conv2d(x, w, stride=2, pad=2, dilation=2, groups=2), 1,
+     algorithms={1})
 
 # A residual: conv2(x) + b2 + conv1(x), the first call's output taken in
 # place as z.
@@ -169,7 +195,12 @@ path = model("conv_residual", [conv_node(["x", "w1"], "r"),
              [tensor("x", [1, 4, 5, 5])], [tensor("y", [1, 4, 5, 5])],
              {"w1": w1, "w2": w2, "b2": b2})
 case("conv_residual", path, {"x": x},
-     conv2d(x, w2, pad=1) + b2[None, :, None, None] + conv2d(x, w1), 2)
+     conv2d(x, w2, pad=1) + b2[None, :, None, None] + conv2d(x, w1), 2, algorithms={1})
+# With a bias and no activation cuDNN's fused call takes only the implicit
+# precomputed GEMM (1), allowed or not; the plain call takes the first (4).
+case("conv_residual_any", path, {"x": x},
+     conv2d(x, w2, pad=1) + b2[None, :, None, None] + conv2d(x, w1), 2,
+     extra=["--allow-nondeterministic"], algorithms={1, 4})
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -35,6 +35,9 @@ static void printCompileUsage(llvm::raw_ostream &os) {
         "  --block-size=N       --target=cuda: threads a block of generated kernels (256)\n"
         "  --emulate-gpu        --target=cuda: a CPU artifact of the loop nests as mapped\n"
         "                       onto GPU blocks and threads (no libraries), to check them\n"
+        "  --allow-nondeterministic  --target=cuda: the runtime may pick cuDNN algorithms\n"
+        "                       whose results vary from run to run (default: only\n"
+        "                       deterministic ones)\n"
         "  --no-libraries       generate every convolution and matmul instead of\n"
         "                       calling the target's library (oneDNN)\n"
         "  --report             print the memory plan and the kernels' summary\n"
@@ -243,6 +246,8 @@ int runCompile(llvm::ArrayRef<llvm::StringRef> args) {
       options.targetOptions.settings["block-size"] = *v;
     } else if (arg == "--emulate-gpu") {
       options.targetOptions.settings["emulate"] = "1";
+    } else if (arg == "--allow-nondeterministic") {
+      options.targetOptions.settings["allow-nondeterministic"] = "1";
     } else if (auto v = value("-o")) {
       options.outputPath = *v;
     } else if (!model.consume(cursor, "compile", exitCode)) {

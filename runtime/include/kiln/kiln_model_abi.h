@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 12u
+#define KILN_MODEL_ABI_VERSION 13u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -261,6 +261,14 @@ typedef struct kiln_gpu_binary {
   const void *data;
 } kiln_gpu_binary;
 
+/* How a GPU artifact may run. */
+typedef enum kiln_gpu_flags {
+  /* `kiln compile --allow-nondeterministic`: the runtime may pick library
+   * algorithms whose results vary from run to run (cuDNN's, e.g. those
+   * summing with atomics); without it, only deterministic ones. */
+  KILN_GPU_ALLOW_NONDETERMINISTIC = 1u
+} kiln_gpu_flags;
+
 typedef struct kiln_gpu_code {
   uint32_t num_binaries;
   const kiln_gpu_binary *binaries;
@@ -269,6 +277,8 @@ typedef struct kiln_gpu_code {
   const char *const *kernels;
   /* How many constants the code asks for with device_constant. */
   uint32_t num_constants;
+  /* kiln_gpu_flags, or-ed. */
+  uint32_t flags;
 } kiln_gpu_code;
 
 typedef struct kiln_model_v1 {

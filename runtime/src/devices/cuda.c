@@ -154,6 +154,9 @@ static kiln_status cuda_check_model(const kiln_model_v1 *abi, const char *what,
       return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: malformed GPU binary %u", what, i);
   if (gpu->num_kernels && !gpu->kernels)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: no kernel names", what);
+  if (gpu->flags & ~(uint32_t)KILN_GPU_ALLOW_NONDETERMINISTIC)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: unknown GPU flags 0x%x", what,
+                     gpu->flags);
   if (abi->num_state)
     return kiln_fail(KILN_ERROR_LOAD, "%s: CUDA training steps are not supported", what);
   for (uint32_t i = 0; i < abi->num_library_calls; ++i)

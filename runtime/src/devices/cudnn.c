@@ -89,6 +89,7 @@ struct kiln_cudnn {
   size_t workspace_bytes;
   conv_state *calls; /* by call id; unused for other kinds */
   uint64_t clock;
+  int nondeterministic; /* KILN_GPU_ALLOW_NONDETERMINISTIC: any algorithm */
 };
 
 static void free_plan(plan *p) {
@@ -135,6 +136,7 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
   dnn->abi = abi;
   dnn->workspace = workspace;
   dnn->workspace_bytes = workspace_bytes;
+  dnn->nondeterministic = abi->gpu && (abi->gpu->flags & KILN_GPU_ALLOW_NONDETERMINISTIC);
   dnn->calls = calloc(abi->num_library_calls, sizeof *dnn->calls);
   if (!dnn->calls || lib.api.cudnnCreate(&dnn->handle) != KILN_CUDNN_SUCCESS ||
       lib.api.cudnnSetStream(dnn->handle, stream) != KILN_CUDNN_SUCCESS) {
@@ -217,6 +219,8 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
         bytes <= dnn->workspace_bytes)
       algo = KILN_CUDNN_ALGO_IMPLICIT_PRECOMP_GEMM;
   } else {
+    /* The heuristic's first that fits, deterministic unless the artifact
+     * allows otherwise (--allow-nondeterministic). */
     cudnnConvolutionFwdAlgoPerf_t results[8];
     int returned = 0;
     if (lib.api.cudnnGetConvolutionForwardAlgorithm_v7(dnn->handle, slot->x, c->w, c->conv,
@@ -224,14 +228,16 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
         KILN_CUDNN_SUCCESS)
       for (int i = 0; i < returned && algo < 0; ++i)
         if (results[i].status == KILN_CUDNN_SUCCESS &&
-            results[i].determinism == KILN_CUDNN_DETERMINISTIC &&
+            (dnn->nondeterministic || results[i].determinism == KILN_CUDNN_DETERMINISTIC) &&
             results[i].memory <= dnn->workspace_bytes)
           algo = results[i].algo;
   }
   if (algo < 0) {
     free_plan(slot);
-    kiln_fail(KILN_ERROR_RUN, "cuDNN has no deterministic algorithm for call %u at batch %lld",
-              id, (long long)batch);
+    kiln_fail(KILN_ERROR_RUN, "cuDNN has no %salgorithm for call %u at batch %lld that fits "
+              "the %zu-byte workspace",
+              dnn->nondeterministic ? "" : "deterministic ",
+              id, (long long)batch, dnn->workspace_bytes);
     return NULL;
   }
   slot->algo = algo;

@@ -7,8 +7,9 @@
  * cudnnConvolutionForward; with a bias, and ReLU or none, it is
  * cudnnConvolutionBiasActivationForward (the residual as z). FMA math (no
  * TF32); the algorithm is the heuristic's first deterministic one that
- * fits the session's workspace, chosen the first time a batch is seen
- * (never inside a capture), kept for 8 batches a call.
+ * fits the session's workspace (its first of any kind when the artifact
+ * was compiled with --allow-nondeterministic), chosen the first time a
+ * batch is seen (never inside a capture), kept for 8 batches a call.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_RUNTIME_DEVICES_CUDNN_H
