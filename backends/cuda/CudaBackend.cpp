@@ -206,9 +206,10 @@ public:
     auto ptxas = findPtxas(parsed->toolkitPath);
     if (!ptxas)
       return ptxas.takeError();
-    auto device = buildDeviceCode(module, *ptxas,
-                                  parsed->allowNondeterministic ? KILN_GPU_ALLOW_NONDETERMINISTIC
-                                                                : 0u);
+    uint32_t flags = 0;
+    if (parsed->allowNondeterministic)
+      flags |= KILN_GPU_ALLOW_NONDETERMINISTIC;
+    auto device = buildDeviceCode(module, *ptxas, flags);
     if (!device)
       return device.takeError();
     fields.device = KILN_DEVICE_CUDA;

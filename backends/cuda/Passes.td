@@ -70,6 +70,50 @@ def GpuParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "mlir::func::Fun
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
+  let summary = "Run each row of a row kernel on one warp: strided lanes, shuffle reductions";
+  let description = [{
+    A row kernel (an `scf.parallel` at the top of a function whose body is
+    views, scalar arithmetic, `memref.alloca` and `linalg.generic` /
+    `linalg.fill` on the row: a softmax, a layer normalisation) would run
+    each row on one thread, its reductions a loop in that thread. Here the
+    loop gets a last dim of 32 lanes, which `kiln-gpu-map-loops` puts on
+    consecutive threads, so a row is one warp:
+    - an op of more than one element strides its (linearised) iteration
+      space over the lanes: element e on lane e % 32, so that consecutive
+      lanes touch consecutive elements;
+    - a reduction (its reduction dims last, onto one element; each
+      output's payload `combine(%out, x)` with `combine` commutative with
+      a neutral element: add, mul, max, min, and, or, xor on f32 or i32)
+      sums a partial in each lane over e = lane, lane + 32, ... of its
+      reduction dims linearised (innermost fastest), then
+      combines the 32 partials with `gpu.shuffle xor` 16, 8, 4, 2, 1:
+      every lane then holds the same total (each step combines a pair of
+      lanes both ways, and the combiners commute), which it combines into
+      its own copy of the output (a `memref.alloca`, one per lane);
+    - an op of one element runs whole in every lane.
+    A row is left as it is unless every buffer a lane reads is one it
+    holds: written whole by every lane, or by a strided op with the same
+    loop ranges and the same map onto it as the reader's; reductions must
+    write row-local allocas; and the row's largest op has at least 32
+    elements (static shapes only).
+
+    With `emulate` (the CPU emulation of the mapping, `--emulate-gpu`) the
+    lanes are a loop inside the row instead, and the butterfly combines an
+    array of the 32 partials in the same order, so the emulated conformance
+    suites check the partition, the neutral elements and the order of the
+    combination numerically; the shuffles themselves are checked by lit
+    and ptxas only.
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "The lanes as a loop and the shuffles as array reads (CPU emulation)">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::affine::AffineDialect", "mlir::gpu::GPUDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def CudaGatherKernels : Pass<"kiln-cuda-gather-kernels", "mlir::ModuleOp"> {
   let summary = "One GPU module for every kernel; constants passed as device copies";
   let description = [{

@@ -19,9 +19,13 @@ namespace kiln::cuda {
 
 /// Host loops as GPU-mapped parallel loops (what both the CUDA pipeline
 /// and the CPU emulation of the mapping start with).
-static void addMapping(OpPassManager &pm, int64_t blockSize) {
+static void addMapping(OpPassManager &pm, int64_t blockSize, bool emulate) {
   // Every parallel dim in the mapped loop, reductions serial inside.
   pm.addNestedPass<func::FuncOp>(createGpuParallelDimsFirst());
+  // Each row of a row kernel on a warp (lanes a loop when emulated).
+  GpuWarpRowsOptions warp;
+  warp.emulate = emulate;
+  pm.addNestedPass<func::FuncOp>(createGpuWarpRows(warp));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createLowerAffinePass());
   GpuMapLoopsOptions map;
@@ -30,7 +34,7 @@ static void addMapping(OpPassManager &pm, int64_t blockSize) {
 }
 
 void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &options) {
-  addMapping(pm, options.blockSize);
+  addMapping(pm, options.blockSize, options.emulate);
   if (options.emulate) {
     // The mapped loop nests as they are, run by the host (sequentially).
     host::buildHostLowering(pm, host::HostLoweringOptions{});
@@ -82,7 +86,7 @@ void registerCudaPipelines() {
       "(blocks x threads, masked), run on the CPU: checks the mapping numerically",
       [](OpPassManager &pm) {
         buildPipeline(pm, PipelineOptions{Phase::Plan});
-        addMapping(pm, /*blockSize=*/4); // small: exercises the mask and several blocks
+        addMapping(pm, /*blockSize=*/4, /*emulate=*/true); // small: the mask, several blocks
         host::HostLoweringOptions options;
         options.genericAllocation = false;
         host::buildHostLowering(pm, options);

@@ -326,13 +326,16 @@ static int read_strings(const char *name, PyObject *obj, input_view *in, kiln_te
     PyObject *item = PyList_GET_ITEM(items, k);
     const char *text = NULL;
     Py_ssize_t length = 0;
-    if (PyUnicode_Check(item))
+    if (PyUnicode_Check(item)) {
       text = PyUnicode_AsUTF8AndSize(item, &length);
-    else if (PyBytes_Check(item) && PyBytes_AsStringAndSize(item, (char **)&text, &length) != 0)
-      text = NULL;
-    else if (!PyBytes_Check(item))
+    } else if (PyBytes_Check(item)) {
+      char *bytes = NULL;
+      if (PyBytes_AsStringAndSize(item, &bytes, &length) == 0)
+        text = bytes;
+    } else {
       PyErr_Format(PyExc_TypeError, "input '%s': element %zd is %s; a string input takes str "
                    "or bytes", name, k, Py_TYPE(item)->tp_name);
+    }
     if (!text)
       goto fail;
     if (strlen(text) != (size_t)length) {
@@ -359,9 +362,7 @@ fail:
 /* A string output as a NumPy array of str (invalid UTF-8 kept as
  * surrogate escapes; a null element is ""). */
 static PyObject *strings_to_array(const kiln_tensor *out) {
-  size_t count = 1;
-  for (int32_t d = 0; d < out->rank; ++d)
-    count *= (size_t)out->dims[d];
+  size_t count = kiln_tensor_elements(out);
   PyObject *list = PyList_New((Py_ssize_t)count);
   PyObject *shape = PyTuple_New(out->rank);
   if (!list || !shape)

@@ -29,6 +29,9 @@ extern KILN_HIDDEN PyTypeObject KilnTensorType;
 /* kiln.Error, created when the module is. */
 extern KILN_HIDDEN PyObject *KilnError;
 
+/* How many elements `t` has (the product of its dims). */
+KILN_HIDDEN size_t kiln_tensor_elements(const kiln_tensor *t);
+
 /* A Tensor holding a copy of the session's output `out`. */
 KILN_HIDDEN PyObject *kiln_tensor_from_output(const kiln_tensor *out);
 

@@ -174,14 +174,18 @@ PyTypeObject KilnTensorType = {
     .tp_as_buffer = &tensor_buffer,
 };
 
+size_t kiln_tensor_elements(const kiln_tensor *t) {
+  size_t count = 1;
+  for (int32_t d = 0; d < t->rank; ++d)
+    count *= (size_t)t->dims[d];
+  return count;
+}
+
 PyObject *kiln_tensor_from_output(const kiln_tensor *out) {
   TensorObject *t = PyObject_New(TensorObject, &KilnTensorType);
   if (!t)
     return NULL;
-  size_t count = 1;
-  for (int32_t d = 0; d < out->rank; ++d)
-    count *= (size_t)out->dims[d];
-  size_t bytes = count * kiln_dtype_size(out->dtype);
+  size_t bytes = kiln_tensor_elements(out) * kiln_dtype_size(out->dtype);
   t->data = malloc(bytes ? bytes : 1);
   if (!t->data) {
     Py_TYPE(t)->tp_free((PyObject *)t);

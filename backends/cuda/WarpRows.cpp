@@ -1,0 +1,439 @@
+//===- WarpRows.cpp - a row kernel's row onto the 32 lanes of a warp ------===//
+//
+// Implements kiln-gpu-warp-rows (Passes.td): a row kernel (an scf.parallel
+// over rows whose body is linalg ops on the row) gets a lane dim of 32, so
+// that each row runs on one warp: elementwise ops stride their elements
+// over the lanes, reductions sum a partial in each lane and combine the
+// partials with a butterfly of shuffles, after which every lane holds the
+// row's result. With `emulate`, the lanes are a loop in one thread and
+// the butterfly reads an array of partials, in the same order, so that
+// the CPU computes what the GPU would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/cuda/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace kiln::cuda {
+#define GEN_PASS_DEF_GPUWARPROWS
+#include "backends/cuda/Passes.h.inc"
+} // namespace kiln::cuda
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+
+constexpr int64_t kWarp = 32;
+
+/// How a linalg op of a row runs on the warp's lanes.
+enum class Mode {
+  Whole,       // every lane runs all of it (one element: a scalar of the row)
+  Strided,     // element e of its iteration space on lane e % 32
+  LaneReduced, // its one reduction dim strided, partials combined by shuffles
+};
+
+/// Who holds a buffer written in the row: every lane all of it, or each
+/// lane the elements its strided writer wrote (the writer's loop ranges
+/// and its map onto the buffer).
+struct Holder {
+  bool whole = true;
+  SmallVector<int64_t> ranges;
+  AffineMap map;
+};
+
+/// The memref `v` is a view of (through subviews, casts, reshapes).
+static Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The op combining a reduction's output with its element (the one user
+/// of the output's block argument, yielded), or null.
+static Operation *combinerOf(linalg::LinalgOp op, unsigned output) {
+  BlockArgument out = op.getRegionOutputArgs()[output];
+  if (!out.hasOneUse())
+    return nullptr;
+  Operation *c = *out.getUsers().begin();
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  if (c->getNumOperands() != 2 || c->getNumResults() != 1 || !c->getResult(0).hasOneUse() ||
+      yield.getOperand(output) != c->getResult(0) || !arith::getNeutralElement(c))
+    return nullptr;
+  Type t = c->getResult(0).getType();
+  if (!t.isF32() && !t.isInteger(32)) // what one shuffle moves
+    return nullptr;
+  return c;
+}
+
+/// The mode of each linalg op in `row`'s body, or failure if the row
+/// cannot run on a warp as it is.
+static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
+  DenseMap<Operation *, Mode> modes;
+  DenseMap<Value, Holder> holders;
+  llvm::DenseSet<Value> writtenRoots; // memory other than the row's allocas
+  int64_t widest = 0;
+  for (Operation &op : row.getBody()->without_terminator()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp) {
+      if (op.getNumRegions() == 0 && isMemoryEffectFree(&op))
+        continue; // views, constants, index arithmetic: every lane
+      if (isa<memref::AllocaOp>(op))
+        continue;
+      return failure();
+    }
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op) || !linalgOp.hasPureBufferSemantics())
+      return failure();
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return failure();
+    int64_t size = 1;
+    for (int64_t r : ranges)
+      size *= r;
+    SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
+    unsigned reductions = linalgOp.getNumReductionLoops();
+    Mode mode = size < 2 ? Mode::Whole : Mode::Strided;
+    if (reductions) {
+      // Reductions last, onto one output element.
+      size_t first = ranges.size() - reductions;
+      int64_t outputs = 1;
+      for (size_t d = 0; d < ranges.size(); ++d) {
+        if ((d >= first) != (iterators[d] == utils::IteratorType::reduction))
+          return failure();
+        if (d < first)
+          outputs *= ranges[d];
+      }
+      if (outputs != 1 || !isa<linalg::GenericOp>(op))
+        return failure();
+      if (size >= 2) {
+        mode = Mode::LaneReduced;
+        for (unsigned i = 0; i < linalgOp.getNumDpsInits(); ++i)
+          if (!combinerOf(linalgOp, i) ||
+              !linalgOp.getDpsInits()[i].getDefiningOp<memref::AllocaOp>())
+            return failure();
+      }
+    }
+    if (mode != Mode::Whole)
+      widest = std::max(widest, size);
+    // What it reads must be held by the lane reading it.
+    for (OpOperand &operand : op.getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<MemRefType>(v.getType()))
+        continue;
+      bool isInit = linalgOp.isDpsInit(&operand);
+      if (isInit && (mode == Mode::LaneReduced ||
+                     linalgOp.getMatchingBlockArgument(&operand).use_empty()))
+        continue; // not read (a reduction reads its own lane's copy)
+      auto held = holders.find(v);
+      if (held == holders.end()) {
+        if (writtenRoots.contains(rootOf(v)))
+          return failure(); // another view of memory written in the row
+        continue;
+      }
+      if (held->second.whole)
+        continue;
+      if (mode == Mode::Whole || held->second.ranges != ranges ||
+          held->second.map != linalgOp.getMatchingIndexingMap(&operand))
+        return failure();
+    }
+    for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+      Holder h;
+      h.whole = mode != Mode::Strided;
+      h.ranges = ranges;
+      h.map = linalgOp.getMatchingIndexingMap(&init);
+      holders[init.get()] = h;
+      if (!init.get().getDefiningOp<memref::AllocaOp>())
+        writtenRoots.insert(rootOf(init.get()));
+    }
+    modes[&op] = mode;
+  }
+  if (widest < kWarp)
+    return failure(); // a thread a row is as good
+  return modes;
+}
+
+struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
+  using GpuWarpRowsBase::GpuWarpRowsBase;
+
+  /// The loop indices of linear element `e` of `ranges` (innermost fastest).
+  static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value e,
+                                        ArrayRef<int64_t> ranges) {
+    SmallVector<Value> ivs(ranges.size());
+    Value rest = e;
+    for (size_t d = ranges.size(); d-- > 0;) {
+      if (ranges[d] == 1) {
+        ivs[d] = arith::ConstantIndexOp::create(b, loc, 0);
+        continue;
+      }
+      Value r = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+      ivs[d] = d == 0 ? rest : b.createOrFold<arith::RemUIOp>(loc, rest, r);
+      if (d > 0)
+        rest = b.createOrFold<arith::DivUIOp>(loc, rest, r);
+    }
+    return ivs;
+  }
+
+  static SmallVector<Value> indices(OpBuilder &b, Location loc, AffineMap map,
+                                    ArrayRef<Value> ivs) {
+    SmallVector<OpFoldResult> dims(ivs.begin(), ivs.end());
+    SmallVector<Value> result;
+    for (AffineExpr expr : map.getResults()) {
+      AffineMap one = AffineMap::get(map.getNumDims(), 0, expr);
+      result.push_back(getValueOrCreateConstantIndexOp(
+          b, loc, affine::makeComposedFoldedAffineApply(b, loc, one, dims)));
+    }
+    return result;
+  }
+
+  /// `op`'s payload at loop indices `ivs`: its operands loaded (those not
+  /// already in `m`), its body cloned into `m`; the yielded values.
+  static SmallVector<Value> payload(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                                    ArrayRef<Value> ivs, IRMapping &m) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(&operand);
+      if (arg.use_empty() || m.contains(arg))
+        continue;
+      Value v = m.lookupOrDefault(operand.get());
+      if (!isa<MemRefType>(v.getType())) {
+        m.map(arg, v);
+        continue;
+      }
+      m.map(arg, memref::LoadOp::create(
+                     b, loc, v, indices(b, loc, op.getMatchingIndexingMap(&operand), ivs)));
+    }
+    for (Operation &inner : op.getBlock()->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        m.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      b.clone(inner, m);
+    }
+    SmallVector<Value> yielded;
+    for (Value v : op.getBlock()->getTerminator()->getOperands())
+      yielded.push_back(m.lookupOrDefault(v));
+    return yielded;
+  }
+
+  static void store(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Value> values,
+                    ArrayRef<Value> ivs, IRMapping &outer) {
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
+      memref::StoreOp::create(b, loc, values[i], outer.lookupOrDefault(init.get()),
+                              indices(b, loc, op.getMatchingIndexingMap(&init), ivs));
+  }
+
+  /// Lane `lane`'s elements of a strided op.
+  static void strided(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
+                      IRMapping &outer) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t size = 1;
+    for (int64_t r : ranges)
+      size *= r;
+    Value end = arith::ConstantIndexOp::create(b, loc, size);
+    Value step = arith::ConstantIndexOp::create(b, loc, kWarp);
+    scf::ForOp::create(b, loc, lane, end, step, ValueRange{},
+                       [&](OpBuilder &fb, Location l, Value e, ValueRange) {
+                         SmallVector<Value> ivs = delinearize(fb, l, e, ranges);
+                         IRMapping m = outer;
+                         SmallVector<Value> values = payload(fb, l, op, ivs, m);
+                         store(fb, l, op, values, ivs, outer);
+                         scf::YieldOp::create(fb, l);
+                       });
+  }
+
+  /// Lane `lane`'s partial of each output of a lane-reduced op (its
+  /// elements e = lane, lane + 32, ... of the linearised reduction dims).
+  static SmallVector<Value> partials(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                                     Value lane, IRMapping &outer) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<Value> identities;
+    for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+      Operation *c = combinerOf(op, i);
+      identities.push_back(
+          arith::ConstantOp::create(b, loc, *arith::getNeutralElement(c)).getResult());
+    }
+    size_t first = ranges.size() - op.getNumReductionLoops();
+    ArrayRef<int64_t> reduced = ArrayRef<int64_t>(ranges).drop_front(first);
+    int64_t count = 1;
+    for (int64_t r : reduced)
+      count *= r;
+    Value end = arith::ConstantIndexOp::create(b, loc, count);
+    Value step = arith::ConstantIndexOp::create(b, loc, kWarp);
+    auto loop = scf::ForOp::create(
+        b, loc, lane, end, step, identities,
+        [&](OpBuilder &fb, Location l, Value e, ValueRange acc) {
+          SmallVector<Value> ivs(first);
+          for (Value &iv : ivs)
+            iv = arith::ConstantIndexOp::create(fb, l, 0);
+          llvm::append_range(ivs, delinearize(fb, l, e, reduced));
+          IRMapping m = outer;
+          for (auto [arg, a] : llvm::zip(op.getRegionOutputArgs(), acc))
+            m.map(arg, a);
+          scf::YieldOp::create(fb, l, payload(fb, l, op, ivs, m));
+        });
+    return loop.getResults();
+  }
+
+  /// `c` (a combiner of output block argument `out`) applied to `mine`
+  /// (in `out`'s place) and `other`.
+  static Value combine(OpBuilder &b, Operation *c, Value out, Value mine, Value other) {
+    IRMapping m;
+    for (Value operand : c->getOperands())
+      m.map(operand, operand == out ? mine : other);
+    return b.clone(*c, m)->getResult(0);
+  }
+
+  /// Each output's `total` combined into the lane's copy of its output.
+  static void finish(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Value> totals,
+                     IRMapping &outer) {
+    SmallVector<Value> ivs(op.getNumLoops());
+    for (Value &iv : ivs)
+      iv = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> results;
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      Value buffer = outer.lookupOrDefault(init.get());
+      Value old = memref::LoadOp::create(b, loc, buffer,
+                                         indices(b, loc, op.getMatchingIndexingMap(&init), ivs));
+      results.push_back(combine(b, combinerOf(op, i), op.getRegionOutputArgs()[i], old, totals[i]));
+    }
+    store(b, loc, op, results, ivs, outer);
+  }
+
+  /// On the GPU: lane `lane`'s partials, then a butterfly of shuffles.
+  static void laneReducedOnGpu(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
+                               IRMapping &outer) {
+    SmallVector<Value> values = partials(b, loc, op, lane, outer);
+    for (int32_t offset = kWarp / 2; offset > 0; offset /= 2)
+      for (auto [i, v] : llvm::enumerate(values)) {
+        auto shuffle = gpu::ShuffleOp::create(b, loc, v, offset, kWarp, gpu::ShuffleMode::XOR);
+        v = combine(b, combinerOf(op, i), op.getRegionOutputArgs()[i], v,
+                    shuffle.getShuffleResult());
+      }
+    finish(b, loc, op, values, outer);
+  }
+
+  /// Emulated: the lanes' partials in an array, the butterfly over it
+  /// (lane l combines its value with lane l ^ offset's, as the shuffle).
+  static void laneReducedEmulated(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                                  IRMapping &outer) {
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    Value lanes = arith::ConstantIndexOp::create(b, loc, kWarp);
+    unsigned n = op.getNumDpsInits();
+    SmallVector<Value> now, next;
+    for (unsigned i = 0; i < n; ++i) {
+      auto type = MemRefType::get({kWarp}, combinerOf(op, i)->getResult(0).getType());
+      now.push_back(memref::AllocaOp::create(b, loc, type));
+      next.push_back(memref::AllocaOp::create(b, loc, type));
+    }
+    scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
+                       [&](OpBuilder &fb, Location l, Value lane, ValueRange) {
+                         for (auto [i, v] : llvm::enumerate(partials(fb, l, op, lane, outer)))
+                           memref::StoreOp::create(fb, l, v, now[i], lane);
+                         scf::YieldOp::create(fb, l);
+                       });
+    for (int64_t offset = kWarp / 2; offset > 0; offset /= 2) {
+      Value off = arith::ConstantIndexOp::create(b, loc, offset);
+      scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
+                         [&](OpBuilder &fb, Location l, Value lane, ValueRange) {
+                           Value partner = arith::XOrIOp::create(fb, l, lane, off);
+                           for (unsigned i = 0; i < n; ++i) {
+                             Value mine = memref::LoadOp::create(fb, l, now[i], lane);
+                             Value theirs = memref::LoadOp::create(fb, l, now[i], partner);
+                             memref::StoreOp::create(
+                                 fb, l,
+                                 combine(fb, combinerOf(op, i), op.getRegionOutputArgs()[i],
+                                         mine, theirs),
+                                 next[i], lane);
+                           }
+                           scf::YieldOp::create(fb, l);
+                         });
+      std::swap(now, next);
+    }
+    SmallVector<Value> totals;
+    for (Value partial : now)
+      totals.push_back(memref::LoadOp::create(b, loc, partial, c0));
+    finish(b, loc, op, totals, outer);
+  }
+
+  /// The row's ops, with `lane` the lane (null: emulated, lanes a loop).
+  void emitRow(OpBuilder &b, Location loc, scf::ParallelOp row,
+               const DenseMap<Operation *, Mode> &modes, Value lane, IRMapping &outer) {
+    for (Operation &op : row.getBody()->without_terminator()) {
+      auto mode = modes.find(&op);
+      if (mode == modes.end() || mode->second == Mode::Whole) {
+        b.clone(op, outer);
+        continue;
+      }
+      auto linalgOp = cast<linalg::LinalgOp>(op);
+      if (mode->second == Mode::LaneReduced) {
+        if (lane)
+          laneReducedOnGpu(b, loc, linalgOp, lane, outer);
+        else
+          laneReducedEmulated(b, loc, linalgOp, outer);
+        continue;
+      }
+      if (lane) {
+        strided(b, loc, linalgOp, lane, outer);
+        continue;
+      }
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+      Value lanes = arith::ConstantIndexOp::create(b, loc, kWarp);
+      scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
+                         [&](OpBuilder &fb, Location l, Value emulatedLane, ValueRange) {
+                           strided(fb, l, linalgOp, emulatedLane, outer);
+                           scf::YieldOp::create(fb, l);
+                         });
+    }
+  }
+
+  void rewriteRow(scf::ParallelOp row, const DenseMap<Operation *, Mode> &modes) {
+    OpBuilder b(row);
+    Location loc = row.getLoc();
+    IRMapping outer;
+    if (emulate) {
+      auto copy = scf::ParallelOp::create(
+          b, loc, row.getLowerBound(), row.getUpperBound(), row.getStep(),
+          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+            for (auto [from, to] : llvm::zip(row.getInductionVars(), ivs))
+              outer.map(from, to);
+            emitRow(nb, l, row, modes, Value(), outer);
+          });
+      (void)copy;
+    } else {
+      SmallVector<Value> lbs(row.getLowerBound()), ubs(row.getUpperBound()),
+          steps(row.getStep());
+      lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, kWarp));
+      steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+      scf::ParallelOp::create(b, loc, lbs, ubs, steps,
+                              [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                                for (auto [from, to] : llvm::zip(row.getInductionVars(), ivs))
+                                  outer.map(from, to);
+                                emitRow(nb, l, row, modes, ivs.back(), outer);
+                              });
+    }
+    row.erase();
+  }
+
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> rows;
+    for (Block &block : getOperation().getBody())
+      for (Operation &op : block)
+        if (auto row = dyn_cast<scf::ParallelOp>(op); row && row.getNumResults() == 0)
+          rows.push_back(row);
+    for (scf::ParallelOp row : rows) {
+      auto modes = planRow(row);
+      if (succeeded(modes))
+        rewriteRow(row, *modes);
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln::cuda

@@ -1,0 +1,211 @@
+// RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(kiln-gpu-warp-rows))' | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(kiln-gpu-warp-rows{emulate=1}))' | FileCheck %s --check-prefix=EMU
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+
+// A softmax row: the loop gets a dim of 32 lanes; the max and the sum
+// stride over the lanes and combine by a butterfly of five shuffles into
+// each lane's copy; the elementwise ops stride their elements; the fills
+// of one element run whole in every lane.
+// CHECK-LABEL: func.func @softmax
+// CHECK:       %[[C32:.*]] = arith.constant 32 : index
+// CHECK:       scf.parallel (%[[ROW:.*]], %[[LANE:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %[[C32]])
+// CHECK:         linalg.fill ins(%{{.*}}) outs(%[[MAX:.*]] : memref<1x1xf32>)
+// CHECK:         %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         %[[P:.*]] = scf.for %[[E:.*]] = %[[LANE]] to %c100 step %c32{{.*}} iter_args(%[[A:.*]] = %[[NEG]])
+// CHECK:           memref.load %{{.*}}[%{{.*}}, %[[E]]]
+// CHECK:           arith.maximumf %[[A]]
+// CHECK:         %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[P]], %c16_i32, %c32_i32 : f32
+// CHECK:         %[[M16:.*]] = arith.maximumf %[[P]], %[[S16]]
+// CHECK:         gpu.shuffle xor %[[M16]], %c8_i32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c4_i32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c2_i32
+// CHECK:         %[[S1:.*]], %{{.*}} = gpu.shuffle xor %{{.*}}, %c1_i32
+// CHECK:         %[[T:.*]] = arith.maximumf %{{.*}}, %[[S1]]
+// CHECK:         %[[OLD:.*]] = memref.load %[[MAX]]
+// CHECK:         %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[T]]
+// CHECK:         memref.store %[[NEW]], %[[MAX]]
+// CHECK:         scf.for %{{.*}} = %[[LANE]] to %c100{{.*}} step %c32
+// CHECK:           math.exp
+// CHECK:         gpu.shuffle xor
+// CHECK-COUNT-4: gpu.shuffle xor
+// CHECK:         scf.for %{{.*}} = %[[LANE]] to %c100{{.*}} step %c32
+// CHECK:           arith.divf
+// CHECK-NOT:     linalg.generic
+
+// Emulated: no lane dim; the lanes' partials in an array of 32, the
+// butterfly reading lane ^ offset.
+// EMU-LABEL: func.func @softmax
+// EMU:       scf.parallel (%{{[^,]*}}) =
+// EMU:         %[[PARTIALS:.*]] = memref.alloca() : memref<32xf32>
+// EMU:         scf.for %[[L:.*]] = %c0{{.*}} to %c32
+// EMU:           scf.for %{{.*}} = %[[L]] to %c100
+// EMU:           memref.store %{{.*}}, %[[PARTIALS]][%[[L]]]
+// EMU:         scf.for %[[L2:.*]] = %c0{{.*}} to %c32
+// EMU:           %[[PARTNER:.*]] = arith.xori %[[L2]], %c16
+// EMU:           memref.load %[[PARTIALS]][%[[PARTNER]]]
+// EMU-NOT:   gpu.shuffle
+func.func @softmax(%x: memref<4x100xf32>, %y: memref<4x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %xr = memref.subview %x[%i, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<1x100xf32, strided<[100, 1], offset: ?>>
+    %max = memref.alloca() : memref<1x1xf32>
+    linalg.fill ins(%ninf : f32) outs(%max : memref<1x1xf32>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%xr : memref<1x100xf32, strided<[100, 1], offset: ?>>) outs(%max : memref<1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %out, %in : f32
+      linalg.yield %m : f32
+    }
+    %e = memref.alloca() : memref<1x100xf32>
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%xr, %max : memref<1x100xf32, strided<[100, 1], offset: ?>>, memref<1x1xf32>) outs(%e : memref<1x100xf32>) {
+    ^bb0(%in: f32, %mx: f32, %out: f32):
+      %d = arith.subf %in, %mx : f32
+      %v = math.exp %d : f32
+      linalg.yield %v : f32
+    }
+    %sum = memref.alloca() : memref<1x1xf32>
+    linalg.fill ins(%zero : f32) outs(%sum : memref<1x1xf32>)
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%e : memref<1x100xf32>) outs(%sum : memref<1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.addf %out, %in : f32
+      linalg.yield %s : f32
+    }
+    %yr = memref.subview %y[%i, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<1x100xf32, strided<[100, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%e, %sum : memref<1x100xf32>, memref<1x1xf32>) outs(%yr : memref<1x100xf32, strided<[100, 1], offset: ?>>) {
+    ^bb0(%in: f32, %s: f32, %out: f32):
+      %q = arith.divf %in, %s : f32
+      linalg.yield %q : f32
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rev = affine_map<(d0, d1) -> (d0, 99 - d1)>
+
+// A lane would read elements another lane wrote (the second op reads the
+// row reversed): the row stays on one thread.
+// CHECK-LABEL: func.func @reversed
+// CHECK:       scf.parallel (%{{[^,]*}}) =
+// CHECK-NOT:   gpu.shuffle
+// CHECK:       linalg.generic
+// CHECK:       linalg.generic
+func.func @reversed(%x: memref<4x100xf32>, %y: memref<4x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %xr = memref.subview %x[%i, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<1x100xf32, strided<[100, 1], offset: ?>>
+    %t = memref.alloca() : memref<1x100xf32>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%xr : memref<1x100xf32, strided<[100, 1], offset: ?>>) outs(%t : memref<1x100xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    }
+    %yr = memref.subview %y[%i, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<1x100xf32, strided<[100, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel", "parallel"]} ins(%t : memref<1x100xf32>) outs(%yr : memref<1x100xf32, strided<[100, 1], offset: ?>>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+
+// Rows of 16 (under a warp) stay on one thread each; so does a reduction
+// whose payload is not `combine(%out, x)` (here it reads %out twice).
+// CHECK-LABEL: func.func @short
+// CHECK-NOT:   gpu.shuffle
+// CHECK-LABEL: func.func @not_a_combiner
+// CHECK-NOT:   gpu.shuffle
+func.func @short(%x: memref<4x16xf32>, %y: memref<4x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %xr = memref.subview %x[%i, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %s = memref.alloca() : memref<1x1xf32>
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%xr : memref<1x16xf32, strided<[16, 1], offset: ?>>) outs(%s : memref<1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %out, %in : f32
+      linalg.yield %v : f32
+    }
+    scf.reduce
+  }
+  return
+}
+func.func @not_a_combiner(%x: memref<4x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %xr = memref.subview %x[%i, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<1x100xf32, strided<[100, 1], offset: ?>>
+    %s = memref.alloca() : memref<1x1xf32>
+    linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%xr : memref<1x100xf32, strided<[100, 1], offset: ?>>) outs(%s : memref<1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %w = arith.mulf %out, %in : f32
+      %v = arith.addf %out, %w : f32
+      linalg.yield %v : f32
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+
+// A global average pool's row: two reduction dims (7 x 7) linearised over
+// the lanes, element e at (e / 7, e % 7).
+// CHECK-LABEL: func.func @two_reduction_dims
+// CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %[[LANE:.*]]) =
+// CHECK:         scf.for %[[E:.*]] = %[[LANE]] to %c49 step %c32
+// CHECK:           %[[W:.*]] = arith.remui %[[E]], %c7
+// CHECK:           %[[H:.*]] = arith.divui %[[E]], %c7
+// CHECK:           memref.load %{{.*}}[%{{.*}}, %{{.*}}, %[[H]], %[[W]]]
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK:         memref.store
+// The mean of one element runs whole in every lane.
+// CHECK:         linalg.generic
+// CHECK:           arith.divf
+func.func @two_reduction_dims(%x: memref<2x64x7x7xf32>, %y: memref<2x64x1x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 49.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c2, %c64) step (%c1, %c1) {
+    %xr = memref.subview %x[%i, %j, 0, 0] [1, 1, 7, 7] [1, 1, 1, 1] : memref<2x64x7x7xf32> to memref<1x1x7x7xf32, strided<[3136, 49, 7, 1], offset: ?>>
+    %s = memref.alloca() : memref<1x1x1x1xf32>
+    linalg.fill ins(%zero : f32) outs(%s : memref<1x1x1x1xf32>)
+    linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%xr : memref<1x1x7x7xf32, strided<[3136, 49, 7, 1], offset: ?>>) outs(%s : memref<1x1x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %out, %in : f32
+      linalg.yield %v : f32
+    }
+    %yr = memref.subview %y[%i, %j, 0, 0] [1, 1, 1, 1] [1, 1, 1, 1] : memref<2x64x1x1xf32> to memref<1x1x1x1xf32, strided<[64, 1, 1, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#in, #in], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : memref<1x1x1x1xf32>) outs(%yr : memref<1x1x1x1xf32, strided<[64, 1, 1, 1], offset: ?>>) {
+    ^bb0(%in: f32, %out: f32):
+      %q = arith.divf %in, %n : f32
+      linalg.yield %q : f32
+    }
+    scf.reduce
+  }
+  return
+}
