@@ -104,7 +104,7 @@ struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
           }
         }
         if (!size)
-          return b.notifyMatchFailure(op, "cannot size a batch dim");
+          return kiln::lowering::refuse(b, op, "cannot size a batch dim");
         dynamicSizes.push_back(size);
       }
     }
@@ -153,7 +153,7 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     // The output channels (weight dim 0) may be known only at run time.
     if (ShapedType::isDynamic(channels) ||
         llvm::any_of(wType.getShape().drop_front(), ShapedType::isDynamic))
-      return b.notifyMatchFailure(op, "dynamic channels or kernel");
+      return kiln::lowering::refuse(b, op, "input channels or a kernel size known only at run time are not lowered yet");
     int64_t groupOut = ShapedType::isDynamic(outChannels) ? outChannels : outChannels / groups;
     // Then each group's: weight dim 0 / groups.
     Value groupOutSize;
@@ -165,7 +165,7 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     }
     for (int64_t i = 0; i < spatial; ++i)
       if (type.isDynamicDim(i + 2))
-        return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
+        return kiln::lowering::refuse(b, op, "dynamic spatial dims are not lowered yet");
     ArrayRef<int64_t> pads = op.getPads();
     Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial),
                               pads.drop_front(spatial), 0);
@@ -310,7 +310,7 @@ LogicalResult checkStaticSpatial(PoolOpTy op, PatternRewriter &b) {
   RankedTensorType in = op.getInput().getType();
   for (int64_t i = 2; i < in.getRank(); ++i)
     if (in.isDynamicDim(i))
-      return b.notifyMatchFailure(op, "dynamic spatial dims are not lowered yet");
+      return kiln::lowering::refuse(b, op, "dynamic spatial dims are not lowered yet");
   return success();
 }
 

@@ -21,7 +21,44 @@ namespace kiln {
 
 using namespace mlir;
 
+/// The reasons lowering patterns gave while kiln-convert-to-linalg runs on
+/// this thread (refuse), by op.
+static thread_local llvm::DenseMap<Operation *, std::string> *refusals = nullptr;
+
+LogicalResult kiln::lowering::refuse(PatternRewriter &b, Operation *op, StringRef reason) {
+  if (refusals)
+    (*refusals)[op] = reason.str();
+  return b.notifyMatchFailure(op, reason);
+}
+
 namespace {
+
+/// Adds to the conversion's "failed to legalize operation 'NAME'" error the
+/// reason the lowering patterns gave for an op of that name at its
+/// location (in the message: the CLI prints errors without their notes).
+struct RefusalNotes {
+  llvm::DenseMap<Operation *, std::string> reasons;
+  ScopedDiagnosticHandler handler;
+
+  explicit RefusalNotes(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return failure();
+          std::string message = diag.str();
+          for (auto &[op, reason] : reasons)
+            if (op->getLoc() == diag.getLocation() &&
+                StringRef(message).contains(
+                    ("failed to legalize operation '" + op->getName().getStringRef() + "'")
+                        .str())) {
+              diag << ": " << reason;
+              break;
+            }
+          return failure(); // reported as usual, with the reason
+        }) {
+    refusals = &reasons;
+  }
+  ~RefusalNotes() { refusals = nullptr; }
+};
 
 /// arith works on signless integers. The lowerings read signedness from the
 /// kiln types they replace (divui or divsi, uitofp or sitofp, ...); once
@@ -123,6 +160,7 @@ struct ConvertKilnToLinalgPass
       if (func.isExternal())
         continue;
       resolveKernels(func);
+      RefusalNotes notes(context);
       if (failed(applyPartialConversion(func, target, frozen))) {
         signalPassFailure();
         return;

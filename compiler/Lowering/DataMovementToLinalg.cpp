@@ -149,7 +149,7 @@ struct ExpandToGeneric : OpRewritePattern<ExpandOp> {
         rewriter, op.getLoc(), op.getType(), ValueRange{op.getInput()},
         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
     if (failed(result))
-      return rewriter.notifyMatchFailure(op, "cannot size the result");
+      return kiln::lowering::refuse(rewriter, op, "cannot size the result");
     rewriter.replaceOp(op, *result);
     return success();
   }

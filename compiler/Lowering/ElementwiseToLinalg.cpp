@@ -519,7 +519,7 @@ struct ElementwiseToGeneric : RewritePattern {
           return binaryScalar(op, b, l, a[0], a[1], inType);
         });
     if (failed(result))
-      return rewriter.notifyMatchFailure(op, "cannot size the result");
+      return kiln::lowering::refuse(rewriter, op, "cannot size the result");
     rewriter.replaceOp(op, *result);
     return success();
   }
@@ -544,7 +544,7 @@ struct RandomUniformToGeneric : OpRewritePattern<RandomUniformOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getResult().getType());
     if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "a static shape");
+      return kiln::lowering::refuse(rewriter, op, "random values of a shape known only at run time are not lowered yet");
     Location loc = op.getLoc();
     int64_t rank = type.getRank();
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());

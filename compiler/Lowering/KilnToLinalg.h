@@ -39,6 +39,13 @@ namespace lowering {
 /// KILN_RUN_SHAPE_ERROR. kiln-convert-to-linalg declares it when needed.
 inline constexpr llvm::StringLiteral kShapeErrorFunction = "kiln_shape_error";
 
+/// A lowering pattern declining `op` for `reason` (a limit of the lowering,
+/// not "another pattern takes it"): notifyMatchFailure, which only debug
+/// builds of MLIR print, and the reason kept, so that when no pattern
+/// lowers the op kiln-convert-to-linalg's error says why.
+mlir::LogicalResult refuse(mlir::PatternRewriter &b, mlir::Operation *op,
+                           llvm::StringRef reason);
+
 /// Calls kShapeErrorFunction with `code` unless `ok` (i1) holds.
 void checkAtRunTime(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, int32_t code);
 

@@ -158,7 +158,7 @@ struct ReduceMeanToGeneric : OpRewritePattern<ReduceMeanOp> {
     RankedTensorType inType = op.getInput().getType();
     Type element = inType.getElementType();
     if (!isa<FloatType>(element))
-      return rewriter.notifyMatchFailure(op, "integer means are not lowered yet");
+      return kiln::lowering::refuse(rewriter, op, "integer means are not lowered yet");
     // The sum and the division in the accumulator's type, rounded once.
     Value sum = buildWideReduction(rewriter, loc, op.getInput(), op.getType(), op.getAxes(),
                                    op.getKeepdims(), Combine::Sum);

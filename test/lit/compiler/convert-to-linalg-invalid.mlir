@@ -1,11 +1,21 @@
 // RUN: kiln-opt %s -split-input-file -kiln-convert-to-linalg -verify-diagnostics
 
-// Checks that an op without a lowering yet fails with its location instead
-// of being left behind silently: pooling over dynamic spatial dims.
+// Checks that an op without a lowering yet fails with its location and the
+// lowering's reason instead of being left behind silently: pooling over
+// dynamic spatial dims.
 func.func @dynamic_pool(%x: tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32> {
-  // expected-error @+1 {{failed to legalize operation 'kiln.max_pool'}}
+  // expected-error @+1 {{failed to legalize operation 'kiln.max_pool' that was explicitly marked illegal: dynamic spatial dims are not lowered yet}}
   %0 = kiln.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                          pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
       : (tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
   return %0 : tensor<1x8x?x?xf32>
+}
+
+// -----
+
+// A convolution whose input channels are known only at run time.
+func.func @dynamic_channels(%x: tensor<1x?x8x8xf32>, %w: tensor<4x?x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.conv' that was explicitly marked illegal: input channels or a kernel size known only at run time are not lowered yet}}
+  %0 = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x?x8x8xf32>, tensor<4x?x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
 }
