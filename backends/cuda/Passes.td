@@ -98,6 +98,15 @@ def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
     write row-local allocas; and the row's largest op has at least 32
     elements (static shapes only).
 
+    A reduction at the top of a function (a `linalg.generic` outside any
+    row kernel: ReduceSum over the last axis) whose reduction dims are last,
+    with at least 32 elements an output and an input read along its
+    innermost dim, becomes an `scf.parallel` over its output elements and
+    the 32 lanes: the same partials and butterfly, then lane 0 alone
+    combines the total into the output, which the lanes share. Reductions
+    down a column (the reduction dim not innermost in memory) stay a thread
+    an output element, which reads coalesced.
+
     With `emulate` (the CPU emulation of the mapping, `--emulate-gpu`) the
     lanes are a loop inside the row instead, and the butterfly combines an
     array of the 32 partials in the same order, so the emulated conformance

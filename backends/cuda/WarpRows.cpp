@@ -157,6 +157,46 @@ static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
   return modes;
 }
 
+/// Whether `op`, a reduction at the top of a function (no row kernel
+/// around it), runs better with a warp an output element: its reduction
+/// dims last, at least 32 elements each output, an input read along the
+/// innermost reduction dim in its innermost dim (so that the lanes'
+/// loads are coalesced; otherwise a thread an output element is).
+static bool warpPerOutput(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics())
+    return false;
+  unsigned reductions = op.getNumReductionLoops();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!reductions || llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  size_t first = ranges.size() - reductions;
+  int64_t count = 1;
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    if ((d >= first) != (iterators[d] == utils::IteratorType::reduction))
+      return false;
+    if (d >= first)
+      count *= ranges[d];
+  }
+  if (count < kWarp)
+    return false;
+  for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
+    if (!combinerOf(op, i))
+      return false;
+  AffineExpr innermost = getAffineDimExpr(ranges.size() - 1, op.getContext());
+  bool along = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (auto [k, expr] : llvm::enumerate(map.getResults()))
+      if (expr.isFunctionOfDim(ranges.size() - 1)) {
+        if (k + 1 != map.getNumResults() || expr != innermost)
+          return false;
+        along = true;
+      }
+  }
+  return along;
+}
+
 struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
   using GpuWarpRowsBase::GpuWarpRowsBase;
 
@@ -245,10 +285,20 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
                        });
   }
 
-  /// Lane `lane`'s partial of each output of a lane-reduced op (its
-  /// elements e = lane, lane + 32, ... of the linearised reduction dims).
+  /// Zeros for the loop indices of a row's reduction before its
+  /// reduction dims (it reduces onto one element).
+  static SmallVector<Value> zeroIvs(OpBuilder &b, Location loc, linalg::LinalgOp op) {
+    SmallVector<Value> ivs(op.getNumLoops() - op.getNumReductionLoops());
+    for (Value &iv : ivs)
+      iv = arith::ConstantIndexOp::create(b, loc, 0);
+    return ivs;
+  }
+
+  /// Lane `lane`'s partial of each output of a lane-reduced op at loop
+  /// indices `outerIvs` before its reduction dims (its elements e = lane,
+  /// lane + 32, ... of the linearised reduction dims).
   static SmallVector<Value> partials(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                                     Value lane, IRMapping &outer) {
+                                     Value lane, IRMapping &outer, ArrayRef<Value> outerIvs) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<Value> identities;
     for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
@@ -266,9 +316,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     auto loop = scf::ForOp::create(
         b, loc, lane, end, step, identities,
         [&](OpBuilder &fb, Location l, Value e, ValueRange acc) {
-          SmallVector<Value> ivs(first);
-          for (Value &iv : ivs)
-            iv = arith::ConstantIndexOp::create(fb, l, 0);
+          SmallVector<Value> ivs(outerIvs);
           llvm::append_range(ivs, delinearize(fb, l, e, reduced));
           IRMapping m = outer;
           for (auto [arg, a] : llvm::zip(op.getRegionOutputArgs(), acc))
@@ -287,12 +335,13 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     return b.clone(*c, m)->getResult(0);
   }
 
-  /// Each output's `total` combined into the lane's copy of its output.
+  /// Each output's `total` combined into the output element (a row's: the
+  /// lane's own copy).
   static void finish(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Value> totals,
-                     IRMapping &outer) {
-    SmallVector<Value> ivs(op.getNumLoops());
-    for (Value &iv : ivs)
-      iv = arith::ConstantIndexOp::create(b, loc, 0);
+                     IRMapping &outer, ArrayRef<Value> outerIvs) {
+    SmallVector<Value> ivs(outerIvs);
+    while (ivs.size() < op.getNumLoops())
+      ivs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     SmallVector<Value> results;
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
       Value buffer = outer.lookupOrDefault(init.get());
@@ -303,23 +352,33 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     store(b, loc, op, results, ivs, outer);
   }
 
-  /// On the GPU: lane `lane`'s partials, then a butterfly of shuffles.
+  /// On the GPU: lane `lane`'s partials, then a butterfly of shuffles;
+  /// into an output `shared` by the lanes lane 0 alone writes.
   static void laneReducedOnGpu(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
-                               IRMapping &outer) {
-    SmallVector<Value> values = partials(b, loc, op, lane, outer);
+                               IRMapping &outer, ArrayRef<Value> outerIvs, bool shared) {
+    SmallVector<Value> values = partials(b, loc, op, lane, outer, outerIvs);
     for (int32_t offset = kWarp / 2; offset > 0; offset /= 2)
       for (auto [i, v] : llvm::enumerate(values)) {
         auto shuffle = gpu::ShuffleOp::create(b, loc, v, offset, kWarp, gpu::ShuffleMode::XOR);
         v = combine(b, combinerOf(op, i), op.getRegionOutputArgs()[i], v,
                     shuffle.getShuffleResult());
       }
-    finish(b, loc, op, values, outer);
+    if (!shared) {
+      finish(b, loc, op, values, outer, outerIvs);
+      return;
+    }
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c0);
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location l) {
+      finish(ib, l, op, values, outer, outerIvs);
+      scf::YieldOp::create(ib, l);
+    });
   }
 
   /// Emulated: the lanes' partials in an array, the butterfly over it
   /// (lane l combines its value with lane l ^ offset's, as the shuffle).
   static void laneReducedEmulated(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                                  IRMapping &outer) {
+                                  IRMapping &outer, ArrayRef<Value> outerIvs) {
     Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
     Value lanes = arith::ConstantIndexOp::create(b, loc, kWarp);
@@ -332,7 +391,8 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     }
     scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
                        [&](OpBuilder &fb, Location l, Value lane, ValueRange) {
-                         for (auto [i, v] : llvm::enumerate(partials(fb, l, op, lane, outer)))
+                         for (auto [i, v] :
+                              llvm::enumerate(partials(fb, l, op, lane, outer, outerIvs)))
                            memref::StoreOp::create(fb, l, v, now[i], lane);
                          scf::YieldOp::create(fb, l);
                        });
@@ -357,7 +417,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     SmallVector<Value> totals;
     for (Value partial : now)
       totals.push_back(memref::LoadOp::create(b, loc, partial, c0));
-    finish(b, loc, op, totals, outer);
+    finish(b, loc, op, totals, outer, outerIvs);
   }
 
   /// The row's ops, with `lane` the lane (null: emulated, lanes a loop).
@@ -371,10 +431,11 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       }
       auto linalgOp = cast<linalg::LinalgOp>(op);
       if (mode->second == Mode::LaneReduced) {
+        SmallVector<Value> zeros = zeroIvs(b, loc, linalgOp);
         if (lane)
-          laneReducedOnGpu(b, loc, linalgOp, lane, outer);
+          laneReducedOnGpu(b, loc, linalgOp, lane, outer, zeros, /*shared=*/false);
         else
-          laneReducedEmulated(b, loc, linalgOp, outer);
+          laneReducedEmulated(b, loc, linalgOp, outer, zeros);
         continue;
       }
       if (lane) {
@@ -421,6 +482,44 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     row.erase();
   }
 
+  /// A top-level reduction as a loop over its output elements, each on
+  /// a warp (lane 0 writes), or on one thread playing the lanes.
+  void rewriteReduction(linalg::GenericOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    size_t first = ranges.size() - op.getNumReductionLoops();
+    SmallVector<Value> lbs, ubs, steps;
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    for (size_t d = 0; d < first; ++d) {
+      lbs.push_back(c0);
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, ranges[d]));
+      steps.push_back(c1);
+    }
+    if (!emulate) {
+      lbs.push_back(c0);
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, kWarp));
+      steps.push_back(c1);
+    }
+    if (lbs.empty()) { // a reduction onto one element, emulated
+      lbs.push_back(c0);
+      ubs.push_back(c1);
+      steps.push_back(c1);
+    }
+    IRMapping outer;
+    scf::ParallelOp::create(b, loc, lbs, ubs, steps,
+                            [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                              SmallVector<Value> at(ivs.take_front(first));
+                              if (emulate)
+                                laneReducedEmulated(nb, l, op, outer, at);
+                              else
+                                laneReducedOnGpu(nb, l, op, ivs.back(), outer, at,
+                                                 /*shared=*/true);
+                            });
+    op.erase();
+  }
+
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> rows;
     for (Block &block : getOperation().getBody())
@@ -432,6 +531,13 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       if (succeeded(modes))
         rewriteRow(row, *modes);
     }
+    SmallVector<linalg::GenericOp> reductions;
+    for (Block &block : getOperation().getBody())
+      for (auto op : block.getOps<linalg::GenericOp>())
+        if (warpPerOutput(op))
+          reductions.push_back(op);
+    for (linalg::GenericOp op : reductions)
+      rewriteReduction(op);
   }
 };
 

@@ -1,5 +1,6 @@
 // A layer normalisation and a softmax over rows of 40 (more than a warp):
-// row kernels that kiln-gpu-warp-rows runs on a warp. Emulated on the CPU
+// row kernels that kiln-gpu-warp-rows runs on a warp; and a row sum
+// outside a row kernel, a warp each output element. Emulated on the CPU
 // (kiln-lower-to-llvm-gpu-mapped: lanes a loop, the shuffles' butterfly
 // over an array of partials) they print what the unmapped loops print;
 // the expected numbers are NumPy's for the same inputs.
@@ -7,10 +8,10 @@
 // RUN: kiln-opt %s --kiln-lower-to-llvm-gpu-mapped | %mlir-runner | grep -v base@ > %t.warp
 // RUN: diff %t.cpu %t.warp
 // RUN: FileCheck %s < %t.warp
-// The rows did go to the warp's lanes (four reductions, each combined in
+// The rows did go to the warp's lanes (five reductions, each combined in
 // five steps of the butterfly).
 // RUN: kiln-opt %s --kiln-lower-to-llvm-gpu-mapped --mlir-print-ir-after=kiln-gpu-warp-rows 2>&1 >/dev/null | FileCheck %s --check-prefix=WARP
-// WARP-COUNT-20: arith.xori
+// WARP-COUNT-25: arith.xori
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
@@ -28,5 +29,10 @@ func.func @main() {
   // CHECK: {{\[\[}}7.2532{{[67]}}e-06, 0.00107648, 0.159764, 0.000396015,
   // CHECK-NEXT: 2.49277e-05, 0.0036996, 9.1704e-06]]
   call @printMemrefF32(%us) : (tensor<*xf32>) -> ()
+  // A reduction outside a row kernel: a warp each output element.
+  %r = kiln.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x40xf32>) -> tensor<2xf32>
+  %ur = tensor.cast %r : tensor<2xf32> to tensor<*xf32>
+  // CHECK: [4, -8]
+  call @printMemrefF32(%ur) : (tensor<*xf32>) -> ()
   return
 }

@@ -209,3 +209,51 @@ func.func @two_reduction_dims(%x: memref<2x64x7x7xf32>, %y: memref<2x64x1x1xf32>
   }
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+#colsIn = affine_map<(d0, d1) -> (d1, d0)>
+
+// A reduction at the top of the function (no row kernel): a warp each
+// output element, the output shared by the lanes, so lane 0 alone writes.
+// CHECK-LABEL: func.func @top_level
+// CHECK:       linalg.fill
+// CHECK:       scf.parallel (%[[I:.*]], %[[LANE:.*]]) = (%{{.*}}, %{{.*}}) to (%c8, %c32)
+// CHECK:         scf.for %[[E:.*]] = %[[LANE]] to %c300 step %c32
+// CHECK:           memref.load %arg0[%[[I]], %[[E]]]
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK:         scf.if %[[FIRST]] {
+// CHECK:           memref.load %arg1[%[[I]]]
+// CHECK:           memref.store %{{.*}}, %arg1[%[[I]]]
+// EMU-LABEL: func.func @top_level
+// EMU:       scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c8)
+// EMU:         memref.alloca() : memref<32xf32>
+// EMU-NOT:     gpu.shuffle
+// EMU:         memref.store %{{.*}}, %arg1[%[[I]]]
+func.func @top_level(%x: memref<8x300xf32>, %y: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<8xf32>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x300xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %out, %in : f32
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// Summing down columns (the reduction dim is not the innermost in memory):
+// a thread each output element reads coalesced already; left as it is.
+// CHECK-LABEL: func.func @columns
+// CHECK-NOT:   gpu.shuffle
+// CHECK:       linalg.generic
+func.func @columns(%x: memref<300x8xf32>, %y: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#colsIn, #out], iterator_types = ["parallel", "reduction"]} ins(%x : memref<300x8xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %out, %in : f32
+    linalg.yield %v : f32
+  }
+  return
+}
