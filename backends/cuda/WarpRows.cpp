@@ -120,6 +120,16 @@ static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
     }
     if (mode != Mode::Whole)
       widest = std::max(widest, size);
+    // An op reading, at other elements, memory it writes itself would
+    // read another lane's writes.
+    if (mode == Mode::Strided)
+      for (OpOperand *input : linalgOp.getDpsInputOperands())
+        for (OpOperand &init : linalgOp.getDpsInitsMutable())
+          if (isa<MemRefType>(input->get().getType()) &&
+              rootOf(input->get()) == rootOf(init.get()) &&
+              (input->get() != init.get() || linalgOp.getMatchingIndexingMap(input) !=
+                                                 linalgOp.getMatchingIndexingMap(&init)))
+            return failure();
     // What it reads must be held by the lane reading it.
     for (OpOperand &operand : op.getOpOperands()) {
       Value v = operand.get();
@@ -186,6 +196,9 @@ static bool warpPerOutput(linalg::GenericOp op) {
   AffineExpr innermost = getAffineDimExpr(ranges.size() - 1, op.getContext());
   bool along = false;
   for (OpOperand *input : op.getDpsInputOperands()) {
+    for (Value init : op.getDpsInits())
+      if (isa<MemRefType>(input->get().getType()) && rootOf(input->get()) == rootOf(init))
+        return false; // it reads what lane 0 writes
     AffineMap map = op.getMatchingIndexingMap(input);
     for (auto [k, expr] : llvm::enumerate(map.getResults()))
       if (expr.isFunctionOfDim(ranges.size() - 1)) {

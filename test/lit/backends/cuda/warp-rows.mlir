@@ -257,3 +257,30 @@ func.func @columns(%x: memref<300x8xf32>, %y: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rev = affine_map<(d0, d1) -> (d0, 99 - d1)>
+
+// An op reading the row reversed from the memory it writes: in one thread
+// the order is sequential; on lanes, one would read another's writes. Left
+// on one thread.
+// CHECK-LABEL: func.func @in_place_reversed
+// CHECK:       scf.parallel (%{{[^,]*}}) =
+// CHECK:       linalg.generic
+func.func @in_place_reversed(%x: memref<4x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %xr = memref.subview %x[%i, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<1x100xf32, strided<[100, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel", "parallel"]} ins(%xr : memref<1x100xf32, strided<[100, 1], offset: ?>>) outs(%xr : memref<1x100xf32, strided<[100, 1], offset: ?>>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %in, %out : f32
+      linalg.yield %v : f32
+    }
+    scf.reduce
+  }
+  return
+}
