@@ -71,6 +71,21 @@ static Operation *combinerOf(linalg::LinalgOp op, unsigned output) {
   return c;
 }
 
+/// Whether `op`'s reduction dims all follow its parallel dims (static
+/// `ranges`); `outputs` and `reduced` count the elements of each group.
+static bool reductionsLast(linalg::LinalgOp op, ArrayRef<int64_t> ranges, int64_t &outputs,
+                           int64_t &reduced) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  size_t first = ranges.size() - op.getNumReductionLoops();
+  outputs = reduced = 1;
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    if ((d >= first) != (iterators[d] == utils::IteratorType::reduction))
+      return false;
+    (d < first ? outputs : reduced) *= ranges[d];
+  }
+  return true;
+}
+
 /// The mode of each linalg op in `row`'s body, or failure if the row
 /// cannot run on a warp as it is.
 static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
@@ -95,20 +110,12 @@ static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
     int64_t size = 1;
     for (int64_t r : ranges)
       size *= r;
-    SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
-    unsigned reductions = linalgOp.getNumReductionLoops();
     Mode mode = size < 2 ? Mode::Whole : Mode::Strided;
-    if (reductions) {
+    if (linalgOp.getNumReductionLoops()) {
       // Reductions last, onto one output element.
-      size_t first = ranges.size() - reductions;
-      int64_t outputs = 1;
-      for (size_t d = 0; d < ranges.size(); ++d) {
-        if ((d >= first) != (iterators[d] == utils::IteratorType::reduction))
-          return failure();
-        if (d < first)
-          outputs *= ranges[d];
-      }
-      if (outputs != 1 || !isa<linalg::GenericOp>(op))
+      int64_t outputs, reduced;
+      if (!reductionsLast(linalgOp, ranges, outputs, reduced) || outputs != 1 ||
+          !isa<linalg::GenericOp>(op))
         return failure();
       if (size >= 2) {
         mode = Mode::LaneReduced;
@@ -175,20 +182,10 @@ static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
 static bool warpPerOutput(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics())
     return false;
-  unsigned reductions = op.getNumReductionLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (!reductions || llvm::any_of(ranges, ShapedType::isDynamic))
-    return false;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  size_t first = ranges.size() - reductions;
-  int64_t count = 1;
-  for (size_t d = 0; d < ranges.size(); ++d) {
-    if ((d >= first) != (iterators[d] == utils::IteratorType::reduction))
-      return false;
-    if (d >= first)
-      count *= ranges[d];
-  }
-  if (count < kWarp)
+  int64_t outputs, reduced;
+  if (!op.getNumReductionLoops() || llvm::any_of(ranges, ShapedType::isDynamic) ||
+      !reductionsLast(op, ranges, outputs, reduced) || reduced < kWarp)
     return false;
   for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
     if (!combinerOf(op, i))
@@ -471,14 +468,12 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     Location loc = row.getLoc();
     IRMapping outer;
     if (emulate) {
-      auto copy = scf::ParallelOp::create(
-          b, loc, row.getLowerBound(), row.getUpperBound(), row.getStep(),
-          [&](OpBuilder &nb, Location l, ValueRange ivs) {
-            for (auto [from, to] : llvm::zip(row.getInductionVars(), ivs))
-              outer.map(from, to);
-            emitRow(nb, l, row, modes, Value(), outer);
-          });
-      (void)copy;
+      scf::ParallelOp::create(b, loc, row.getLowerBound(), row.getUpperBound(), row.getStep(),
+                              [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                                for (auto [from, to] : llvm::zip(row.getInductionVars(), ivs))
+                                  outer.map(from, to);
+                                emitRow(nb, l, row, modes, Value(), outer);
+                              });
     } else {
       SmallVector<Value> lbs(row.getLowerBound()), ubs(row.getUpperBound()),
           steps(row.getStep());
