@@ -537,7 +537,10 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
     PyObject *tensor = kiln_tensor_from_output(&out);
     PyObject *value = tensor;
     if (tensor && !as_tensors) {
-      value = PyObject_CallOneArg(numpy_from_dlpack, tensor);
+      /* NumPy before 1.25 (Debian 12's 1.24) imports no bool over DLPack:
+       * a bool output goes through the buffer protocol (format "?"). */
+      value = PyObject_CallOneArg(out.dtype == KILN_DTYPE_BOOL ? numpy_asarray : numpy_from_dlpack,
+                                  tensor);
       Py_DECREF(tensor);
     }
     if (!value || PyDict_SetItem(result, PyTuple_GET_ITEM(self->model->output_names, i), value)) {

@@ -117,9 +117,10 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         for m in manifest["models"]:
-            if not hasattr(torchvision.models, m["name"]):
+            arch = m.get("torchvision", m["name"])
+            if not hasattr(torchvision.models, arch):
                 continue
-            net = getattr(torchvision.models, m["name"])().eval().cuda()
+            net = getattr(torchvision.models, arch)().eval().cuda()
             x = np.load(os.path.join(args.bundle, m["cases"][0]["input"]))
             speed = results["speed"][m["name"]]
             with torch.no_grad():

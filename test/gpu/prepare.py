@@ -6,11 +6,15 @@ manifest. The bundle travels with the working tree to a GPU machine (at
 most 64 MiB: split the models over bundles).
 
 usage: prepare.py BUNDLE --kiln build/bin/kiln --models build/models
-                  [--model NAME ...] [--conformance N] [--gpu sm_90]
+                  [--model NAME ...] [--nondeterministic NAME ...]
+                  [--conformance N] [--gpu sm_90]
 
 --model NAME: a reference model exported by models-compile-run (NAME.onnx,
 NAME.input.npy / .output.npy at batch 1, NAME.input8.npy / .output8.npy
 at batch 8; torch 1.13's outputs, float32, this machine's CPU).
+--nondeterministic NAME: that --model once more, compiled with
+--allow-nondeterministic (cuDNN may pick any algorithm), as
+NAME-nondeterministic: its numbers and its speed beside the default's.
 --conformance N: the first N ONNX backend cases (every 3rd, for variety)
 that the CPU backend passes and that compile without frozen inputs, with
 their test data as .npy.
@@ -41,19 +45,27 @@ def main():
     ap.add_argument("--models", required=True)
     ap.add_argument("--model", action="append", default=[])
     ap.add_argument("--conformance", type=int, default=0)
+    ap.add_argument("--nondeterministic", action="append", default=[],
+                    help="a --model compiled once more with --allow-nondeterministic "
+                         "(checked and timed as NAME-nondeterministic)")
     ap.add_argument("--gpu", default="sm_90")
     ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
     args = ap.parse_args()
     os.makedirs(args.bundle, exist_ok=True)
     manifest = {"gpu": args.gpu, "models": [], "conformance": []}
 
-    for name in args.model:
+    variants = [(name, name, []) for name in args.model]
+    for name in args.nondeterministic:
+        if name not in args.model:
+            sys.exit(f"--nondeterministic {name}: not one of the --model names")
+        variants.append((name, f"{name}-nondeterministic", ["--allow-nondeterministic"]))
+    for name, label, extra in variants:
         onnx_path = os.path.join(args.models, f"{name}.onnx")
-        so = os.path.join(args.bundle, f"{name}.so")
+        so = os.path.join(args.bundle, f"{label}.so")
         ok, text = compile_artifact(args.kiln, onnx_path, so, args.gpu,
-                                    ["--batch-buckets=1,8"])
+                                    ["--batch-buckets=1,8", *extra])
         if not ok:
-            sys.exit(f"{name}: {text}")
+            sys.exit(f"{label}: {text}")
         os.remove(so[:-3] + ".h")
         cases = []
         for batch, suffix in ((1, ""), (8, "8")):
@@ -62,8 +74,9 @@ def main():
                             os.path.join(args.bundle, f"{name}.{kind}{suffix}.npy"))
             cases.append({"batch": batch, "input": f"{name}.input{suffix}.npy",
                           "output": f"{name}.output{suffix}.npy"})
-        manifest["models"].append({"name": name, "artifact": f"{name}.so", "cases": cases})
-        print(f"{name}: {os.path.getsize(so) / 2**20:.1f} MiB")
+        manifest["models"].append({"name": label, "torchvision": name,
+                                   "artifact": f"{label}.so", "cases": cases})
+        print(f"{label}: {os.path.getsize(so) / 2**20:.1f} MiB")
 
     if args.conformance:
         import numpy as np

@@ -161,6 +161,22 @@ check(ok, f"a string holding NUL: {msg}")
 ok, msg = raises(lambda: ss.run({"x": words, "v": [["1", "2"]]}), "v")
 check(ok, f"a string input of the wrong shape: {msg}")
 
+# A bool output (NumPy 1.24 imports no bool over DLPack: it failed with
+# "Unsupported dtype in DLTensor").
+graph = helper.make_graph(
+    [helper.make_node("Greater", ["a", "b"], ["gt"])], "compare",
+    [helper.make_tensor_value_info("a", TensorProto.FLOAT, [3]),
+     helper.make_tensor_value_info("b", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("gt", TensorProto.BOOL, [3])])
+compare_onnx = os.path.join(work, "compare.onnx")
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), compare_onnx)
+compare_so = os.path.join(work, "compare.so")
+subprocess.run([kiln_bin, "compile", compare_onnx, "-o", compare_so, "--quiet"], check=True)
+a, b = np.array([1, 2, 3], np.float32), np.array([2, 2, 2], np.float32)
+gt = kiln.load(compare_so).session(threads=1).run({"a": a, "b": b})["gt"]
+check(gt.dtype == np.bool_ and gt.tolist() == [False, False, True],
+      f"a bool output as a NumPy bool array: {gt!r}")
+
 # Per-call time of a one-element model (Kiln's own run is ~0.05 us of it).
 tiny_src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "tiny.mlir")
 tiny_so = os.path.join(work, "tiny.so")
