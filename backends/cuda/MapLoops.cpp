@@ -3,14 +3,20 @@
 // Implements kiln-gpu-map-loops (Passes.td): every loop nest at the top of
 // a function becomes a 2-D scf.parallel (blocks, threads) with the GPU
 // mapping attribute, linearised with the innermost dim fastest so that
-// neighbouring threads touch neighbouring elements.
+// neighbouring threads touch neighbouring elements. Where every access
+// along the innermost dim is provably 16-byte aligned, a thread takes 4
+// consecutive elements of it with one vector load or store each
+// (ld.global.v4).
 //
 //===----------------------------------------------------------------------===//
 
 #include "backends/cuda/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace kiln::cuda {
@@ -33,6 +39,153 @@ static bool touchesMemory(Operation *op) {
       touches = true;
   });
   return touches;
+}
+
+/// Elements of 32 bits a thread takes at once along the innermost dim:
+/// one 16-byte access.
+constexpr int64_t kVector = 4;
+
+/// Whether memref `v`'s aligned pointer is 16-byte aligned: an argument
+/// of the function or an allocation (the runtime's: 64-byte aligned), a
+/// global or stack buffer declared so, or a view of one at a multiple of
+/// 16 bytes, through subviews, casts and reshapes (whose offsets the type
+/// carries).
+static bool alignedBase(Value v) {
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!def) {
+      Block *owner = cast<BlockArgument>(v).getOwner();
+      return owner->isEntryBlock() && isa<func::FuncOp>(owner->getParentOp());
+    }
+    if (isa<memref::AllocOp>(def))
+      return true;
+    if (auto alloca = dyn_cast<memref::AllocaOp>(def))
+      return alloca.getAlignment().value_or(0) >= 16;
+    if (auto get = dyn_cast<memref::GetGlobalOp>(def)) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(def, get.getNameAttr());
+      return global && global.getAlignment().value_or(0) >= 16;
+    }
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      APInt shift;
+      if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)) || shift.getSExtValue() % 16)
+        return false;
+      v = view.getSource();
+      continue;
+    }
+    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      return false;
+    v = def->getOperand(0);
+  }
+}
+
+/// Whether an access of 32-bit `element`s to `memref` at `indices`, the
+/// last `inner` (the loop's innermost index, a multiple of 4) and none of
+/// the others varying with it (not in `varying`), can be one aligned
+/// access of 4: innermost stride 1, the other strides and the offset
+/// multiples of 4, a 16-byte aligned base.
+static bool vectorAccess(Value memref, ValueRange indices, Type element, Value inner,
+                         const llvm::DenseSet<Value> &varying) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 0 || indices.back() != inner || varying.contains(memref) ||
+      !element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 32)
+    return false;
+  for (Value index : indices.drop_back())
+    if (index == inner || varying.contains(index))
+      return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
+      ShapedType::isDynamic(offset) || offset % kVector)
+    return false;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % kVector)
+      return false;
+  return alignedBase(memref);
+}
+
+/// The elements a thread of `p` takes along its innermost dim: 4 when
+/// the dim starts at 0, steps by 1, counts a multiple of 4, and its index
+/// is used only as the last index of loads and stores `vectorAccess`
+/// allows (the body flat: no nested regions); else 1.
+static int64_t vectorWidth(scf::ParallelOp p) {
+  size_t last = p.getNumLoops() - 1;
+  APInt count;
+  if (!matchPattern(p.getLowerBound()[last], m_Zero()) ||
+      !matchPattern(p.getStep()[last], m_One()) ||
+      !matchPattern(p.getUpperBound()[last], m_ConstantInt(&count)) ||
+      count.getSExtValue() % kVector)
+    return 1;
+  Value inner = p.getInductionVars()[last];
+  llvm::DenseSet<Value> varying; // what differs between the 4 elements
+  bool any = false;
+  for (Operation &op : p.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return 1;
+    if (auto load = dyn_cast<memref::LoadOp>(op); load && llvm::is_contained(load.getIndices(), inner)) {
+      if (!vectorAccess(load.getMemRef(), load.getIndices(), load.getType(), inner, varying))
+        return 1;
+      varying.insert(load.getResult());
+      any = true;
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op);
+        store && llvm::is_contained(store.getIndices(), inner)) {
+      if (store.getValue() == inner ||
+          !vectorAccess(store.getMemRef(), store.getIndices(), store.getValue().getType(), inner,
+                        varying))
+        return 1;
+      any = true;
+      continue;
+    }
+    if (llvm::is_contained(op.getOperands(), inner))
+      return 1;
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); }))
+      for (Value r : op.getResults())
+        varying.insert(r);
+  }
+  return any ? kVector : 1;
+}
+
+/// `p`'s body for the `width` elements from innermost index `base`
+/// (`map` holds the other indices): each access along the innermost dim
+/// one vector load or store of alignment `align`, every other op once for
+/// each element, in the body's order (the elements are independent
+/// iterations).
+static void cloneVectorised(OpBuilder &b, Location loc, scf::ParallelOp p, IRMapping &map,
+                            Value base, int64_t width, llvm::MaybeAlign align) {
+  Value inner = p.getInductionVars().back();
+  SmallVector<IRMapping> elements(width, map);
+  auto indicesAt = [&](ValueRange indices) {
+    SmallVector<Value> result;
+    for (Value index : indices)
+      result.push_back(index == inner ? base : elements[0].lookupOrDefault(index));
+    return result;
+  };
+  for (Operation &op : p.getBody()->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op); load && llvm::is_contained(load.getIndices(), inner)) {
+      Value vector = vector::LoadOp::create(
+          b, loc, VectorType::get({width}, load.getType()),
+          elements[0].lookupOrDefault(load.getMemRef()), indicesAt(load.getIndices()),
+          /*nontemporal=*/false, align);
+      for (auto [j, element] : llvm::enumerate(elements))
+        element.map(load.getResult(), vector::ExtractOp::create(b, loc, vector, int64_t(j)));
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op);
+        store && llvm::is_contained(store.getIndices(), inner)) {
+      SmallVector<Value> values;
+      for (IRMapping &element : elements)
+        values.push_back(element.lookupOrDefault(store.getValue()));
+      Value vector = vector::FromElementsOp::create(
+          b, loc, VectorType::get({width}, store.getValue().getType()), values);
+      vector::StoreOp::create(b, loc, vector, elements[0].lookupOrDefault(store.getMemRef()),
+                              indicesAt(store.getIndices()), /*nontemporal=*/false, align);
+      continue;
+    }
+    for (IRMapping &element : elements)
+      b.clone(op, element);
+  }
 }
 
 /// The mapping attribute of a (block, thread) loop.
@@ -131,6 +284,7 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     OpBuilder b(p);
     Location loc = p.getLoc();
     size_t rank = p.getNumLoops();
+    int64_t width = vectorWidth(p);
     SmallVector<Value> counts;
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
     for (size_t d = 0; d < rank; ++d) {
@@ -139,6 +293,9 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
       Value count = matchPattern(p.getStep()[d], m_One())
                         ? extent
                         : b.createOrFold<arith::CeilDivSIOp>(loc, extent, p.getStep()[d]);
+      if (d + 1 == rank && width > 1) // groups of `width` (it divides the count)
+        count = b.createOrFold<arith::DivUIOp>(
+            loc, count, arith::ConstantIndexOp::create(b, loc, width));
       counts.push_back(count);
       total = b.createOrFold<arith::MulIOp>(loc, total, count);
     }
@@ -155,11 +312,21 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
         Value scaled = matchPattern(p.getStep()[d], m_One())
                            ? index
                            : ib.createOrFold<arith::MulIOp>(il, index, p.getStep()[d]);
+        if (d + 1 == rank && width > 1)
+          scaled = ib.createOrFold<arith::MulIOp>(
+              il, index, arith::ConstantIndexOp::create(ib, il, width));
         ivs[d] = ib.createOrFold<arith::AddIOp>(il, p.getLowerBound()[d], scaled);
       }
       IRMapping map;
       for (size_t d = 0; d < rank; ++d)
         map.map(p.getInductionVars()[d], ivs[d]);
+      if (width > 1) {
+        // On the device 16 bytes (ld.global.v4); emulated, the host's
+        // buffers (a caller's, on the CPU) may be less aligned.
+        cloneVectorised(ib, il, p, map, ivs.back(), width,
+                        llvm::MaybeAlign(emulate ? 4 : 16));
+        return;
+      }
       for (Operation &op : p.getBody()->without_terminator())
         ib.clone(op, map);
     });

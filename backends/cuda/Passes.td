@@ -18,7 +18,15 @@ def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     work: an outermost `scf.parallel` of any rank is linearised into
     `(blocks, threads)` with `block-size` threads a block and the
     innermost dim fastest, so that consecutive threads touch consecutive
-    elements (coalesced); iterations past the end are masked. Parallel
+    elements (coalesced); iterations past the end are masked. Where the
+    innermost dim counts a multiple of 4 and its index is only ever the
+    last index of 32-bit loads and stores whose 4 elements from a
+    multiple of 4 are 16 bytes at a 16-byte aligned address (innermost
+    stride 1, other strides and offset multiples of 4, the base an
+    argument, an allocation, a 16-byte aligned global or a view of one
+    at a multiple of 16 bytes), a thread takes 4 consecutive elements:
+    each such access one `vector.load`/`vector.store` (alignment 16:
+    `ld.global.v4`), the rest of the body once per element. Parallel
     loops nested inside run sequentially in their thread. `memref.copy`
     becomes such a loop; other host-level ops that read or write memory
     (sequential loops, scalar stores) run on one thread. The result is an
@@ -49,10 +57,14 @@ def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads a block">
+           "Threads a block">,
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "For the CPU emulation: vector accesses claim only their elements' "
+           "alignment (the host's buffers are not the device's)">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
-                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def GpuParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "mlir::func::FuncOp"> {
@@ -92,6 +104,16 @@ def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
       lanes both ways, and the combiners commute), which it combines into
       its own copy of the output (a `memref.alloca`, one per lane);
     - an op of one element runs whole in every lane.
+    A lane's elements are e = lane + 32k for k below ceil(n / 32): a loop
+    of a constant trip count (LLVM unrolls it), the last step masked where
+    32 does not divide n. A `memref.alloca` of the row that only strided
+    ops (and reductions reading it) use, all over the same loop ranges
+    through the same one-to-one map, is lane-private: element
+    e = lane + 32k lives in slot k of a buffer of ceil(n / 32) elements
+    (emulated: at [lane, k] of a 32 x ceil(n / 32) buffer), which the
+    loops, unrolled here up to `unroll-steps` steps (LLVM's thresholds
+    leave a row of 768, 24 steps, rolled), index with constants:
+    registers, not local memory.
     A row is left as it is unless every buffer a lane reads is one it
     holds: written whole by every lane, or by a strided op with the same
     loop ranges and the same map onto it as the reader's; reductions must
@@ -103,20 +125,37 @@ def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
     with at least 32 elements an output and an input read along its
     innermost dim, becomes an `scf.parallel` over its output elements and
     the 32 lanes: the same partials and butterfly, then lane 0 alone
-    combines the total into the output, which the lanes share. Reductions
+    combines the total into the output, which the lanes share. With at
+    least 4096 elements an output, an output takes a whole block instead
+    (`block-size` threads, which `kiln-gpu-map-loops` must use too): each
+    thread's partial over e = thread, thread + block-size, ..., each
+    warp's butterfly, lane 0 of each warp writing its warp's total to a
+    workgroup buffer (`memref.alloca` in `#gpu.address_space<workgroup>`,
+    which `kiln-cuda-workgroup-buffers` makes shared memory), a
+    `gpu.barrier`, then thread 0 combining the warps' totals in order into
+    the output. Its input and output must not share memory: views of the
+    arena at disjoint bytes do not. Reductions
     down a column (the reduction dim not innermost in memory) stay a thread
     an output element, which reads coalesced.
 
     With `emulate` (the CPU emulation of the mapping, `--emulate-gpu`) the
     lanes are a loop inside the row instead, and the butterfly combines an
-    array of the 32 partials in the same order, so the emulated conformance
+    array of the 32 partials in the same order (a block's: an array of
+    block-size partials, the warps' totals combined in order), so the
+    emulated conformance
     suites check the partition, the neutral elements and the order of the
     combination numerically; the shuffles themselves are checked by lit
     and ptxas only.
   }];
   let options = [
     Option<"emulate", "emulate", "bool", /*default=*/"false",
-           "The lanes as a loop and the shuffles as array reads (CPU emulation)">
+           "The lanes as a loop and the shuffles as array reads (CPU emulation)">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads a block (as kiln-gpu-map-loops'): a long reduction's output "
+           "takes a block of them (a multiple of 32 from 64 to 1024; else a warp)">,
+    Option<"unrollSteps", "unroll-steps", "int64_t", /*default=*/"32",
+           "Lane loops of at most this many steps are unrolled (their slot "
+           "indices constants: registers, not local memory); 0: none">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::affine::AffineDialect", "mlir::gpu::GPUDialect",
@@ -136,6 +175,20 @@ def CudaGatherKernels : Pass<"kiln-cuda-gather-kernels", "mlir::ModuleOp"> {
     `kiln_cuda.constants` counts them.
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::gpu::GPUDialect"];
+}
+
+def CudaWorkgroupBuffers : Pass<"kiln-cuda-workgroup-buffers", "mlir::ModuleOp"> {
+  let summary = "Workgroup allocas in a gpu.launch become its workgroup attributions";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`, before `gpu-kernel-outlining`:
+    each `memref.alloca` in a `gpu.launch` body whose memory space is
+    `#gpu.address_space<workgroup>` (a block reduction's warp totals,
+    `kiln-gpu-warp-rows`) becomes a workgroup attribution of the launch,
+    which outlining carries to the kernel and the NVVM lowering makes a
+    `.shared` array (static shared memory: nothing to pass at launch).
+    Fails on one outside a launch (it would be host memory).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
 def CudaLowerLaunches : Pass<"kiln-cuda-lower-launches", "mlir::ModuleOp"> {

@@ -18,31 +18,44 @@ using namespace mlir;
 namespace kiln::cuda {
 
 /// Host loops as GPU-mapped parallel loops (what both the CUDA pipeline
-/// and the CPU emulation of the mapping start with).
-static void addMapping(OpPassManager &pm, int64_t blockSize, bool emulate) {
+/// and the CPU emulation of the mapping start with); a long reduction's
+/// output takes a block of `reductionBlockSize` threads (0: `blockSize`).
+static void addMapping(OpPassManager &pm, int64_t blockSize, bool emulate,
+                       int64_t reductionBlockSize = 0) {
   // Every parallel dim in the mapped loop, reductions serial inside.
   pm.addNestedPass<func::FuncOp>(createGpuParallelDimsFirst());
   // Each row of a row kernel on a warp (lanes a loop when emulated).
   GpuWarpRowsOptions warp;
   warp.emulate = emulate;
+  warp.blockSize = reductionBlockSize ? reductionBlockSize : blockSize;
   pm.addNestedPass<func::FuncOp>(createGpuWarpRows(warp));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createLowerAffinePass());
   GpuMapLoopsOptions map;
   map.blockSize = blockSize;
+  map.emulate = emulate;
   pm.addPass(createGpuMapLoops(map));
 }
 
 void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &options) {
   addMapping(pm, options.blockSize, options.emulate);
   if (options.emulate) {
-    // The mapped loop nests as they are, run by the host (sequentially).
+    // The mapped loop nests as they are, run by the host (sequentially);
+    // their 4-element vector accesses as the host's vector loads.
+    pm.addPass(createConvertVectorToLLVMPass());
     host::buildHostLowering(pm, host::HostLoweringOptions{});
     return;
   }
   // No canonicalisation before this: it would dissolve one-thread loops.
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createCanonicalizerPass());
+  // The constants (bounds, steps, shuffle offsets, divisors) and index
+  // arithmetic the canonicaliser hoisted to the function back into each
+  // launch: otherwise outlining makes them kernel parameters, and the
+  // kernel divides by a run-time value and cannot unroll.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // A block reduction's shared buffer: the launch's workgroup memory.
+  pm.addPass(createCudaWorkgroupBuffers());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCudaGatherKernels());
   pm.addPass(createLowerAffinePass());
@@ -86,7 +99,10 @@ void registerCudaPipelines() {
       "(blocks x threads, masked), run on the CPU: checks the mapping numerically",
       [](OpPassManager &pm) {
         buildPipeline(pm, PipelineOptions{Phase::Plan});
-        addMapping(pm, /*blockSize=*/4, /*emulate=*/true); // small: the mask, several blocks
+        // Blocks of 4 threads: the mask, several blocks; a block reduction
+        // over 64 threads (2 warps) from 1,024 elements an output.
+        addMapping(pm, /*blockSize=*/4, /*emulate=*/true, /*reductionBlockSize=*/64);
+        pm.addPass(createConvertVectorToLLVMPass());
         host::HostLoweringOptions options;
         options.genericAllocation = false;
         host::buildHostLowering(pm, options);

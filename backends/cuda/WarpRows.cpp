@@ -7,17 +7,20 @@
 // partials with a butterfly of shuffles, after which every lane holds the
 // row's result. With `emulate`, the lanes are a loop in one thread and
 // the butterfly reads an array of partials, in the same order, so that
-// the CPU computes what the GPU would.
+// the CPU computes what the GPU would. A row's temporary that only strided
+// ops touch is lane-private: each lane keeps its own elements (the k-th in
+// slot k), 1/32 of the row, and the lane loops have a constant trip count
+// so that the slots can live in registers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "backends/cuda/Passes.h"
+#include "backends/cuda/RowPlan.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln::cuda {
 #define GEN_PASS_DEF_GPUWARPROWS
@@ -29,201 +32,43 @@ using namespace mlir;
 namespace kiln::cuda {
 namespace {
 
-constexpr int64_t kWarp = 32;
-
-/// How a linalg op of a row runs on the warp's lanes.
-enum class Mode {
-  Whole,       // every lane runs all of it (one element: a scalar of the row)
-  Strided,     // element e of its iteration space on lane e % 32
-  LaneReduced, // its one reduction dim strided, partials combined by shuffles
-};
-
-/// Who holds a buffer written in the row: every lane all of it, or each
-/// lane the elements its strided writer wrote (the writer's loop ranges
-/// and its map onto the buffer).
-struct Holder {
-  bool whole = true;
-  SmallVector<int64_t> ranges;
-  AffineMap map;
-};
-
-/// The memref `v` is a view of (through subviews, casts, reshapes).
-static Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
-/// The op combining a reduction's output with its element (the one user
-/// of the output's block argument, yielded), or null.
-static Operation *combinerOf(linalg::LinalgOp op, unsigned output) {
-  BlockArgument out = op.getRegionOutputArgs()[output];
-  if (!out.hasOneUse())
-    return nullptr;
-  Operation *c = *out.getUsers().begin();
-  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  if (c->getNumOperands() != 2 || c->getNumResults() != 1 || !c->getResult(0).hasOneUse() ||
-      yield.getOperand(output) != c->getResult(0) || !arith::getNeutralElement(c))
-    return nullptr;
-  Type t = c->getResult(0).getType();
-  if (!t.isF32() && !t.isInteger(32)) // what one shuffle moves
-    return nullptr;
-  return c;
-}
-
-/// Whether `op`'s reduction dims all follow its parallel dims (static
-/// `ranges`); `outputs` and `reduced` count the elements of each group.
-static bool reductionsLast(linalg::LinalgOp op, ArrayRef<int64_t> ranges, int64_t &outputs,
-                           int64_t &reduced) {
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  size_t first = ranges.size() - op.getNumReductionLoops();
-  outputs = reduced = 1;
-  for (size_t d = 0; d < ranges.size(); ++d) {
-    if ((d >= first) != (iterators[d] == utils::IteratorType::reduction))
-      return false;
-    (d < first ? outputs : reduced) *= ranges[d];
-  }
-  return true;
-}
-
-/// The mode of each linalg op in `row`'s body, or failure if the row
-/// cannot run on a warp as it is.
-static FailureOr<DenseMap<Operation *, Mode>> planRow(scf::ParallelOp row) {
-  DenseMap<Operation *, Mode> modes;
-  DenseMap<Value, Holder> holders;
-  llvm::DenseSet<Value> writtenRoots; // memory other than the row's allocas
-  int64_t widest = 0;
-  for (Operation &op : row.getBody()->without_terminator()) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-    if (!linalgOp) {
-      if (op.getNumRegions() == 0 && isMemoryEffectFree(&op))
-        continue; // views, constants, index arithmetic: every lane
-      if (isa<memref::AllocaOp>(op))
-        continue;
-      return failure();
-    }
-    if (!isa<linalg::GenericOp, linalg::FillOp>(op) || !linalgOp.hasPureBufferSemantics())
-      return failure();
-    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return failure();
-    int64_t size = 1;
-    for (int64_t r : ranges)
-      size *= r;
-    Mode mode = size < 2 ? Mode::Whole : Mode::Strided;
-    if (linalgOp.getNumReductionLoops()) {
-      // Reductions last, onto one output element.
-      int64_t outputs, reduced;
-      if (!reductionsLast(linalgOp, ranges, outputs, reduced) || outputs != 1 ||
-          !isa<linalg::GenericOp>(op))
-        return failure();
-      if (size >= 2) {
-        mode = Mode::LaneReduced;
-        for (unsigned i = 0; i < linalgOp.getNumDpsInits(); ++i)
-          if (!combinerOf(linalgOp, i) ||
-              !linalgOp.getDpsInits()[i].getDefiningOp<memref::AllocaOp>())
-            return failure();
-      }
-    }
-    if (mode != Mode::Whole)
-      widest = std::max(widest, size);
-    // An op reading, at other elements, memory it writes itself would
-    // read another lane's writes.
-    if (mode == Mode::Strided)
-      for (OpOperand *input : linalgOp.getDpsInputOperands())
-        for (OpOperand &init : linalgOp.getDpsInitsMutable())
-          if (isa<MemRefType>(input->get().getType()) &&
-              rootOf(input->get()) == rootOf(init.get()) &&
-              (input->get() != init.get() || linalgOp.getMatchingIndexingMap(input) !=
-                                                 linalgOp.getMatchingIndexingMap(&init)))
-            return failure();
-    // What it reads must be held by the lane reading it.
-    for (OpOperand &operand : op.getOpOperands()) {
-      Value v = operand.get();
-      if (!isa<MemRefType>(v.getType()))
-        continue;
-      bool isInit = linalgOp.isDpsInit(&operand);
-      if (isInit && (mode == Mode::LaneReduced ||
-                     linalgOp.getMatchingBlockArgument(&operand).use_empty()))
-        continue; // not read (a reduction reads its own lane's copy)
-      auto held = holders.find(v);
-      if (held == holders.end()) {
-        if (writtenRoots.contains(rootOf(v)))
-          return failure(); // another view of memory written in the row
-        continue;
-      }
-      if (held->second.whole)
-        continue;
-      if (mode == Mode::Whole || held->second.ranges != ranges ||
-          held->second.map != linalgOp.getMatchingIndexingMap(&operand))
-        return failure();
-    }
-    for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
-      Holder h;
-      h.whole = mode != Mode::Strided;
-      h.ranges = ranges;
-      h.map = linalgOp.getMatchingIndexingMap(&init);
-      holders[init.get()] = h;
-      if (!init.get().getDefiningOp<memref::AllocaOp>())
-        writtenRoots.insert(rootOf(init.get()));
-    }
-    modes[&op] = mode;
-  }
-  if (widest < kWarp)
-    return failure(); // a thread a row is as good
-  return modes;
-}
-
-/// Whether `op`, a reduction at the top of a function (no row kernel
-/// around it), runs better with a warp an output element: its reduction
-/// dims last, at least 32 elements each output, an input read along the
-/// innermost reduction dim in its innermost dim (so that the lanes'
-/// loads are coalesced; otherwise a thread an output element is).
-static bool warpPerOutput(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics())
-    return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t outputs, reduced;
-  if (!op.getNumReductionLoops() || llvm::any_of(ranges, ShapedType::isDynamic) ||
-      !reductionsLast(op, ranges, outputs, reduced) || reduced < kWarp)
-    return false;
-  for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
-    if (!combinerOf(op, i))
-      return false;
-  AffineExpr innermost = getAffineDimExpr(ranges.size() - 1, op.getContext());
-  bool along = false;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    for (Value init : op.getDpsInits())
-      if (isa<MemRefType>(input->get().getType()) && rootOf(input->get()) == rootOf(init))
-        return false; // it reads what lane 0 writes
-    AffineMap map = op.getMatchingIndexingMap(input);
-    for (auto [k, expr] : llvm::enumerate(map.getResults()))
-      if (expr.isFunctionOfDim(ranges.size() - 1)) {
-        if (k + 1 != map.getNumResults() || expr != innermost)
-          return false;
-        along = true;
-      }
-  }
-  return along;
-}
+/// Elements a thread at least, for a reduction's output to take a block.
+constexpr int64_t kBlockReduceMinPerThread = 16;
+/// Marks a lane loop until the unrolling.
+constexpr llvm::StringLiteral kLaneLoop = "kiln.lane_loop";
 
 struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
   using GpuWarpRowsBase::GpuWarpRowsBase;
 
-  /// The loop indices of linear element `e` of `ranges` (innermost fastest).
+  /// Where a lane-private element e = lane + 32k lives: slot k of the
+  /// lane's buffer (emulated: row `lane` of the lanes' buffer).
+  struct Slot {
+    Value lane;
+    Value k;
+  };
+
+  /// The row being rewritten's lane-private allocas (as in the input).
+  llvm::DenseSet<Value> lanePrivate;
+
+  /// The loop indices of linear element `e` (< the product of `ranges`)
+  /// of `ranges`, innermost fastest.
   static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value e,
                                         ArrayRef<int64_t> ranges) {
     SmallVector<Value> ivs(ranges.size());
+    size_t outermost = 0; // of the dims that vary: what is left of e
+    while (outermost + 1 < ranges.size() && ranges[outermost] == 1)
+      ++outermost;
     Value rest = e;
     for (size_t d = ranges.size(); d-- > 0;) {
-      if (ranges[d] == 1) {
+      if (d == outermost) {
+        ivs[d] = rest;
+      } else if (d < outermost || ranges[d] == 1) {
         ivs[d] = arith::ConstantIndexOp::create(b, loc, 0);
-        continue;
-      }
-      Value r = arith::ConstantIndexOp::create(b, loc, ranges[d]);
-      ivs[d] = d == 0 ? rest : b.createOrFold<arith::RemUIOp>(loc, rest, r);
-      if (d > 0)
+      } else {
+        Value r = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+        ivs[d] = b.createOrFold<arith::RemUIOp>(loc, rest, r);
         rest = b.createOrFold<arith::DivUIOp>(loc, rest, r);
+      }
     }
     return ivs;
   }
@@ -240,10 +85,22 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     return result;
   }
 
+  /// The indices `op` reads or writes `operand` at, at loop indices `ivs`
+  /// (lane-private: its slot).
+  SmallVector<Value> access(OpBuilder &b, Location loc, linalg::LinalgOp op, OpOperand &operand,
+                            ArrayRef<Value> ivs, Slot slot) {
+    if (!lanePrivate.contains(operand.get()))
+      return indices(b, loc, op.getMatchingIndexingMap(&operand), ivs);
+    assert(slot.k && "a lane-private buffer outside a lane loop");
+    if (emulate)
+      return {slot.lane, slot.k};
+    return {slot.k};
+  }
+
   /// `op`'s payload at loop indices `ivs`: its operands loaded (those not
   /// already in `m`), its body cloned into `m`; the yielded values.
-  static SmallVector<Value> payload(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                                    ArrayRef<Value> ivs, IRMapping &m) {
+  SmallVector<Value> payload(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                             ArrayRef<Value> ivs, Slot slot, IRMapping &m) {
     for (OpOperand &operand : op->getOpOperands()) {
       BlockArgument arg = op.getMatchingBlockArgument(&operand);
       if (arg.use_empty() || m.contains(arg))
@@ -253,8 +110,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
         m.map(arg, v);
         continue;
       }
-      m.map(arg, memref::LoadOp::create(
-                     b, loc, v, indices(b, loc, op.getMatchingIndexingMap(&operand), ivs)));
+      m.map(arg, memref::LoadOp::create(b, loc, v, access(b, loc, op, operand, ivs, slot)));
     }
     for (Operation &inner : op.getBlock()->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
@@ -269,30 +125,63 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     return yielded;
   }
 
-  static void store(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Value> values,
-                    ArrayRef<Value> ivs, IRMapping &outer) {
+  void store(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Value> values,
+             ArrayRef<Value> ivs, Slot slot, IRMapping &outer) {
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
       memref::StoreOp::create(b, loc, values[i], outer.lookupOrDefault(init.get()),
-                              indices(b, loc, op.getMatchingIndexingMap(&init), ivs));
+                              access(b, loc, op, init, ivs, slot));
+  }
+
+  /// Lane `lane`'s elements e = lane + `stride` k of `count` (the stride:
+  /// the lanes, 32, or a block's threads), k from 0 to ceil(count /
+  /// stride): a loop of a constant trip count (it unrolls, and the
+  /// lane-private slots it indexes become registers), the last step
+  /// masked where the stride does not divide `count`. `body(b, loc, e, k,
+  /// acc)` returns the next values of the loop's `inits`; the last ones.
+  static SmallVector<Value>
+  laneLoop(OpBuilder &b, Location loc, Value lane, int64_t count, int64_t stride,
+           ValueRange inits,
+           function_ref<SmallVector<Value>(OpBuilder &, Location, Value, Value, ValueRange)>
+               body) {
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    Value steps = arith::ConstantIndexOp::create(b, loc, llvm::divideCeil(count, stride));
+    Value step = arith::ConstantIndexOp::create(b, loc, stride);
+    Value end = arith::ConstantIndexOp::create(b, loc, count);
+    auto loop = scf::ForOp::create(
+        b, loc, c0, steps, c1, inits, [&](OpBuilder &fb, Location l, Value k, ValueRange acc) {
+          Value e = arith::AddIOp::create(fb, l, lane, arith::MulIOp::create(fb, l, k, step));
+          if (count % stride == 0) {
+            scf::YieldOp::create(fb, l, body(fb, l, e, k, acc));
+            return;
+          }
+          Value inside = arith::CmpIOp::create(fb, l, arith::CmpIPredicate::ult, e, end);
+          auto masked = scf::IfOp::create(
+              fb, l, inside,
+              [&](OpBuilder &ib, Location il) {
+                scf::YieldOp::create(ib, il, body(ib, il, e, k, acc));
+              },
+              [&](OpBuilder &ib, Location il) { scf::YieldOp::create(ib, il, acc); });
+          scf::YieldOp::create(fb, l, masked.getResults());
+        });
+    loop->setAttr(kLaneLoop, b.getUnitAttr());
+    return loop.getResults();
   }
 
   /// Lane `lane`'s elements of a strided op.
-  static void strided(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
-                      IRMapping &outer) {
+  void strided(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane, IRMapping &outer) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t size = 1;
     for (int64_t r : ranges)
       size *= r;
-    Value end = arith::ConstantIndexOp::create(b, loc, size);
-    Value step = arith::ConstantIndexOp::create(b, loc, kWarp);
-    scf::ForOp::create(b, loc, lane, end, step, ValueRange{},
-                       [&](OpBuilder &fb, Location l, Value e, ValueRange) {
-                         SmallVector<Value> ivs = delinearize(fb, l, e, ranges);
-                         IRMapping m = outer;
-                         SmallVector<Value> values = payload(fb, l, op, ivs, m);
-                         store(fb, l, op, values, ivs, outer);
-                         scf::YieldOp::create(fb, l);
-                       });
+    laneLoop(b, loc, lane, size, kWarp, ValueRange{},
+             [&](OpBuilder &fb, Location l, Value e, Value k, ValueRange) {
+               SmallVector<Value> ivs = delinearize(fb, l, e, ranges);
+               IRMapping m = outer;
+               SmallVector<Value> values = payload(fb, l, op, ivs, Slot{lane, k}, m);
+               store(fb, l, op, values, ivs, Slot{lane, k}, outer);
+               return SmallVector<Value>{};
+             });
   }
 
   /// Zeros for the loop indices of a row's reduction before its
@@ -304,36 +193,40 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     return ivs;
   }
 
+  /// The combiner of each output of a lane-reduced op.
+  static SmallVector<Operation *> combinersOf(linalg::LinalgOp op) {
+    SmallVector<Operation *> combiners;
+    for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
+      combiners.push_back(combinerOf(op, i));
+    return combiners;
+  }
+
   /// Lane `lane`'s partial of each output of a lane-reduced op at loop
   /// indices `outerIvs` before its reduction dims (its elements e = lane,
-  /// lane + 32, ... of the linearised reduction dims).
-  static SmallVector<Value> partials(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                                     Value lane, IRMapping &outer, ArrayRef<Value> outerIvs) {
+  /// lane + `threads`, ... of the linearised reduction dims; `threads`:
+  /// 32, a warp, or a block's).
+  SmallVector<Value> partials(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                              ArrayRef<Operation *> combiners, Value lane, IRMapping &outer,
+                              ArrayRef<Value> outerIvs, int64_t threads) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<Value> identities;
-    for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
-      Operation *c = combinerOf(op, i);
+    for (Operation *c : combiners)
       identities.push_back(
           arith::ConstantOp::create(b, loc, *arith::getNeutralElement(c)).getResult());
-    }
     size_t first = ranges.size() - op.getNumReductionLoops();
     ArrayRef<int64_t> reduced = ArrayRef<int64_t>(ranges).drop_front(first);
     int64_t count = 1;
     for (int64_t r : reduced)
       count *= r;
-    Value end = arith::ConstantIndexOp::create(b, loc, count);
-    Value step = arith::ConstantIndexOp::create(b, loc, kWarp);
-    auto loop = scf::ForOp::create(
-        b, loc, lane, end, step, identities,
-        [&](OpBuilder &fb, Location l, Value e, ValueRange acc) {
-          SmallVector<Value> ivs(outerIvs);
-          llvm::append_range(ivs, delinearize(fb, l, e, reduced));
-          IRMapping m = outer;
-          for (auto [arg, a] : llvm::zip(op.getRegionOutputArgs(), acc))
-            m.map(arg, a);
-          scf::YieldOp::create(fb, l, payload(fb, l, op, ivs, m));
-        });
-    return loop.getResults();
+    return laneLoop(b, loc, lane, count, threads, identities,
+                    [&](OpBuilder &fb, Location l, Value e, Value k, ValueRange acc) {
+                      SmallVector<Value> ivs(outerIvs);
+                      llvm::append_range(ivs, delinearize(fb, l, e, reduced));
+                      IRMapping m = outer;
+                      for (auto [arg, a] : llvm::zip(op.getRegionOutputArgs(), acc))
+                        m.map(arg, a);
+                      return payload(fb, l, op, ivs, Slot{lane, k}, m);
+                    });
   }
 
   /// `c` (a combiner of output block argument `out`) applied to `mine`
@@ -347,77 +240,118 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
 
   /// Each output's `total` combined into the output element (a row's: the
   /// lane's own copy).
-  static void finish(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Value> totals,
-                     IRMapping &outer, ArrayRef<Value> outerIvs) {
+  void finish(OpBuilder &b, Location loc, linalg::LinalgOp op, ArrayRef<Operation *> combiners,
+              ArrayRef<Value> totals, IRMapping &outer, ArrayRef<Value> outerIvs) {
     SmallVector<Value> ivs(outerIvs);
     while (ivs.size() < op.getNumLoops())
       ivs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     SmallVector<Value> results;
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
       Value buffer = outer.lookupOrDefault(init.get());
-      Value old = memref::LoadOp::create(b, loc, buffer,
-                                         indices(b, loc, op.getMatchingIndexingMap(&init), ivs));
-      results.push_back(combine(b, combinerOf(op, i), op.getRegionOutputArgs()[i], old, totals[i]));
+      Value old = memref::LoadOp::create(b, loc, buffer, access(b, loc, op, init, ivs, Slot{}));
+      results.push_back(combine(b, combiners[i], op.getRegionOutputArgs()[i], old, totals[i]));
     }
-    store(b, loc, op, results, ivs, outer);
+    store(b, loc, op, results, ivs, Slot{}, outer);
   }
 
   /// On the GPU: lane `lane`'s partials, then a butterfly of shuffles;
-  /// into an output `shared` by the lanes lane 0 alone writes.
-  static void laneReducedOnGpu(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
-                               IRMapping &outer, ArrayRef<Value> outerIvs, bool shared) {
-    SmallVector<Value> values = partials(b, loc, op, lane, outer, outerIvs);
+  /// into an output `shared` by the lanes lane 0 alone writes. With
+  /// `threads` > 32 (a block an output; `lane` the thread), each warp's
+  /// lane 0 writes its total to a workgroup buffer, and after a barrier
+  /// thread 0 combines the warps' totals in order into the output.
+  void laneReducedOnGpu(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
+                        IRMapping &outer, ArrayRef<Value> outerIvs, bool shared,
+                        int64_t threads = kWarp) {
+    SmallVector<Operation *> combiners = combinersOf(op);
+    SmallVector<Value> values = partials(b, loc, op, combiners, lane, outer, outerIvs, threads);
     for (int32_t offset = kWarp / 2; offset > 0; offset /= 2)
       for (auto [i, v] : llvm::enumerate(values)) {
         auto shuffle = gpu::ShuffleOp::create(b, loc, v, offset, kWarp, gpu::ShuffleMode::XOR);
-        v = combine(b, combinerOf(op, i), op.getRegionOutputArgs()[i], v,
-                    shuffle.getShuffleResult());
+        v = combine(b, combiners[i], op.getRegionOutputArgs()[i], v, shuffle.getShuffleResult());
       }
     if (!shared) {
-      finish(b, loc, op, values, outer, outerIvs);
+      finish(b, loc, op, combiners, values, outer, outerIvs);
       return;
     }
     Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    if (threads > kWarp) {
+      int64_t warps = threads / kWarp;
+      Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarp);
+      Value warp = arith::DivUIOp::create(b, loc, lane, warpSize);
+      Value inWarp = arith::RemUIOp::create(b, loc, lane, warpSize);
+      auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+      SmallVector<Value> totals;
+      for (Operation *c : combiners)
+        totals.push_back(memref::AllocaOp::create(
+            b, loc,
+            MemRefType::get({warps}, c->getResult(0).getType(), MemRefLayoutAttrInterface{},
+                            workgroup)));
+      Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inWarp, c0);
+      scf::IfOp::create(b, loc, leader, [&](OpBuilder &ib, Location l) {
+        for (auto [v, buffer] : llvm::zip(values, totals))
+          memref::StoreOp::create(ib, l, v, buffer, warp);
+        scf::YieldOp::create(ib, l);
+      });
+      gpu::BarrierOp::create(b, loc);
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c0);
+      scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location l) {
+        SmallVector<Value> sums;
+        for (auto [i, buffer] : llvm::enumerate(totals)) {
+          Value sum = memref::LoadOp::create(ib, l, buffer, c0);
+          for (int64_t w = 1; w < warps; ++w) {
+            Value at = arith::ConstantIndexOp::create(ib, l, w);
+            sum = combine(ib, combiners[i], op.getRegionOutputArgs()[i], sum,
+                          memref::LoadOp::create(ib, l, buffer, at));
+          }
+          sums.push_back(sum);
+        }
+        finish(ib, l, op, combiners, sums, outer, outerIvs);
+        scf::YieldOp::create(ib, l);
+      });
+      return;
+    }
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c0);
     scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location l) {
-      finish(ib, l, op, values, outer, outerIvs);
+      finish(ib, l, op, combiners, values, outer, outerIvs);
       scf::YieldOp::create(ib, l);
     });
   }
 
   /// Emulated: the lanes' partials in an array, the butterfly over it
-  /// (lane l combines its value with lane l ^ offset's, as the shuffle).
-  static void laneReducedEmulated(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                                  IRMapping &outer, ArrayRef<Value> outerIvs) {
+  /// (lane l combines its value with lane l ^ offset's, as the shuffle);
+  /// with `threads` > 32 (a block), the warps' totals then combined in
+  /// order, as thread 0 does on the GPU.
+  void laneReducedEmulated(OpBuilder &b, Location loc, linalg::LinalgOp op, IRMapping &outer,
+                           ArrayRef<Value> outerIvs, int64_t threads = kWarp) {
+    SmallVector<Operation *> combiners = combinersOf(op);
     Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-    Value lanes = arith::ConstantIndexOp::create(b, loc, kWarp);
-    unsigned n = op.getNumDpsInits();
+    Value lanes = arith::ConstantIndexOp::create(b, loc, threads);
     SmallVector<Value> now, next;
-    for (unsigned i = 0; i < n; ++i) {
-      auto type = MemRefType::get({kWarp}, combinerOf(op, i)->getResult(0).getType());
+    for (Operation *c : combiners) {
+      auto type = MemRefType::get({threads}, c->getResult(0).getType());
       now.push_back(memref::AllocaOp::create(b, loc, type));
       next.push_back(memref::AllocaOp::create(b, loc, type));
     }
-    scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
-                       [&](OpBuilder &fb, Location l, Value lane, ValueRange) {
-                         for (auto [i, v] :
-                              llvm::enumerate(partials(fb, l, op, lane, outer, outerIvs)))
-                           memref::StoreOp::create(fb, l, v, now[i], lane);
-                         scf::YieldOp::create(fb, l);
-                       });
+    scf::ForOp::create(
+        b, loc, c0, lanes, c1, ValueRange{},
+        [&](OpBuilder &fb, Location l, Value lane, ValueRange) {
+          for (auto [i, v] :
+               llvm::enumerate(partials(fb, l, op, combiners, lane, outer, outerIvs, threads)))
+            memref::StoreOp::create(fb, l, v, now[i], lane);
+          scf::YieldOp::create(fb, l);
+        });
     for (int64_t offset = kWarp / 2; offset > 0; offset /= 2) {
       Value off = arith::ConstantIndexOp::create(b, loc, offset);
       scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
                          [&](OpBuilder &fb, Location l, Value lane, ValueRange) {
                            Value partner = arith::XOrIOp::create(fb, l, lane, off);
-                           for (unsigned i = 0; i < n; ++i) {
+                           for (auto [i, c] : llvm::enumerate(combiners)) {
                              Value mine = memref::LoadOp::create(fb, l, now[i], lane);
                              Value theirs = memref::LoadOp::create(fb, l, now[i], partner);
                              memref::StoreOp::create(
                                  fb, l,
-                                 combine(fb, combinerOf(op, i), op.getRegionOutputArgs()[i],
-                                         mine, theirs),
+                                 combine(fb, c, op.getRegionOutputArgs()[i], mine, theirs),
                                  next[i], lane);
                            }
                            scf::YieldOp::create(fb, l);
@@ -425,15 +359,36 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       std::swap(now, next);
     }
     SmallVector<Value> totals;
-    for (Value partial : now)
-      totals.push_back(memref::LoadOp::create(b, loc, partial, c0));
-    finish(b, loc, op, totals, outer, outerIvs);
+    for (auto [i, partial] : llvm::enumerate(now)) {
+      Value total = memref::LoadOp::create(b, loc, partial, c0);
+      for (int64_t w = 1; w < threads / kWarp; ++w) {
+        Value at = arith::ConstantIndexOp::create(b, loc, w * kWarp);
+        total = combine(b, combiners[i], op.getRegionOutputArgs()[i], total,
+                        memref::LoadOp::create(b, loc, partial, at));
+      }
+      totals.push_back(total);
+    }
+    finish(b, loc, op, combiners, totals, outer, outerIvs);
   }
 
   /// The row's ops, with `lane` the lane (null: emulated, lanes a loop).
   void emitRow(OpBuilder &b, Location loc, scf::ParallelOp row,
                const DenseMap<Operation *, Mode> &modes, Value lane, IRMapping &outer) {
     for (Operation &op : row.getBody()->without_terminator()) {
+      if (auto alloca = dyn_cast<memref::AllocaOp>(op);
+          alloca && lanePrivate.contains(alloca.getResult())) {
+        // Slots for a lane's elements (emulated: for each lane's).
+        MemRefType type = alloca.getType();
+        int64_t slots = llvm::divideCeil(type.getNumElements(), kWarp);
+        SmallVector<int64_t> shape;
+        if (!lane)
+          shape.push_back(kWarp);
+        shape.push_back(slots);
+        Value own = memref::AllocaOp::create(
+            b, alloca.getLoc(), MemRefType::get(shape, type.getElementType()));
+        outer.map(alloca.getResult(), own);
+        continue;
+      }
       auto mode = modes.find(&op);
       if (mode == modes.end() || mode->second == Mode::Whole) {
         b.clone(op, outer);
@@ -463,7 +418,9 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     }
   }
 
-  void rewriteRow(scf::ParallelOp row, const DenseMap<Operation *, Mode> &modes) {
+  void rewriteRow(scf::ParallelOp row, const RowPlan &plan) {
+    const DenseMap<Operation *, Mode> &modes = plan.modes;
+    lanePrivate = plan.lanePrivate;
     OpBuilder b(row);
     Location loc = row.getLoc();
     IRMapping outer;
@@ -488,15 +445,29 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
                               });
     }
     row.erase();
+    lanePrivate.clear();
+  }
+
+  /// The threads an output element of top-level reduction `op` takes: a
+  /// block's if each of them has enough elements to reduce, else a warp.
+  int64_t threadsPerOutput(linalg::GenericOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t reduced = 1;
+    for (int64_t r : ArrayRef<int64_t>(ranges).take_back(op.getNumReductionLoops()))
+      reduced *= r;
+    bool block = blockSize >= 2 * kWarp && blockSize <= 1024 && blockSize % kWarp == 0 &&
+                 reduced >= kBlockReduceMinPerThread * blockSize;
+    return block ? blockSize : kWarp;
   }
 
   /// A top-level reduction as a loop over its output elements, each on
-  /// a warp (lane 0 writes), or on one thread playing the lanes.
+  /// a warp or a block (thread 0 writes), or on one thread playing them.
   void rewriteReduction(linalg::GenericOp op) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     size_t first = ranges.size() - op.getNumReductionLoops();
+    int64_t threads = threadsPerOutput(op);
     SmallVector<Value> lbs, ubs, steps;
     Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
@@ -507,7 +478,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     }
     if (!emulate) {
       lbs.push_back(c0);
-      ubs.push_back(arith::ConstantIndexOp::create(b, loc, kWarp));
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, threads));
       steps.push_back(c1);
     }
     if (lbs.empty()) { // a reduction onto one element, emulated
@@ -520,10 +491,10 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
                             [&](OpBuilder &nb, Location l, ValueRange ivs) {
                               SmallVector<Value> at(ivs.take_front(first));
                               if (emulate)
-                                laneReducedEmulated(nb, l, op, outer, at);
+                                laneReducedEmulated(nb, l, op, outer, at, threads);
                               else
                                 laneReducedOnGpu(nb, l, op, ivs.back(), outer, at,
-                                                 /*shared=*/true);
+                                                 /*shared=*/true, threads);
                             });
     op.erase();
   }
@@ -535,9 +506,9 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
         if (auto row = dyn_cast<scf::ParallelOp>(op); row && row.getNumResults() == 0)
           rows.push_back(row);
     for (scf::ParallelOp row : rows) {
-      auto modes = planRow(row);
-      if (succeeded(modes))
-        rewriteRow(row, *modes);
+      FailureOr<RowPlan> plan = planRow(row);
+      if (succeeded(plan))
+        rewriteRow(row, *plan);
     }
     SmallVector<linalg::GenericOp> reductions;
     for (Block &block : getOperation().getBody())
@@ -546,6 +517,19 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
           reductions.push_back(op);
     for (linalg::GenericOp op : reductions)
       rewriteReduction(op);
+    // Short lane loops unrolled: each slot index a constant (registers).
+    SmallVector<scf::ForOp> laneLoops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kLaneLoop))
+        laneLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : laneLoops) {
+      loop->removeAttr(kLaneLoop);
+      std::optional<APInt> steps = loop.getStaticTripCount();
+      if (steps && steps->getZExtValue() <= static_cast<uint64_t>(unrollSteps) &&
+          failed(loopUnrollFull(loop)))
+        return signalPassFailure();
+    }
   }
 };
 

@@ -1,11 +1,12 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-map-loops -verify-diagnostics | FileCheck %s
 
 // A 2-D parallel loop: linearised, innermost dim fastest, masked, mapped
-// to (block_x, thread_x) with 256 threads a block.
+// to (block_x, thread_x) with 256 threads a block. (The innermost dim of
+// 3 is no multiple of 4: one element a thread.)
 // CHECK-LABEL: func.func @elementwise
-// CHECK:       %[[C4:.*]] = arith.constant 4 : index
+// CHECK:       %[[C3:.*]] = arith.constant 3 : index
 // CHECK:       %[[N:.*]] = memref.dim %arg0, %c0
-// CHECK:       %[[TOTAL:.*]] = arith.muli %[[N]], %[[C4]] : index
+// CHECK:       %[[TOTAL:.*]] = arith.muli %[[N]], %[[C3]] : index
 // CHECK:       %[[C256:.*]] = arith.constant 256 : index
 // CHECK:       %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %[[C256]] : index
 // CHECK:       scf.parallel (%[[B:.*]], %[[T:.*]]) = ({{.*}}) to (%[[BLOCKS]], %[[C256]])
@@ -13,21 +14,21 @@
 // CHECK:         %[[L:.*]] = arith.addi %[[BASE]], %[[T]] : index
 // CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[L]], %[[TOTAL]] : index
 // CHECK:         scf.if %[[IN]] {
-// CHECK:           %[[J:.*]] = arith.remui %[[L]], %[[C4]] : index
-// CHECK:           %[[I:.*]] = arith.divui %[[L]], %[[C4]] : index
+// CHECK:           %[[J:.*]] = arith.remui %[[L]], %[[C3]] : index
+// CHECK:           %[[I:.*]] = arith.divui %[[L]], %[[C3]] : index
 // CHECK:           memref.load %arg0[%[[I]], %[[J]]]
 // CHECK:           math.exp
 // CHECK:           memref.store {{.*}}, %arg1[%[[I]], %[[J]]]
 // CHECK:       } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
-func.func @elementwise(%a: memref<?x4xf32>, %b: memref<?x4xf32>) {
+func.func @elementwise(%a: memref<?x3xf32>, %b: memref<?x3xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %n = memref.dim %a, %c0 : memref<?x4xf32>
-  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c4) step (%c1, %c1) {
-    %x = memref.load %a[%i, %j] : memref<?x4xf32>
+  %c3 = arith.constant 3 : index
+  %n = memref.dim %a, %c0 : memref<?x3xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c3) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x3xf32>
     %y = math.exp %x : f32
-    memref.store %y, %b[%i, %j] : memref<?x4xf32>
+    memref.store %y, %b[%i, %j] : memref<?x3xf32>
     scf.reduce
   }
   return
@@ -123,4 +124,110 @@ func.func @host_reads(%a: memref<2xindex>) -> index {
   // expected-error @below {{the CUDA backend cannot read device memory on the host}}
   %n = memref.load %a[%c0] : memref<2xindex>
   return %n : index
+}
+
+// -----
+
+// The innermost dim counts a multiple of 4 and is only ever the last
+// index of f32 accesses at 16-byte aligned addresses (arguments; a view
+// of the arena at 64 bytes; a row of 8 as stride): a thread takes 4
+// elements, one vector load a buffer, the body once an element, one
+// vector store. The bias, read along the same dim, too; the scale, read
+// at the row, stays a scalar load (once an element).
+// CHECK-LABEL: func.func @vectorised
+// CHECK:       scf.parallel (%[[B:.*]], %[[T:.*]]) =
+// CHECK:         scf.if
+// CHECK:           %[[G:.*]] = arith.remui %{{.*}}, %c2
+// CHECK:           %[[I:.*]] = arith.divui %{{.*}}, %c2
+// CHECK:           %[[J:.*]] = arith.muli %[[G]], %c4
+// CHECK:           %[[X:.*]] = vector.load %arg0[%[[I]], %[[J]]] {alignment = 16 : i64} : memref<32x8xf32>, vector<4xf32>
+// CHECK-COUNT-4:   vector.extract %[[X]]
+// CHECK:           %[[BIAS:.*]] = vector.load %[[VIEW:.*]][%[[J]]] {alignment = 16 : i64} : memref<8xf32>, vector<4xf32>
+// CHECK-COUNT-4:   memref.load %arg2[%[[I]]] : memref<32xf32>
+// CHECK-COUNT-4:   arith.addf
+// CHECK-COUNT-4:   arith.mulf
+// CHECK:           %[[Y:.*]] = vector.from_elements
+// CHECK:           vector.store %[[Y]], %arg1[%[[I]], %[[J]]] {alignment = 16 : i64}
+func.func @vectorised(%a: memref<32x8xf32>, %b: memref<32x8xf32>, %s: memref<32xf32>, %arena: memref<128xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %bias = memref.view %arena[%c64][] : memref<128xi8> to memref<8xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<32x8xf32>
+    %c = memref.load %bias[%j] : memref<8xf32>
+    %k = memref.load %s[%i] : memref<32xf32>
+    %y = arith.addf %x, %c : f32
+    %z = arith.mulf %y, %k : f32
+    memref.store %z, %b[%i, %j] : memref<32x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// One element a thread where the 16 bytes are not provably aligned or
+// the index is used otherwise: a view at 8 bytes into the arena; a
+// subview at a run-time offset; the index in arithmetic; 64-bit elements.
+// CHECK-LABEL: func.func @not_vectorised
+// CHECK-NOT:   vector.
+// CHECK-LABEL: func.func @dynamic_offset
+// CHECK-NOT:   vector.
+// CHECK-LABEL: func.func @index_used
+// CHECK-NOT:   vector.
+// CHECK-LABEL: func.func @wide_elements
+// CHECK-NOT:   vector.
+func.func @not_vectorised(%b: memref<32x8xf32>, %arena: memref<128xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %bias = memref.view %arena[%c8][] : memref<128xi8> to memref<8xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+    %c = memref.load %bias[%j] : memref<8xf32>
+    memref.store %c, %b[%i, %j] : memref<32x8xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @dynamic_offset(%a: memref<32x8xf32>, %b: memref<32x8xf32>, %o: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %v = memref.subview %a[0, %o] [32, 4] [1, 1] : memref<32x8xf32> to memref<32x4xf32, strided<[8, 1], offset: ?>>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c4) step (%c1, %c1) {
+    %x = memref.load %v[%i, %j] : memref<32x4xf32, strided<[8, 1], offset: ?>>
+    memref.store %x, %b[%i, %j] : memref<32x8xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @index_used(%b: memref<32x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+    %n = arith.index_cast %j : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    memref.store %f, %b[%i, %j] : memref<32x8xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @wide_elements(%a: memref<32x8xf64>, %b: memref<32x8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<32x8xf64>
+    memref.store %x, %b[%i, %j] : memref<32x8xf64>
+    scf.reduce
+  }
+  return
 }

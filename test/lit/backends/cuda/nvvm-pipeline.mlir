@@ -7,8 +7,14 @@
 // CHECK: module attributes {
 // CHECK-SAME: kiln_cuda.constants = [memref<4xf32>]
 // CHECK-SAME: kiln_cuda.kernels = ["main_kernel", "main_kernel_0"]
-// CHECK-SAME: kiln_cuda.launches = [{args = [{{.*}}memref<?x4xf32>, memref<?x4xf32>{{.*}}], kernel = 0 : i64}, {args = [{{.*}}memref<4xf32>{{.*}}], kernel = 1 : i64}]
-// CHECK-SAME: kiln_cuda.ptx = {sm_80 = "{{.*}}.target sm_80{{.*}}.entry main_kernel({{.*}}.maxntid 256, 1, 1{{.*}}ld.global{{.*}}st.global{{.*}}", sm_90 = "{{.*}}.target sm_90{{.*}}"}
+// The constants (bounds, steps) are sunk into each launch before
+// outlining: a kernel's arguments are its buffers and the host's run-time
+// values only, never a constant.
+// CHECK-SAME: kiln_cuda.launches = [{args = [memref<?x4xf32>, memref<?x4xf32>], kernel = 0 : i64}, {args = [memref<4xf32>, memref<4xf32>], kernel = 1 : i64}]
+// The rows of 4 f32 (arguments: 16-byte aligned) are one vector load and
+// store a thread; the constant table (a global of no declared alignment)
+// is read an element a thread.
+// CHECK-SAME: kiln_cuda.ptx = {sm_80 = "{{.*}}.target sm_80{{.*}}.entry main_kernel({{.*}}.maxntid 256, 1, 1{{.*}}ld.global.v4.b32{{.*}}st.global.v4.b32{{.*}}.entry main_kernel_0({{.*}}ld.global.b32{{.*}}st.global.b32{{.*}}", sm_90 = "{{.*}}.target sm_90{{.*}}"}
 // CHECK-NOT: gpu.module
 // CHECK-NOT: gpu.binary
 // CHECK: llvm.func @main(
