@@ -36,11 +36,11 @@ namespace {
 /// Adds to the conversion's "failed to legalize operation 'NAME'" error the
 /// reason the lowering patterns gave for an op of that name at its
 /// location (in the message: the CLI prints errors without their notes).
-struct RefusalNotes {
+struct RefusalReasons {
   llvm::DenseMap<Operation *, std::string> reasons;
   ScopedDiagnosticHandler handler;
 
-  explicit RefusalNotes(MLIRContext *context)
+  explicit RefusalReasons(MLIRContext *context)
       : handler(context, [this](Diagnostic &diag) {
           if (diag.getSeverity() != DiagnosticSeverity::Error)
             return failure();
@@ -57,7 +57,7 @@ struct RefusalNotes {
         }) {
     refusals = &reasons;
   }
-  ~RefusalNotes() { refusals = nullptr; }
+  ~RefusalReasons() { refusals = nullptr; }
 };
 
 /// arith works on signless integers. The lowerings read signedness from the
@@ -160,7 +160,7 @@ struct ConvertKilnToLinalgPass
       if (func.isExternal())
         continue;
       resolveKernels(func);
-      RefusalNotes notes(context);
+      RefusalReasons reasons(context);
       if (failed(applyPartialConversion(func, target, frozen))) {
         signalPassFailure();
         return;
