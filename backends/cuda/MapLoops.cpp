@@ -122,7 +122,8 @@ static int64_t vectorWidth(scf::ParallelOp p) {
   for (Operation &op : p.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
       return 1;
-    if (auto load = dyn_cast<memref::LoadOp>(op); load && llvm::is_contained(load.getIndices(), inner)) {
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && llvm::is_contained(load.getIndices(), inner)) {
       if (!vectorAccess(load.getMemRef(), load.getIndices(), load.getType(), inner, varying))
         return 1;
       varying.insert(load.getResult());
@@ -163,7 +164,8 @@ static void cloneVectorised(OpBuilder &b, Location loc, scf::ParallelOp p, IRMap
     return result;
   };
   for (Operation &op : p.getBody()->without_terminator()) {
-    if (auto load = dyn_cast<memref::LoadOp>(op); load && llvm::is_contained(load.getIndices(), inner)) {
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && llvm::is_contained(load.getIndices(), inner)) {
       Value vector = vector::LoadOp::create(
           b, loc, VectorType::get({width}, load.getType()),
           elements[0].lookupOrDefault(load.getMemRef()), indicesAt(load.getIndices()),

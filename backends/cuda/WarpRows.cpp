@@ -371,6 +371,19 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     finish(b, loc, op, combiners, totals, outer, outerIvs);
   }
 
+  /// Emulated, the host runs the rows (or outputs) of `loop` one after
+  /// another: the stack buffers of its body (a row's temporaries, the
+  /// lanes' partials: static, and written by each row before it reads
+  /// them) are allocated once before it, not once a row, which grew the
+  /// stack by a row's buffers each iteration until it overflowed (100,000
+  /// rows of 32: over 8 MiB).
+  static void hoistStackBuffers(scf::ParallelOp loop) {
+    SmallVector<memref::AllocaOp> allocas(loop.getBody()->getOps<memref::AllocaOp>());
+    for (memref::AllocaOp alloca : allocas)
+      if (alloca->getNumOperands() == 0)
+        alloca->moveBefore(loop);
+  }
+
   /// The row's ops, with `lane` the lane (null: emulated, lanes a loop).
   void emitRow(OpBuilder &b, Location loc, scf::ParallelOp row,
                const DenseMap<Operation *, Mode> &modes, Value lane, IRMapping &outer) {
@@ -425,12 +438,14 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     Location loc = row.getLoc();
     IRMapping outer;
     if (emulate) {
-      scf::ParallelOp::create(b, loc, row.getLowerBound(), row.getUpperBound(), row.getStep(),
-                              [&](OpBuilder &nb, Location l, ValueRange ivs) {
-                                for (auto [from, to] : llvm::zip(row.getInductionVars(), ivs))
-                                  outer.map(from, to);
-                                emitRow(nb, l, row, modes, Value(), outer);
-                              });
+      auto emulated = scf::ParallelOp::create(
+          b, loc, row.getLowerBound(), row.getUpperBound(), row.getStep(),
+          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+            for (auto [from, to] : llvm::zip(row.getInductionVars(), ivs))
+              outer.map(from, to);
+            emitRow(nb, l, row, modes, Value(), outer);
+          });
+      hoistStackBuffers(emulated);
     } else {
       SmallVector<Value> lbs(row.getLowerBound()), ubs(row.getUpperBound()),
           steps(row.getStep());
@@ -487,15 +502,16 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       steps.push_back(c1);
     }
     IRMapping outer;
-    scf::ParallelOp::create(b, loc, lbs, ubs, steps,
-                            [&](OpBuilder &nb, Location l, ValueRange ivs) {
-                              SmallVector<Value> at(ivs.take_front(first));
-                              if (emulate)
-                                laneReducedEmulated(nb, l, op, outer, at, threads);
-                              else
-                                laneReducedOnGpu(nb, l, op, ivs.back(), outer, at,
-                                                 /*shared=*/true, threads);
-                            });
+    auto outputs = scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps, [&](OpBuilder &nb, Location l, ValueRange ivs) {
+          SmallVector<Value> at(ivs.take_front(first));
+          if (emulate)
+            laneReducedEmulated(nb, l, op, outer, at, threads);
+          else
+            laneReducedOnGpu(nb, l, op, ivs.back(), outer, at, /*shared=*/true, threads);
+        });
+    if (emulate)
+      hoistStackBuffers(outputs);
     op.erase();
   }
 

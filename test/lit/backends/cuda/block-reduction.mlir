@@ -41,8 +41,9 @@
 // Emulated: 64 partials, the butterfly within each warp, the warps'
 // totals (elements 0 and 32) combined in order.
 // EMU-LABEL: func.func @row_sums
+// EMU:       %[[NOW:.*]] = memref.alloca() : memref<64xf32>
 // EMU:       scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c8)
-// EMU:         %[[NOW:.*]] = memref.alloca() : memref<64xf32>
+// EMU-NOT:     memref.alloca
 // EMU:         scf.for %{{.*}} = %c0{{.*}} to %c64
 // EMU:         arith.xori %{{.*}}, %c16
 // EMU:         arith.xori %{{.*}}, %c1
@@ -51,6 +52,7 @@
 // EMU:         arith.addf %[[W0]], %[[W1]]
 // EMU-NOT:   gpu.barrier
 // EMU-NOT:   workgroup
+// EMU-LABEL: func.func @main
 // WARP-LABEL: func.func @row_sums
 // WARP:       scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c8, %c32)
 // WARP-NOT:   gpu.barrier

@@ -54,9 +54,14 @@
 
 // Emulated: no lane dim; the lanes' partials in an array of 32, the
 // butterfly reading lane ^ offset.
+// The host runs the rows one after another: the row's stack buffers
+// (its temporaries, the partials, the lanes' private slots) are
+// allocated once before the loop, not once a row.
 // EMU-LABEL: func.func @softmax
+// EMU:       %[[PARTIALS:.*]] = memref.alloca() : memref<32xf32>
+// EMU:       %[[OWN:.*]] = memref.alloca() : memref<32x4xf32>
 // EMU:       scf.parallel (%{{[^,]*}}) =
-// EMU:         %[[PARTIALS:.*]] = memref.alloca() : memref<32xf32>
+// EMU-NOT:     memref.alloca
 // EMU:         scf.for %[[L:.*]] = %c0{{.*}} to %c32
 // EMU:           scf.for %{{.*}} = %{{.*}} to %c4
 // EMU:           memref.store %{{.*}}, %[[PARTIALS]][%[[L]]]
@@ -65,7 +70,6 @@
 // EMU:           memref.load %[[PARTIALS]][%[[PARTNER]]]
 // The lanes' private slots: a row of 4 for each of the 32 lanes, lane l's
 // slot k at [l, k].
-// EMU:         %[[OWN:.*]] = memref.alloca() : memref<32x4xf32>
 // EMU:         scf.for %[[L3:.*]] = %c0{{.*}} to %c32
 // EMU:           scf.for %[[K:.*]] = %{{.*}} to %c4
 // EMU:             math.exp
@@ -269,8 +273,9 @@ func.func @two_reduction_dims(%x: memref<2x64x7x7xf32>, %y: memref<2x64x1x1xf32>
 // CHECK:           memref.load %arg1[%[[I]]]
 // CHECK:           memref.store %{{.*}}, %arg1[%[[I]]]
 // EMU-LABEL: func.func @top_level
+// EMU:       memref.alloca() : memref<32xf32>
 // EMU:       scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c8)
-// EMU:         memref.alloca() : memref<32xf32>
+// EMU-NOT:     memref.alloca
 // EMU-NOT:     gpu.shuffle
 // EMU:         memref.store %{{.*}}, %arg1[%[[I]]]
 func.func @top_level(%x: memref<8x300xf32>, %y: memref<8xf32>) {
