@@ -73,13 +73,23 @@ static LibraryCall describeConv(ConvOp conv) {
   return call;
 }
 
-/// The epilogues cuDNN fuses: none (a residual as beta = 1), or a bias
-/// over the channels then ReLU or nothing (a residual as z).
+/// The epilogues the runtime hands cuDNN: a bias over the channels, a
+/// residual, then ReLU, a clip to [0, b] (ReLU6), sigmoid, tanh or
+/// nothing. Each is one fused graph of cuDNN's graph API where an engine
+/// runs it, else the convolution API's calls with an activation pass in
+/// place (runtime/src/devices/cudnn.h): only activations both paths have.
 static bool cudnnTakes(const LibraryCall &call) {
-  LibraryActivation act = call.epilogue.activation;
-  if (!call.epilogue.bias)
-    return act == LibraryActivation::None;
-  return act == LibraryActivation::None || act == LibraryActivation::Relu;
+  switch (call.epilogue.activation) {
+  case LibraryActivation::None:
+  case LibraryActivation::Relu:
+  case LibraryActivation::Sigmoid:
+  case LibraryActivation::Tanh:
+    return true;
+  case LibraryActivation::Clip:
+    return call.epilogue.alpha == 0.0f && call.epilogue.beta > 0.0f;
+  default:
+    return false;
+  }
 }
 
 /// The epilogues cuBLASLt fuses: a bias over N, a residual (beta = 1),

@@ -643,10 +643,12 @@ static PyObject *session_device(SessionObject *self, PyObject *unused) {
   kiln_device_stats s;
   if (kiln_session_device_stats(self->session, &s) != KILN_OK)
     return raise_status(KILN_ERROR_INVALID_ARGUMENT);
-  return Py_BuildValue("{sKsKsKsKsKsKss}", "stream_runs", s.stream_runs, "graph_captures",
-                       s.graph_captures, "graph_replays", s.graph_replays, "kernel_launches",
-                       s.kernel_launches, "library_calls", s.library_calls,
-                       "device_allocations", s.device_allocations, "fallback", s.fallback);
+  return Py_BuildValue("{sKsKsKsKsKsKsssKsKss}", "stream_runs", s.stream_runs,
+                       "graph_captures", s.graph_captures, "graph_replays", s.graph_replays,
+                       "kernel_launches", s.kernel_launches, "library_calls", s.library_calls,
+                       "device_allocations", s.device_allocations, "fallback", s.fallback,
+                       "cudnn_graph_plans", s.cudnn_graph_plans, "cudnn_api_plans",
+                       s.cudnn_api_plans, "cudnn_fallback", s.cudnn_fallback);
 }
 
 static PyMethodDef session_methods[] = {
@@ -657,7 +659,8 @@ static PyMethodDef session_methods[] = {
     {"memory_stats", (PyCFunction)session_memory, METH_NOARGS, "the pooled allocator's counters"},
     {"device_stats", (PyCFunction)session_device, METH_NOARGS,
      "a GPU session's launches: stream runs, CUDA Graph captures and replays, kernels, device "
-     "allocations, why a capture fell back (all zero on the CPU)"},
+     "allocations, why a capture fell back, cuDNN plans as fused graphs and through its "
+     "convolution API and why one left the graph API (all zero on the CPU)"},
     {"parameter", (PyCFunction)session_parameter, METH_O,
      "parameter(name) -> numpy array over the session's buffer of that parameter (writable; "
      "each run updates it; valid while the session lives)"},

@@ -9,9 +9,14 @@ stand-in and the cuBLASLt and cuDNN stand-ins (test/e2e/*_stand_in.c: the
 libraries' documented arithmetic on host memory), against NumPy. This
 checks the runtime's mapping of Kiln's calls onto the libraries (operands,
 leading dims, batch strides, descriptors, bias, epilogue, beta) and the
-compiler's claims, and that only deterministic cuDNN algorithms run unless
-the artifact was compiled with --allow-nondeterministic; the libraries
-themselves run on a GPU in test/gpu/run.sh.
+compiler's claims, and that only deterministic cuDNN algorithms and
+engines run unless the artifact was compiled with --allow-nondeterministic.
+Convolutions run first as one fused graph of cuDNN's graph API (the
+stand-in's engines 10: tensor cores, never taken; 11: nondeterministic;
+12), and through its convolution API (algorithms 1 and 4, an activation
+pass 100 + mode) with $KILN_CUDNN_GRAPH=0 or when no engine fuses the
+graph ($KILN_CUDNN_STAND_IN_NO_FUSION=1); both are checked. The
+libraries themselves run on a GPU in test/gpu/run.sh.
 
 usage: cuda_library_test.py KILN DRIVER_STAND_IN CUBLASLT_STAND_IN CUDNN_STAND_IN WORK
 Ends with `N passed, N failed`.
@@ -53,9 +58,14 @@ def tensor(name, shape):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
 
-def case(name, path, feeds, expected, calls, extra=(), algorithms=None):
-    """`algorithms`: the cuDNN algorithms the run must have picked (the
-    stand-in records each call's), e.g. {1}: never the nondeterministic 4."""
+def case(name, path, feeds, expected, calls, extra=(), algorithms=None, env_extra=None,
+         kernels=None):
+    """`kernels`: how many the model has in all when some are generated
+    (the driver stand-in runs no generated kernel: then only the claims
+    are checked)."""
+    """`algorithms`: the cuDNN algorithms or engines the run must have
+    picked (the stand-in records each call's), e.g. {1}: never the
+    nondeterministic 4."""
     so = os.path.join(work, f"{name}.so")
     p = subprocess.run([kiln, "compile", path, "--target=cuda", "-q", "-o", so, *extra],
                        capture_output=True, text=True)
@@ -66,12 +76,16 @@ def case(name, path, feeds, expected, calls, extra=(), algorithms=None):
     if os.path.exists(log):
         os.remove(log)
     env = dict(os.environ, KILN_CUDA_DRIVER=driver, KILN_CUBLASLT_LIBRARY=blas,
-               KILN_CUDNN_LIBRARY=dnn, KILN_CUDNN_STAND_IN_ALGORITHMS=log)
+               KILN_CUDNN_LIBRARY=dnn, KILN_CUDNN_STAND_IN_ALGORITHMS=log, **(env_extra or {}))
     report = subprocess.run([kiln, "inspect", so, "--kernels"], capture_output=True,
                             text=True, env=env).stdout
     n = report.count("cuBLASLt") + report.count("cuDNN")
-    check(n == calls and f"kernels: {calls}" in report,
-          f"{name}: {calls} library call(s) and nothing else", report)
+    kernels = calls if kernels is None else kernels
+    check(n == calls and f"kernels: {kernels}" in report,
+          f"{name}: {calls} library call(s)" +
+          (" and nothing else" if kernels == calls else f" of {kernels} kernels"), report)
+    if kernels != calls:
+        return
     args = [kiln, "run", so]
     for k, v in feeds.items():
         f = os.path.join(work, f"{name}.{k}.npy")
@@ -152,7 +166,13 @@ def conv_node(inputs, output, **attrs):
     return helper.make_node("Conv", inputs, [output], **attrs)
 
 
-# A convolution with bias and ReLU (cudnnConvolutionBiasActivationForward).
+# Convolutions run as one fused graph of cuDNN's graph API (the stand-in's
+# engine 12: deterministic, no tensor cores) unless $KILN_CUDNN_GRAPH=0,
+# then through the convolution API (algorithm 1; 4 is nondeterministic).
+API = {"KILN_CUDNN_GRAPH": "0"}
+NO_FUSION = {"KILN_CUDNN_STAND_IN_NO_FUSION": "1"}
+
+# A convolution with bias and ReLU (API: cudnnConvolutionBiasActivationForward).
 w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
 b = rng.standard_normal(8).astype(np.float32)
 x = rng.standard_normal((2, 3, 7, 7)).astype(np.float32)
@@ -160,11 +180,15 @@ path = model("conv_relu", [conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),
                            helper.make_node("Relu", ["c"], ["y"])],
              [tensor("x", ["n", 3, 7, 7])], [tensor("y", ["n", 8, 7, 7])], {"w": w, "b": b})
 expected = np.maximum(conv2d(x, w, pad=1) + b[None, :, None, None], 0)
-case("conv_relu", path, {"x": x}, expected, 1, algorithms={1})
-# --allow-nondeterministic lifts the filter: the heuristic's first, the
-# stand-in's nondeterministic algorithm 4, runs.
+case("conv_relu", path, {"x": x}, expected, 1, algorithms={12})
+case("conv_relu_api", path, {"x": x}, expected, 1, algorithms={1}, env_extra=API)
+# --allow-nondeterministic lifts the filter: the heuristic's first allowed,
+# the stand-in's nondeterministic engine 11 (algorithm 4), runs; the
+# tensor-core engine 10 never does.
 case("conv_relu_any", path, {"x": x}, expected, 1, extra=["--allow-nondeterministic"],
-     algorithms={4})
+     algorithms={11})
+case("conv_relu_any_api", path, {"x": x}, expected, 1, extra=["--allow-nondeterministic"],
+     algorithms={4}, env_extra=API)
 p = subprocess.run([kiln, "inspect", os.path.join(work, "conv_relu_any.so")],
                    capture_output=True, text=True)
 check("nondeterministic algorithms allowed" in p.stdout,
@@ -174,17 +198,18 @@ p = subprocess.run([kiln, "compile", path, "-q", "--allow-nondeterministic", "-o
 check(p.returncode != 0 and "no setting 'allow-nondeterministic'" in p.stderr,
       "--allow-nondeterministic refused for the cpu target", p.stdout + p.stderr)
 
-# Groups, strides, dilations, no bias (cudnnConvolutionForward).
+# Groups, strides, dilations, no bias (API: cudnnConvolutionForward).
 w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
 x = rng.standard_normal((1, 4, 11, 11)).astype(np.float32)
 path = model("conv_grouped", [conv_node(["x", "w"], "y", pads=[2, 2, 2, 2], strides=[2, 2],
                                         dilations=[2, 2], group=2)],
              [tensor("x", [1, 4, 11, 11])], [tensor("y", [1, 6, 6, 6])], {"w": w})
-case("conv_grouped", path, {"x": x}, conv2d(x, w, stride=2, pad=2, dilation=2, groups=2), 1,
-     algorithms={1})
+expected = conv2d(x, w, stride=2, pad=2, dilation=2, groups=2)
+case("conv_grouped", path, {"x": x}, expected, 1, algorithms={12})
+case("conv_grouped_api", path, {"x": x}, expected, 1, algorithms={1}, env_extra=API)
 
 # A residual: conv2(x) + b2 + conv1(x), the first call's output taken in
-# place as z.
+# place (the graph: a second tensor on the output's memory; the API: z).
 w1 = rng.standard_normal((4, 4, 1, 1)).astype(np.float32)
 w2 = rng.standard_normal((4, 4, 3, 3)).astype(np.float32)
 b2 = rng.standard_normal(4).astype(np.float32)
@@ -194,13 +219,72 @@ path = model("conv_residual", [conv_node(["x", "w1"], "r"),
                                helper.make_node("Add", ["c", "r"], ["y"])],
              [tensor("x", [1, 4, 5, 5])], [tensor("y", [1, 4, 5, 5])],
              {"w1": w1, "w2": w2, "b2": b2})
-case("conv_residual", path, {"x": x},
-     conv2d(x, w2, pad=1) + b2[None, :, None, None] + conv2d(x, w1), 2, algorithms={1})
+expected = conv2d(x, w2, pad=1) + b2[None, :, None, None] + conv2d(x, w1)
+case("conv_residual", path, {"x": x}, expected, 2, algorithms={12})
+case("conv_residual_api", path, {"x": x}, expected, 2, algorithms={1}, env_extra=API)
 # With a bias and no activation cuDNN's fused call takes only the implicit
 # precomputed GEMM (1), allowed or not; the plain call takes the first (4).
-case("conv_residual_any", path, {"x": x},
-     conv2d(x, w2, pad=1) + b2[None, :, None, None] + conv2d(x, w1), 2,
-     extra=["--allow-nondeterministic"], algorithms={1, 4})
+case("conv_residual_any_api", path, {"x": x}, expected, 2,
+     extra=["--allow-nondeterministic"], algorithms={1, 4}, env_extra=API)
+
+# Epilogues only the graph fuses: bias then ReLU6 (a clip to [0, 6], as in
+# mobilenet_v2), sigmoid with a residual, ReLU and tanh without a bias. When
+# no engine fuses the graph, the convolution API runs the call and an
+# activation pass in place (100 + cuDNN's mode: 3 clipped ReLU, 0 sigmoid,
+# 1 ReLU, 2 tanh).
+w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+b = rng.standard_normal(8).astype(np.float32)
+x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32) * 2
+conv = conv2d(x, w, pad=1)
+path = model("conv_relu6", [conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),
+                            helper.make_node("Clip", ["c", "lo", "hi"], ["y"])],
+             [tensor("x", ["n", 3, 6, 6])], [tensor("y", ["n", 8, 6, 6])],
+             {"w": w, "b": b, "lo": np.array(0, np.float32), "hi": np.array(6, np.float32)})
+expected = np.clip(conv + b[None, :, None, None], 0, 6)
+case("conv_relu6", path, {"x": x}, expected, 1, algorithms={12})
+case("conv_relu6_unfused", path, {"x": x}, expected, 1, algorithms={1, 103},
+     env_extra=NO_FUSION)
+case("conv_relu6_api", path, {"x": x}, expected, 1, algorithms={1, 103}, env_extra=API)
+so = os.path.join(work, "conv_relu6.so")
+for label, env_extra, want in [
+        ("fused", {}, "cuDNN: 1 convolution plans as fused graphs, 0 through the convolution API"),
+        ("unfused", NO_FUSION, "cuDNN: 0 convolution plans as fused graphs, 1 through the "
+         "convolution API (first: call 0 at batch 1: cuDNN has no engine for the fused graph")]:
+    env = dict(os.environ, KILN_CUDA_DRIVER=driver, KILN_CUBLASLT_LIBRARY=blas,
+               KILN_CUDNN_LIBRARY=dnn, **env_extra)
+    p = subprocess.run([kiln, "bench", so, "--runs", "2", "--warmup", "1"],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0 and want in p.stdout,
+          f"conv_relu6 ({label}): kiln bench reports the cuDNN plans", p.stdout + p.stderr)
+# A clip whose low bound is not 0 has no path through the convolution API:
+# the convolution is the call, the clip a generated kernel (not run here).
+path = model("conv_clip", [conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),
+                           helper.make_node("Clip", ["c", "lo", "hi"], ["y"])],
+             [tensor("x", ["n", 3, 6, 6])], [tensor("y", ["n", 8, 6, 6])],
+             {"w": w, "b": b, "lo": np.array(-1, np.float32), "hi": np.array(1, np.float32)})
+case("conv_clip", path, {"x": x}, None, 1, kernels=2)
+
+# Sigmoid after a bias and a residual (another call's output, in place).
+w1 = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)
+path = model("conv_sigmoid", [conv_node(["x", "w1"], "r"),
+                              conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),
+                              helper.make_node("Add", ["c", "r"], ["s"]),
+                              helper.make_node("Sigmoid", ["s"], ["y"])],
+             [tensor("x", [2, 3, 6, 6])], [tensor("y", [2, 8, 6, 6])],
+             {"w": w, "b": b, "w1": w1})
+expected = 1 / (1 + np.exp(-(conv + b[None, :, None, None] + conv2d(x, w1))))
+case("conv_sigmoid", path, {"x": x}, expected, 2, algorithms={12})
+case("conv_sigmoid_unfused", path, {"x": x}, expected, 2, algorithms={1, 100},
+     env_extra=NO_FUSION)
+
+for op, fn, mode in [("Relu", lambda v: np.maximum(v, 0), 101), ("Tanh", np.tanh, 102)]:
+    name = f"conv_{op.lower()}_nobias"
+    path = model(name, [conv_node(["x", "w"], "c", pads=[1, 1, 1, 1]),
+                        helper.make_node(op, ["c"], ["y"])],
+                 [tensor("x", [2, 3, 6, 6])], [tensor("y", [2, 8, 6, 6])], {"w": w})
+    case(name, path, {"x": x}, fn(conv), 1, algorithms={12})
+    case(name + "_unfused", path, {"x": x}, fn(conv), 1, algorithms={1, mode},
+         env_extra=NO_FUSION)
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -12,7 +12,21 @@
  * $KILN_CUDNN_STAND_IN_ALGORITHMS, so a test can check which the runtime
  * picked (1 by default, 4 with --allow-nondeterministic).
  *
+ * The graph API: descriptors keep their attributes; finalising checks
+ * what cuDNN requires of each kind Kiln builds (a tensor's dims, strides,
+ * id and alignment; a convolution's paddings; an operation's tensors,
+ * their shapes consistent). The heuristic proposes three engines: 10
+ * (the tensor-core note: TF32 on float data, to be skipped), 11
+ * (nondeterministic) and 12 (neither); running a plan interprets the
+ * operation graph (the convolution, then each pointwise operation with
+ * broadcasting) on the variant pack's pointers and appends the engine to
+ * the log as it does an algorithm. $KILN_CUDNN_STAND_IN_NO_FUSION=1: the
+ * heuristic proposes nothing for a graph of more than one operation, as
+ * cuDNN does for a fusion no engine has.
+ *
  *===----------------------------------------------------------------------===*/
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +38,7 @@
 typedef struct { int n, c, h, w; } tensor;
 typedef struct { int k, c, h, w; } filter;
 typedef struct { int ph, pw, sh, sw, dh, dw, groups; } conv;
-typedef struct { int mode; } activation;
+typedef struct { int mode; double coef; } activation;
 typedef struct {
   int algo, status;
   float time;
@@ -32,6 +46,14 @@ typedef struct {
   int determinism, math, reserved[3];
 } perf;
 
+static void record(int algo) {
+  const char *path = getenv("KILN_CUDNN_STAND_IN_ALGORITHMS");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (f) {
+    fprintf(f, "%d\n", algo);
+    fclose(f);
+  }
+}
 
 EXPORT int cudnnCreate(void **h) { static int the; *h = &the; return OK; }
 EXPORT int cudnnDestroy(void *h) { (void)h; return OK; }
@@ -70,10 +92,32 @@ EXPORT int cudnnSetConvolutionMathType(conv *c, int math) {
   return math == 3 ? OK : BAD; /* FMA: no TF32 */
 }
 EXPORT int cudnnSetActivationDescriptor(activation *a, int mode, int nan, double coef) {
-  (void)nan, (void)coef;
-  if (mode != 1 && mode != 5)
+  (void)nan;
+  if (mode < 0 || mode > 5 || mode == 4)
     return BAD;
   a->mode = mode;
+  a->coef = coef;
+  return OK;
+}
+static float activate(int mode, double coef, float v) {
+  switch (mode) {
+  case 0: return 1.0f / (1.0f + expf(-v));
+  case 1: return v < 0 ? 0 : v;
+  case 2: return tanhf(v);
+  case 3: return v < 0 ? 0 : v > coef ? (float)coef : v;
+  default: return v;
+  }
+}
+/* y = alpha act(x) + beta y, in place allowed. */
+EXPORT int cudnnActivationForward(void *h, activation *a, const float *alpha, tensor *xd,
+                                  const float *x, const float *beta, tensor *yd, float *y) {
+  (void)h;
+  if (xd->n != yd->n || xd->c != yd->c || xd->h != yd->h || xd->w != yd->w)
+    return BAD;
+  record(100 + a->mode);
+  size_t count = (size_t)yd->n * yd->c * yd->h * yd->w;
+  for (size_t i = 0; i < count; ++i)
+    y[i] = *alpha * activate(a->mode, a->coef, x[i]) + (*beta != 0 ? *beta * y[i] : 0);
   return OK;
 }
 static int consistent(const tensor *x, const filter *w, const conv *c, const tensor *y) {
@@ -100,14 +144,6 @@ EXPORT int cudnnGetConvolutionForwardWorkspaceSize(void *h, tensor *x, filter *w
   (void)h, (void)algo;
   *bytes = 0;
   return consistent(x, w, c, y) ? OK : BAD;
-}
-static void record(int algo) {
-  const char *path = getenv("KILN_CUDNN_STAND_IN_ALGORITHMS");
-  FILE *f = path ? fopen(path, "a") : NULL;
-  if (f) {
-    fprintf(f, "%d\n", algo);
-    fclose(f);
-  }
 }
 static void convolve(const tensor *xd, const float *x, const filter *wd, const float *w,
                      const conv *c, const tensor *yd, float *out, int algo) {
@@ -164,8 +200,325 @@ EXPORT int cudnnConvolutionBiasActivationForward(void *h, const float *alpha1, t
   convolve(xd, x, wd, w, c, yd, tmp, algo);
   for (size_t i = 0; i < count; ++i) {
     float v = *alpha1 * tmp[i] + (*alpha2 != 0 ? *alpha2 * z[i] : 0) + bias[(i / plane) % yd->c];
-    y[i] = a->mode == 1 && v < 0 ? 0 : v;
+    y[i] = a->mode == 1 && v < 0 ? 0 : v; /* ReLU or the identity */
   }
   free(tmp);
   return OK;
+}
+
+/* ---- The graph API ---------------------------------------------------- */
+
+enum { T_HANDLE, T_DATA_TYPE, T_BOOLEAN, T_INT64, T_FLOAT, T_DOUBLE, T_VOID_PTR,
+       T_CONVOLUTION_MODE, T_HEUR_MODE, T_NUMERICAL_NOTE = 11, T_POINTWISE_MODE = 14,
+       T_BACKEND_DESCRIPTOR = 15 };
+enum { D_POINTWISE, D_CONVOLUTION, D_ENGINE, D_ENGINECFG, D_ENGINEHEUR, D_EXECUTION_PLAN,
+       D_OP_CONV_FORWARD = 10, D_OP_POINTWISE = 13, D_OPERATIONGRAPH = 15, D_VARIANT_PACK,
+       D_TENSOR };
+#define MAX_ATTRS 16
+#define MAX_VALUES 8
+
+typedef struct attribute {
+  int name, type;
+  int64_t count;
+  union { int64_t i[MAX_VALUES]; double d[MAX_VALUES]; float f[MAX_VALUES];
+          void *p[MAX_VALUES]; int32_t e[MAX_VALUES]; _Bool b; } v;
+} attribute;
+
+typedef struct backend {
+  int kind, finalized;
+  int num_attrs;
+  attribute attrs[MAX_ATTRS];
+  int engine;             /* an engine or an engine configuration: its id */
+  struct backend *graph;  /* an engine configuration: its operation graph */
+} backend;
+
+static size_t type_bytes(int type) {
+  switch (type) {
+  case T_BOOLEAN: return sizeof(_Bool);
+  case T_INT64: case T_DOUBLE: return 8;
+  case T_FLOAT: return 4;
+  case T_HANDLE: case T_VOID_PTR: case T_BACKEND_DESCRIPTOR: return sizeof(void *);
+  default: return 4; /* the enumerations */
+  }
+}
+
+static attribute *find(backend *d, int name) {
+  for (int i = 0; i < d->num_attrs; ++i)
+    if (d->attrs[i].name == name)
+      return &d->attrs[i];
+  return NULL;
+}
+
+EXPORT int cudnnBackendCreateDescriptor(int kind, backend **d) {
+  *d = calloc(1, sizeof **d);
+  (*d)->kind = kind;
+  return OK;
+}
+EXPORT int cudnnBackendDestroyDescriptor(backend *d) { free(d); return OK; }
+EXPORT int cudnnBackendSetAttribute(backend *d, int name, int type, int64_t count,
+                                    const void *values) {
+  if (d->finalized || count < 0 || count > MAX_VALUES || (count && !values))
+    return BAD;
+  attribute *a = find(d, name);
+  if (!a) {
+    if (d->num_attrs == MAX_ATTRS)
+      return BAD;
+    a = &d->attrs[d->num_attrs++];
+  }
+  memset(a, 0, sizeof *a);
+  a->name = name, a->type = type, a->count = count;
+  memcpy(&a->v, values, (size_t)count * type_bytes(type));
+  return OK;
+}
+
+/* The attribute `name` of `type` with `count` values (-1: any), or NULL. */
+static attribute *get(backend *d, int name, int type, int64_t count) {
+  attribute *a = find(d, name);
+  return a && a->type == type && (count < 0 || a->count == count) ? a : NULL;
+}
+static backend *descriptor(backend *d, int name, int kind) {
+  attribute *a = get(d, name, T_BACKEND_DESCRIPTOR, 1);
+  backend *b = a ? a->v.p[0] : NULL;
+  return b && b->kind == kind && b->finalized ? b : NULL;
+}
+
+static int64_t *dims_of(backend *t) { return get(t, 902, T_INT64, 4)->v.i; }
+static int64_t *strides_of(backend *t) { return get(t, 903, T_INT64, 4)->v.i; }
+static int64_t uid_of(backend *t) { return get(t, 906, T_INT64, 1)->v.i[0]; }
+static int is_virtual(backend *t) {
+  attribute *a = get(t, 907, T_BOOLEAN, 1);
+  return a && a->v.b;
+}
+static int same_dims(backend *a, backend *b) { return !memcmp(dims_of(a), dims_of(b), 32); }
+
+static int conv_output_ok(backend *x, backend *w, backend *c, backend *y) {
+  int64_t *xd = dims_of(x), *wd = dims_of(w), *yd = dims_of(y);
+  int64_t *st = get(c, 103, T_INT64, 2)->v.i, *di = get(c, 102, T_INT64, 2)->v.i;
+  int64_t *pre = get(c, 105, T_INT64, 2)->v.i, *post = get(c, 104, T_INT64, 2)->v.i;
+  if (xd[0] != yd[0] || wd[0] != yd[1] || xd[1] % wd[1] || wd[0] % (xd[1] / wd[1]))
+    return 0;
+  for (int s = 0; s < 2; ++s)
+    if ((xd[2 + s] + pre[s] + post[s] - (di[s] * (wd[2 + s] - 1) + 1)) / st[s] + 1 != yd[2 + s])
+      return 0;
+  return 1;
+}
+
+static int finalize(backend *d) {
+  switch (d->kind) {
+  case D_TENSOR: {
+    attribute *type = get(d, 901, T_DATA_TYPE, 1);
+    if (!type || type->v.e[0] != 0 || !get(d, 902, T_INT64, 4) || !get(d, 903, T_INT64, 4) ||
+        !get(d, 906, T_INT64, 1) || !get(d, 900, T_INT64, 1))
+      return 0;
+    int64_t *dims = dims_of(d), *strides = strides_of(d);
+    return dims[0] > 0 && strides[3] == 1 && strides[2] == dims[3] &&
+           strides[1] == dims[2] * dims[3] && strides[0] == dims[1] * dims[2] * dims[3];
+  }
+  case D_CONVOLUTION: {
+    attribute *mode = get(d, 101, T_CONVOLUTION_MODE, 1), *comp = get(d, 100, T_DATA_TYPE, 1);
+    attribute *spatial = get(d, 106, T_INT64, 1);
+    return mode && mode->v.e[0] == 1 && comp && comp->v.e[0] == 0 && spatial &&
+           spatial->v.i[0] == 2 && get(d, 102, T_INT64, 2) && get(d, 103, T_INT64, 2) &&
+           get(d, 104, T_INT64, 2) && get(d, 105, T_INT64, 2);
+  }
+  case D_OP_CONV_FORWARD: {
+    backend *x = descriptor(d, 704, D_TENSOR), *w = descriptor(d, 703, D_TENSOR);
+    backend *y = descriptor(d, 705, D_TENSOR), *c = descriptor(d, 702, D_CONVOLUTION);
+    return x && w && y && c && get(d, 700, T_FLOAT, 1) && get(d, 701, T_FLOAT, 1) &&
+           conv_output_ok(x, w, c, y);
+  }
+  case D_POINTWISE: {
+    attribute *mode = get(d, 0, T_POINTWISE_MODE, 1), *prec = get(d, 1, T_DATA_TYPE, 1);
+    return mode && prec && prec->v.e[0] == 0 &&
+           (mode->v.e[0] == 0 || (mode->v.e[0] >= 100 && mode->v.e[0] <= 102)) &&
+           (!find(d, 3) || get(d, 3, T_DOUBLE, 1)) && (!find(d, 4) || get(d, 4, T_DOUBLE, 1));
+  }
+  case D_OP_POINTWISE: {
+    backend *pw = descriptor(d, 750, D_POINTWISE), *x = descriptor(d, 751, D_TENSOR);
+    backend *b = find(d, 752) ? descriptor(d, 752, D_TENSOR) : NULL;
+    backend *y = descriptor(d, 753, D_TENSOR);
+    if (!pw || !x || !y || !same_dims(x, y) || (find(d, 752) && !b))
+      return 0;
+    int binary = get(pw, 0, T_POINTWISE_MODE, 1)->v.e[0] == 0;
+    if (binary != (b != NULL))
+      return 0;
+    if (b) /* the same dims, or broadcast over all but the channels */
+      for (int i = 0; i < 4; ++i)
+        if (dims_of(b)[i] != dims_of(y)[i] && dims_of(b)[i] != 1)
+          return 0;
+    return 1;
+  }
+  case D_OPERATIONGRAPH: {
+    attribute *ops = get(d, 801, T_BACKEND_DESCRIPTOR, -1);
+    return ops && ops->count > 0 && get(d, 800, T_HANDLE, 1);
+  }
+  case D_ENGINEHEUR: {
+    attribute *mode = get(d, 200, T_HEUR_MODE, 1);
+    return descriptor(d, 201, D_OPERATIONGRAPH) && mode && mode->v.e[0] == 3;
+  }
+  case D_EXECUTION_PLAN: {
+    attribute *cfg = get(d, 401, T_BACKEND_DESCRIPTOR, 1);
+    return cfg && ((backend *)cfg->v.p[0])->kind == D_ENGINECFG && get(d, 400, T_HANDLE, 1);
+  }
+  case D_VARIANT_PACK: {
+    attribute *ids = get(d, 1000, T_INT64, -1), *ptrs = get(d, 1001, T_VOID_PTR, -1);
+    return ids && ptrs && ids->count == ptrs->count && get(d, 1003, T_VOID_PTR, 1);
+  }
+  default:
+    return 1;
+  }
+}
+
+EXPORT int cudnnBackendFinalize(backend *d) {
+  if (d->finalized || !finalize(d))
+    return BAD;
+  d->finalized = 1;
+  return OK;
+}
+
+EXPORT int cudnnBackendGetAttribute(backend *d, int name, int type, int64_t requested,
+                                    int64_t *count, void *values) {
+  if (!d->finalized && d->kind != D_ENGINECFG && d->kind != D_ENGINE)
+    return BAD;
+  if (d->kind == D_ENGINEHEUR && name == 202 && type == T_BACKEND_DESCRIPTOR) {
+    backend *graph = descriptor(d, 201, D_OPERATIONGRAPH);
+    const char *no_fusion = getenv("KILN_CUDNN_STAND_IN_NO_FUSION");
+    int64_t proposed =
+        no_fusion && !strcmp(no_fusion, "1") && get(graph, 801, T_BACKEND_DESCRIPTOR, -1)->count > 1
+            ? 0 : 3;
+    *count = requested < proposed ? requested : proposed;
+    for (int64_t i = 0; i < *count; ++i) {
+      backend *cfg = ((backend **)values)[i];
+      if (cfg->kind != D_ENGINECFG)
+        return BAD;
+      cfg->engine = 10 + (int)i;
+      cfg->graph = graph;
+      cfg->finalized = 1;
+    }
+    if (requested == 0)
+      *count = proposed;
+    return OK;
+  }
+  if (d->kind == D_ENGINECFG && name == 300 && type == T_BACKEND_DESCRIPTOR && requested == 1) {
+    backend *engine = *(backend **)values;
+    engine->engine = d->engine;
+    engine->finalized = 1;
+    *count = 1;
+    return OK;
+  }
+  if (d->kind == D_ENGINE && name == 1303 && type == T_NUMERICAL_NOTE) {
+    int32_t *notes = values;
+    *count = 0;
+    if (d->engine == 10 && requested > 0)
+      notes[(*count)++] = 0; /* tensor cores */
+    if (d->engine == 11 && requested > 0)
+      notes[(*count)++] = 4; /* nondeterministic */
+    return OK;
+  }
+  if (d->kind == D_EXECUTION_PLAN && name == 402 && type == T_INT64 && requested == 1) {
+    *(int64_t *)values = 256; /* a workspace the runtime must pass */
+    *count = 1;
+    return OK;
+  }
+  return BAD;
+}
+
+/* Element (n, c, h, w) of a tensor of `dims`, broadcast where a dim is 1. */
+static size_t element(const int64_t *dims, const int64_t *strides, int64_t n, int64_t c, int64_t h,
+                      int64_t w) {
+  int64_t index[4] = {n, c, h, w};
+  size_t offset = 0;
+  for (int i = 0; i < 4; ++i)
+    offset += (size_t)(dims[i] == 1 ? 0 : index[i]) * (size_t)strides[i];
+  return offset;
+}
+
+typedef struct { int64_t uid; float *data; } binding;
+
+static float *data_of(binding *bound, int *num_bound, backend *t, size_t count) {
+  int64_t uid = uid_of(t);
+  for (int i = 0; i < *num_bound; ++i)
+    if (bound[i].uid == uid)
+      return bound[i].data;
+  if (!is_virtual(t))
+    return NULL;
+  bound[*num_bound] = (binding){uid, calloc(count, sizeof(float))};
+  return bound[(*num_bound)++].data;
+}
+
+EXPORT int cudnnBackendExecute(void *h, backend *plan, backend *pack) {
+  (void)h;
+  if (!plan->finalized || !pack->finalized || plan->kind != D_EXECUTION_PLAN)
+    return BAD;
+  backend *cfg = get(plan, 401, T_BACKEND_DESCRIPTOR, 1)->v.p[0];
+  attribute *ops = get(cfg->graph, 801, T_BACKEND_DESCRIPTOR, -1);
+  attribute *ids = get(pack, 1000, T_INT64, -1), *ptrs = get(pack, 1001, T_VOID_PTR, -1);
+  if (!get(pack, 1003, T_VOID_PTR, 1)->v.p[0])
+    return BAD; /* the plan asked for a workspace */
+  binding bound[16];
+  int num_bound = 0, fixed;
+  for (int64_t i = 0; i < ids->count; ++i)
+    bound[num_bound++] = (binding){ids->v.i[i], ptrs->v.p[i]};
+  fixed = num_bound;
+  int status = OK;
+  for (int64_t o = 0; o < ops->count && status == OK; ++o) {
+    backend *op = ops->v.p[o];
+    if (op->kind == D_OP_CONV_FORWARD) {
+      backend *x = descriptor(op, 704, D_TENSOR), *w = descriptor(op, 703, D_TENSOR);
+      backend *y = descriptor(op, 705, D_TENSOR), *c = descriptor(op, 702, D_CONVOLUTION);
+      int64_t *xd = dims_of(x), *wd = dims_of(w), *yd = dims_of(y);
+      int64_t *st = get(c, 103, T_INT64, 2)->v.i, *di = get(c, 102, T_INT64, 2)->v.i;
+      int64_t *pre = get(c, 105, T_INT64, 2)->v.i;
+      tensor xt = {(int)xd[0], (int)xd[1], (int)xd[2], (int)xd[3]};
+      tensor yt = {(int)yd[0], (int)yd[1], (int)yd[2], (int)yd[3]};
+      filter wt = {(int)wd[0], (int)wd[1], (int)wd[2], (int)wd[3]};
+      conv ct = {(int)pre[0], (int)pre[1], (int)st[0], (int)st[1], (int)di[0], (int)di[1],
+                 (int)(xd[1] / wd[1])};
+      size_t count = (size_t)yd[0] * yd[1] * yd[2] * yd[3];
+      float *xp = data_of(bound, &num_bound, x, 0), *wp = data_of(bound, &num_bound, w, 0);
+      float *yp = data_of(bound, &num_bound, y, count);
+      if (!xp || !wp || !yp)
+        status = BAD;
+      else
+        convolve(&xt, xp, &wt, wp, &ct, &yt, yp, 0);
+    } else if (op->kind == D_OP_POINTWISE) {
+      backend *pw = descriptor(op, 750, D_POINTWISE), *x = descriptor(op, 751, D_TENSOR);
+      backend *b = find(op, 752) ? descriptor(op, 752, D_TENSOR) : NULL;
+      backend *y = descriptor(op, 753, D_TENSOR);
+      int64_t *yd = dims_of(y);
+      size_t count = (size_t)yd[0] * yd[1] * yd[2] * yd[3];
+      float *xp = data_of(bound, &num_bound, x, count);
+      float *bp = b ? data_of(bound, &num_bound, b, count) : NULL;
+      float *yp = data_of(bound, &num_bound, y, count);
+      int mode = get(pw, 0, T_POINTWISE_MODE, 1)->v.e[0];
+      attribute *lo = get(pw, 3, T_DOUBLE, 1), *hi = get(pw, 4, T_DOUBLE, 1);
+      double lower = lo ? lo->v.d[0] : 0, upper = hi ? hi->v.d[0] : INFINITY;
+      if (!xp || !yp || (b && !bp)) {
+        status = BAD;
+        break;
+      }
+      for (int64_t n = 0; n < yd[0]; ++n)
+        for (int64_t c = 0; c < yd[1]; ++c)
+          for (int64_t i = 0; i < yd[2]; ++i)
+            for (int64_t j = 0; j < yd[3]; ++j) {
+              float v = xp[element(dims_of(x), strides_of(x), n, c, i, j)];
+              if (mode == 0)
+                v += bp[element(dims_of(b), strides_of(b), n, c, i, j)];
+              else if (mode == 100)
+                v = v < lower ? (float)lower : v > upper ? (float)upper : v;
+              else if (mode == 101)
+                v = tanhf(v);
+              else
+                v = 1.0f / (1.0f + expf(-v));
+              yp[element(yd, strides_of(y), n, c, i, j)] = v;
+            }
+    } else {
+      status = BAD;
+    }
+  }
+  for (int i = fixed; i < num_bound; ++i)
+    free(bound[i].data);
+  if (status == OK)
+    record(cfg->engine);
+  return status;
 }

@@ -90,6 +90,24 @@ def main():
               f"{m['name']}: graphs: {stats}")
         results["speed"][m["name"]] = {"kiln_ms": ms, "stats": stats}
         print(f"{m['name']}: Kiln batch 1 {ms:.3f} ms ({stats})", flush=True)
+        if stats["cudnn_graph_plans"]:
+            # The same model with cuDNN's convolution API instead of fused
+            # graphs (read when a session is created): numbers and time.
+            os.environ["KILN_CUDNN_GRAPH"] = "0"
+            try:
+                api = model.session()
+            finally:
+                del os.environ["KILN_CUDNN_GRAPH"]
+            case = m["cases"][0]
+            for _ in range(3):
+                out = api.run({name: x})
+            err = relative_error(np.asarray(next(iter(out.values()))),
+                                 np.load(os.path.join(args.bundle, case["output"])))
+            check(err <= 1e-4, f"{m['name']} (convolution API): relative error {err:.2e}")
+            results["speed"][m["name"]]["kiln_api_ms"] = time_runs(lambda: api.run({name: x}),
+                                                                   args.runs)
+            print(f"{m['name']}: convolution API: relative error {err:.2e}, batch 1 "
+                  f"{results['speed'][m['name']]['kiln_api_ms']:.3f} ms", flush=True)
 
     for c in manifest["conformance"]:
         model = kiln.load(os.path.join(args.bundle, c["artifact"]))
@@ -147,11 +165,20 @@ def main():
         lines.append("")
         lines.append(f"Conformance subset: {ok} of {len(results['conformance'])} cases match.")
     lines.append("")
-    lines.append("| model | Kiln ms | torch eager ms | torch.compile reduce-overhead ms |")
-    lines.append("| --- | --- | --- | --- |")
+    lines.append("| model | Kiln ms | Kiln, cuDNN's convolution API ms | torch eager ms | "
+                 "torch.compile reduce-overhead ms |")
+    lines.append("| --- | --- | --- | --- | --- |")
     for n, s in results["speed"].items():
-        lines.append(f"| {n} | {s['kiln_ms']:.3f} | {s.get('torch_eager_ms', float('nan')):.3f} | "
+        lines.append(f"| {n} | {s['kiln_ms']:.3f} | {s.get('kiln_api_ms', float('nan')):.3f} | "
+                     f"{s.get('torch_eager_ms', float('nan')):.3f} | "
                      f"{s.get('torch_compile_ms', float('nan')):.3f} |")
+    lines.append("")
+    for n, s in results["speed"].items():
+        st = s["stats"]
+        if st.get("cudnn_graph_plans", 0) + st.get("cudnn_api_plans", 0):
+            lines.append(f"{n}: cuDNN convolution plans: {st['cudnn_graph_plans']} as fused "
+                         f"graphs, {st['cudnn_api_plans']} through the convolution API"
+                         + (f" (first: {st['cudnn_fallback']})" if st["cudnn_fallback"] else ""))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "gpu-results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -1,16 +1,19 @@
 #!/bin/sh
-# cuda_compile_models.sh KILN OUT_DIR STAND_IN MODEL...
+# cuda_compile_models.sh KILN OUT_DIR STAND_IN CUBLASLT_STAND_IN CUDNN_STAND_IN MODEL...
 # Compiles each reference model (exported by models-compile-run) for CUDA
 # (--gpu=sm_80,sm_90: every kernel through ptxas for both), twice for
 # byte-identical artifacts, then runs it at batch 1 and 8 through the
-# runtime's CUDA device on the driver stand-in STAND_IN (no GPU here: the
-# kernels are not run, so the numbers are not checked; what is checked is
-# that the session loads the cubin, finds every kernel by name, and that
-# every launch is valid and the run completes). Prints "N passed, N failed".
+# runtime's CUDA device on the driver stand-in STAND_IN and the cuBLASLt
+# and cuDNN stand-ins (no GPU here: the generated kernels are not run, so
+# the numbers are not checked; what is checked is that the session loads
+# the cubin, finds every kernel by name, that every launch is valid, that
+# the library calls' descriptors, graphs and plans are accepted and the
+# run completes). Prints "N passed, N failed"; exits 1 if any failed.
 kiln=$1
 out=$2
 stand_in=$3
-shift 3
+export KILN_CUBLASLT_LIBRARY=$4 KILN_CUDNN_LIBRARY=$5
+shift 5
 if [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ] && ! command -v ptxas > /dev/null; then
   echo "SKIPPED: no ptxas (the CUDA toolkit) on this machine"
   exit 0
@@ -45,3 +48,4 @@ for model in "$@"; do
   done
 done
 echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -231,9 +231,14 @@ typedef struct kiln_device_stats {
   uint64_t graph_captures;     /* graphs captured (one per bucket) */
   uint64_t graph_replays;      /* runs that replayed a graph */
   uint64_t kernel_launches;    /* kernels launched on the stream or captured */
-  uint64_t library_calls;      /* cuBLASLt calls enqueued or captured */
+  uint64_t library_calls;      /* cuBLASLt and cuDNN calls enqueued or captured */
   uint64_t device_allocations; /* device memory allocations, all time */
   char fallback[256];          /* why a capture failed, or "" */
+  /* Convolution plans (a call at a batch) made as one fused graph of
+   * cuDNN's graph API, and through its convolution API instead; why the
+   * first of those left the graph API, or "". */
+  uint64_t cudnn_graph_plans, cudnn_api_plans;
+  char cudnn_fallback[320];
 } kiln_device_stats;
 kiln_status kiln_session_device_stats(const kiln_session *session,
                                       kiln_device_stats *stats);

@@ -466,6 +466,12 @@ static void cuda_stats(void *state, kiln_device_stats *stats) {
     return;
   *stats = s->stats;
   stats->device_allocations = __atomic_load_n(&driver.allocations, __ATOMIC_RELAXED);
+  uint32_t graph_plans, api_plans;
+  const char *why;
+  kiln_cudnn_plans(s->dnn, &graph_plans, &api_plans, &why);
+  stats->cudnn_graph_plans = graph_plans;
+  stats->cudnn_api_plans = api_plans;
+  snprintf(stats->cudnn_fallback, sizeof stats->cudnn_fallback, "%s", why ? why : "");
 }
 
 /* The batch of this run when its only dynamic dims are dim 0 of inputs

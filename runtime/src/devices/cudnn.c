@@ -1,6 +1,7 @@
 /*===- cudnn.c - a CUDA session's convolution calls in cuDNN -----------------===*/
 #include "cudnn.h"
 #include "cudnn_api.h"
+#include "cudnn_graph.h"
 #include "vendor_load.h"
 
 #include <pthread.h>
@@ -50,9 +51,10 @@ kiln_status kiln_cudnn_check(const kiln_model_v1 *abi, const char *what) {
       return kiln_fail(KILN_ERROR_LOAD,
                        "%s: library call %u is not a convolution this runtime's CUDA device runs",
                        what, i);
+    /* Every epilogue here has a path through the convolution API too. */
     int32_t act = call->epilogue.activation;
-    if ((act != KILN_ACTIVATION_NONE && act != KILN_ACTIVATION_RELU) ||
-        (act == KILN_ACTIVATION_RELU && !call->epilogue.has_bias))
+    if (!kiln_cudnn_graph_takes(&call->epilogue) ||
+        (act == KILN_ACTIVATION_CLIP && (call->epilogue.alpha != 0.0f || !(call->epilogue.beta > 0.0f))))
       return kiln_fail(KILN_ERROR_LOAD, "%s: library call %u has an epilogue cuDNN lacks", what,
                        i);
   }
@@ -66,10 +68,13 @@ kiln_status kiln_cudnn_check(const kiln_model_v1 *abi, const char *what) {
 
 #define KILN_CUDNN_PLANS 8
 
+/* A call's plan at one batch: a fused graph, or else the convolution
+ * API's descriptors and algorithm. */
 typedef struct plan {
   int used;
   int64_t batch;
   uint64_t last_use;
+  kiln_cudnn_graph *graph;
   cudnnTensorDescriptor_t x, y;
   int algo;
 } plan;
@@ -77,7 +82,8 @@ typedef struct plan {
 typedef struct conv_state {
   cudnnFilterDescriptor_t w;
   cudnnConvolutionDescriptor_t conv;
-  cudnnActivationDescriptor_t activation;
+  cudnnActivationDescriptor_t activation; /* fused: ReLU or identity, with a bias */
+  cudnnActivationDescriptor_t after;      /* an activation the fused call lacks, in place */
   cudnnTensorDescriptor_t bias;
   plan plans[KILN_CUDNN_PLANS];
 } conv_state;
@@ -90,9 +96,13 @@ struct kiln_cudnn {
   conv_state *calls; /* by call id; unused for other kinds */
   uint64_t clock;
   int nondeterministic; /* KILN_GPU_ALLOW_NONDETERMINISTIC: any algorithm */
+  int graphs;           /* the graph API first ($KILN_CUDNN_GRAPH=0: never) */
+  uint32_t graph_plans, api_plans; /* plans made each way */
+  char fallback_reason[320];       /* why the first plan left the graph API */
 };
 
 static void free_plan(plan *p) {
+  kiln_cudnn_graph_free(p->graph);
   if (p->x)
     lib.api.cudnnDestroyTensorDescriptor(p->x);
   if (p->y)
@@ -113,6 +123,8 @@ void kiln_cudnn_free(kiln_cudnn *dnn) {
       lib.api.cudnnDestroyConvolutionDescriptor(c->conv);
     if (c->activation)
       lib.api.cudnnDestroyActivationDescriptor(c->activation);
+    if (c->after)
+      lib.api.cudnnDestroyActivationDescriptor(c->after);
     if (c->bias)
       lib.api.cudnnDestroyTensorDescriptor(c->bias);
   }
@@ -137,6 +149,8 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
   dnn->workspace = workspace;
   dnn->workspace_bytes = workspace_bytes;
   dnn->nondeterministic = abi->gpu && (abi->gpu->flags & KILN_GPU_ALLOW_NONDETERMINISTIC);
+  const char *graphs = getenv("KILN_CUDNN_GRAPH");
+  dnn->graphs = !graphs || strcmp(graphs, "0") != 0;
   dnn->calls = calloc(abi->num_library_calls, sizeof *dnn->calls);
   if (!dnn->calls || lib.api.cudnnCreate(&dnn->handle) != KILN_CUDNN_SUCCESS ||
       lib.api.cudnnSetStream(dnn->handle, stream) != KILN_CUDNN_SUCCESS) {
@@ -161,17 +175,27 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
              lib.api.cudnnSetConvolutionGroupCount(c->conv, (int)p[0]) == KILN_CUDNN_SUCCESS &&
              lib.api.cudnnSetConvolutionMathType(c->conv, KILN_CUDNN_FMA_MATH) ==
                  KILN_CUDNN_SUCCESS;
+    int32_t act = call->epilogue.activation;
+    int fused_relu = call->epilogue.has_bias && act == KILN_ACTIVATION_RELU;
     if (ok && call->epilogue.has_bias)
       ok = lib.api.cudnnCreateActivationDescriptor(&c->activation) == KILN_CUDNN_SUCCESS &&
            lib.api.cudnnSetActivationDescriptor(
                c->activation,
-               call->epilogue.activation == KILN_ACTIVATION_RELU ? KILN_CUDNN_ACTIVATION_RELU
-                                                                 : KILN_CUDNN_ACTIVATION_IDENTITY,
+               fused_relu ? KILN_CUDNN_ACTIVATION_RELU : KILN_CUDNN_ACTIVATION_IDENTITY,
                KILN_CUDNN_NOT_PROPAGATE_NAN, 0.0) == KILN_CUDNN_SUCCESS &&
            lib.api.cudnnCreateTensorDescriptor(&c->bias) == KILN_CUDNN_SUCCESS &&
            lib.api.cudnnSetTensor4dDescriptor(c->bias, KILN_CUDNN_TENSOR_NCHW,
                                               KILN_CUDNN_DATA_FLOAT, 1, (int)out_channels, 1,
                                               1) == KILN_CUDNN_SUCCESS;
+    if (ok && act != KILN_ACTIVATION_NONE && !fused_relu) {
+      int mode = act == KILN_ACTIVATION_RELU      ? KILN_CUDNN_ACTIVATION_RELU
+                 : act == KILN_ACTIVATION_CLIP    ? KILN_CUDNN_ACTIVATION_CLIPPED_RELU
+                 : act == KILN_ACTIVATION_SIGMOID ? KILN_CUDNN_ACTIVATION_SIGMOID
+                                                  : KILN_CUDNN_ACTIVATION_TANH;
+      ok = lib.api.cudnnCreateActivationDescriptor(&c->after) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetActivationDescriptor(c->after, mode, KILN_CUDNN_NOT_PROPAGATE_NAN,
+                                                call->epilogue.beta) == KILN_CUDNN_SUCCESS;
+    }
     if (!ok) {
       kiln_cudnn_free(dnn);
       return kiln_fail(KILN_ERROR_LOAD, "cuDNN refused the descriptors of call %u", i);
@@ -196,6 +220,25 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
   }
   free_plan(slot);
   const kiln_library_call *call = &dnn->abi->library_calls[id];
+  if (dnn->graphs) {
+    /* The fused graph when an engine runs it; else the convolution API. */
+    char why[256];
+    kiln_cudnn_graph *graph = kiln_cudnn_graph_build(&lib.api, call, dims, why, sizeof why);
+    if (graph && kiln_cudnn_graph_plan(graph, dnn->handle, dnn->nondeterministic,
+                                       dnn->workspace_bytes, why, sizeof why) == 0) {
+      slot->graph = graph;
+      slot->used = 1;
+      slot->batch = batch;
+      slot->last_use = ++dnn->clock;
+      dnn->graph_plans += 1;
+      return slot;
+    }
+    kiln_cudnn_graph_free(graph);
+    if (!dnn->fallback_reason[0])
+      snprintf(dnn->fallback_reason, sizeof dnn->fallback_reason, "call %u at batch %lld: %s",
+               id, (long long)batch, why);
+  }
+  dnn->api_plans += 1;
   const int64_t *x = dims[0], *y = dims[2];
   if (lib.api.cudnnCreateTensorDescriptor(&slot->x) != KILN_CUDNN_SUCCESS ||
       lib.api.cudnnSetTensor4dDescriptor(slot->x, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
@@ -210,8 +253,8 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
     return NULL;
   }
   int algo = -1;
-  if (call->epilogue.has_bias && call->epilogue.activation == KILN_ACTIVATION_NONE) {
-    /* The fused call without an activation takes this algorithm only. */
+  if (call->epilogue.has_bias && call->epilogue.activation != KILN_ACTIVATION_RELU) {
+    /* The fused call with the identity takes this algorithm only. */
     size_t bytes = 0;
     if (lib.api.cudnnGetConvolutionForwardWorkspaceSize(
             dnn->handle, slot->x, c->w, c->conv, slot->y, KILN_CUDNN_ALGO_IMPLICIT_PRECOMP_GEMM,
@@ -259,8 +302,16 @@ int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
   plan *p = plan_for(dnn, id, dims);
   if (!p)
     return -1;
-  float one = 1.0f, residual = call->epilogue.has_residual ? 1.0f : 0.0f;
   cudnnStatus_t status;
+  if (p->graph) {
+    status = kiln_cudnn_graph_execute(p->graph, dnn->handle, operands, dnn->workspace);
+    if (status != KILN_CUDNN_SUCCESS) {
+      kiln_fail(KILN_ERROR_RUN, "cuDNN failed (status %d) in call %u (graph API)", status, id);
+      return -1;
+    }
+    return 0;
+  }
+  float one = 1.0f, zero = 0.0f, residual = call->epilogue.has_residual ? 1.0f : 0.0f;
   if (call->epilogue.has_bias)
     /* y = act(conv(x) + residual * z + bias), z the output's own buffer. */
     status = lib.api.cudnnConvolutionBiasActivationForward(
@@ -272,9 +323,20 @@ int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
     status = lib.api.cudnnConvolutionForward(dnn->handle, &one, p->x, operands[0], c->w,
                                              operands[1], c->conv, p->algo, dnn->workspace,
                                              dnn->workspace_bytes, &residual, p->y, operands[2]);
+  if (status == KILN_CUDNN_SUCCESS && c->after)
+    /* y = act(y), in place. */
+    status = lib.api.cudnnActivationForward(dnn->handle, c->after, &one, p->y, operands[2], &zero,
+                                            p->y, operands[2]);
   if (status != KILN_CUDNN_SUCCESS) {
     kiln_fail(KILN_ERROR_RUN, "cuDNN failed (status %d) in call %u", status, id);
     return -1;
   }
   return 0;
+}
+
+void kiln_cudnn_plans(const kiln_cudnn *dnn, uint32_t *graph_plans, uint32_t *api_plans,
+                      const char **fallback_reason) {
+  *graph_plans = dnn ? dnn->graph_plans : 0;
+  *api_plans = dnn ? dnn->api_plans : 0;
+  *fallback_reason = dnn && dnn->fallback_reason[0] ? dnn->fallback_reason : NULL;
 }

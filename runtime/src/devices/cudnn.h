@@ -1,15 +1,21 @@
 /*===- cudnn.h - a CUDA session's convolution calls in cuDNN -----------------===*
  *
  * The CUDA device's convolution calls (KILN_LIBRARY_CONV: 2-D, float32,
- * channels-first, symmetric pads) run in cuDNN 9's convolution API, loaded
- * with dlopen ($KILN_CUDNN_LIBRARY, else libcudnn.so.9) when a model with
- * such calls is loaded. A plain convolution (a residual: beta = 1) is
- * cudnnConvolutionForward; with a bias, and ReLU or none, it is
- * cudnnConvolutionBiasActivationForward (the residual as z). FMA math (no
- * TF32); the algorithm is the heuristic's first deterministic one that
- * fits the session's workspace (its first of any kind when the artifact
- * was compiled with --allow-nondeterministic), chosen the first time a
- * batch is seen (never inside a capture), kept for 8 batches a call.
+ * channels-first, symmetric pads) run in cuDNN 9, loaded with dlopen
+ * ($KILN_CUDNN_LIBRARY, else libcudnn.so.9) when a model with such calls
+ * is loaded. First as one fused graph of its graph API (cudnn_graph.h:
+ * the convolution, + bias, + residual, then ReLU, a clip, sigmoid or tanh)
+ * when an engine of float accuracy runs it; else through its convolution
+ * API: cudnnConvolutionForward (a residual: beta = 1) or, with a bias,
+ * cudnnConvolutionBiasActivationForward (ReLU or identity; the residual as
+ * z), then cudnnActivationForward in place for an activation the fused
+ * call lacks (ReLU without a bias, a clip to [0, b], sigmoid, tanh). FMA
+ * math (no TF32): graph engines with the tensor-core note are skipped.
+ * Deterministic engines and algorithms only unless the artifact was
+ * compiled with --allow-nondeterministic; each fits the session's
+ * workspace. The plan is made the first time a batch is seen (never
+ * inside a capture) and kept for 8 batches a call. $KILN_CUDNN_GRAPH=0
+ * skips the graph API.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_RUNTIME_DEVICES_CUDNN_H
@@ -31,5 +37,9 @@ void kiln_cudnn_free(kiln_cudnn *dnn);
  * last error set. */
 int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
                        const int64_t *const *dims);
+/* How many plans went each way so far, and why the first that left the
+ * graph API did (NULL if none did). */
+void kiln_cudnn_plans(const kiln_cudnn *dnn, uint32_t *graph_plans, uint32_t *api_plans,
+                      const char **fallback_reason);
 
 #endif

@@ -1,0 +1,159 @@
+/*===- cudnn_graph_test.c - Kiln's cuDNN graphs against the real cuDNN --------===*
+ *
+ * usage: cudnn-graph-test [ARTIFACT.so...]
+ *
+ * The runtime builds each convolution call as an operation graph of cuDNN
+ * 9's graph API (runtime/src/devices/cudnn_graph.c). cuDNN validates and
+ * finalises tensors, convolutions and operations without a GPU (only the
+ * operation graph, the engines and plans need one), so this runs the
+ * runtime's builder against the installed cuDNN here: every entry point
+ * the runtime resolves exists; a synthetic call with every epilogue the
+ * compiler hands cuDNN (bias, residual, ReLU, clip, sigmoid, tanh; groups,
+ * strides, dilations, asymmetric pads) is accepted at batch 1 and 8, and
+ * an inconsistent one refused; and so is every convolution call of the
+ * CUDA artifacts named (the reference models). The engines' choice and the
+ * numbers are checked on a GPU (test/gpu/run.sh) and, on host memory,
+ * against the stand-in (cuda-device-libraries). Skipped, saying so, when
+ * cuDNN 9 is not installed. Ends with `N passed, N failed`.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "cudnn_graph.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void check(int ok, const char *what, const char *detail) {
+  if (ok) {
+    ++passed;
+    printf("PASS: %s\n", what);
+  } else {
+    ++failed;
+    printf("FAIL: %s%s%s\n", what, detail && *detail ? ": " : "", detail ? detail : "");
+  }
+}
+
+static void *open_cudnn(void) {
+  const char *chosen = getenv("KILN_CUDNN_LIBRARY");
+  if (chosen)
+    return dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
+  void *library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+  if (library)
+    return library;
+  const char *home = getenv("CUDA_HOME");
+  char path[512];
+  snprintf(path, sizeof path, "%s/lib64/libcudnn.so.9", home ? home : "/usr/local/cuda");
+  return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+/* Builds the graph of `call` at `batch` (dims -1 there); 1 if accepted. */
+static int builds(const kiln_cudnn_api *api, const kiln_library_call *call, int64_t batch,
+                  char *why, size_t why_bytes) {
+  int64_t dims[3][4];
+  const int64_t *rows[3];
+  for (int o = 0; o < 3; ++o) {
+    for (int d = 0; d < 4; ++d)
+      dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
+    rows[o] = dims[o];
+  }
+  kiln_cudnn_graph *graph = kiln_cudnn_graph_build(api, call, rows, why, why_bytes);
+  int ok = graph != NULL;
+  if (ok) {
+    int want = 1 + call->epilogue.has_bias + call->epilogue.has_residual +
+               (call->epilogue.activation != KILN_ACTIVATION_NONE);
+    if (graph->num_ops != want) {
+      snprintf(why, why_bytes, "%d operations, not %d", graph->num_ops, want);
+      ok = 0;
+    }
+  }
+  kiln_cudnn_graph_free(graph);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  void *library = open_cudnn();
+  if (!library) {
+    printf("SKIPPED: cuDNN 9 is not installed here (%s)\n0 passed, 0 failed\n", dlerror());
+    return 0;
+  }
+  kiln_cudnn_api api;
+  static const char *const names[] = {
+#define NAME(name, parameters) #name,
+      KILN_CUDNN_ENTRY_POINTS(NAME)
+#undef NAME
+  };
+  void **slots = (void **)&api;
+  char missing[256] = "";
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+    if (!(slots[i] = dlsym(library, names[i])) && !missing[0])
+      snprintf(missing, sizeof missing, "%s is missing", names[i]);
+  check(!missing[0], "cuDNN has every entry point the runtime resolves", missing);
+  if (missing[0]) {
+    printf("%d passed, %d failed\n", passed, failed);
+    return 1;
+  }
+
+  /* Synthetic calls: x [n, 8, 9, 10] * w [16, 4, 3, 3], groups 2, stride
+   * (1, 2), dilation (2, 1), pads (2, 1) before and (1, 0) after. */
+  int32_t ranks[3] = {4, 4, 4};
+  int64_t x[4] = {-1, 8, 9, 10}, w[4] = {16, 4, 3, 3}, y[4] = {-1, 16, 8, 5};
+  const int64_t *dims[3] = {x, w, y};
+  int64_t params[9] = {2, 1, 2, 2, 1, 2, 1, 1, 0};
+  static const int32_t activations[] = {KILN_ACTIVATION_NONE, KILN_ACTIVATION_RELU,
+                                        KILN_ACTIVATION_CLIP, KILN_ACTIVATION_SIGMOID,
+                                        KILN_ACTIVATION_TANH};
+  int accepted = 0, tried = 0;
+  char why[320], first[400] = "";
+  for (size_t a = 0; a < sizeof activations / sizeof *activations; ++a)
+    for (int bias = 0; bias < 2; ++bias)
+      for (int residual = 0; residual < 2; ++residual)
+        for (int64_t batch = 1; batch <= 8; batch += 7) {
+          kiln_library_call call = {.kind = KILN_LIBRARY_CONV, .num_operands = 3,
+                                    .operand_ranks = ranks, .operand_dims = dims,
+                                    .num_params = 9, .params = params};
+          call.epilogue = (kiln_library_epilogue){bias, residual, activations[a], 0.0f, 6.0f};
+          ++tried;
+          if (builds(&api, &call, batch, why, sizeof why))
+            ++accepted;
+          else if (!first[0])
+            snprintf(first, sizeof first, "activation %d, bias %d, residual %d, batch %lld: %s",
+                     activations[a], bias, residual, (long long)batch, why);
+        }
+  char what[160];
+  snprintf(what, sizeof what, "%d synthetic convolutions with every epilogue accepted", tried);
+  check(accepted == tried, what, first);
+  int64_t wrong[4] = {-1, 16, 8, 6}; /* one column too many */
+  const int64_t *wrong_dims[3] = {x, w, wrong};
+  kiln_library_call bad = {.kind = KILN_LIBRARY_CONV, .num_operands = 3, .operand_ranks = ranks,
+                           .operand_dims = wrong_dims, .num_params = 9, .params = params};
+  check(!builds(&api, &bad, 1, why, sizeof why), "an inconsistent output shape is refused",
+        "cuDNN accepted it");
+
+  for (int i = 1; i < argc; ++i) {
+    void *artifact = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+    const kiln_model_v1 *abi = artifact ? dlsym(artifact, "kiln_model_descriptor") : NULL;
+    if (!abi) {
+      check(0, argv[i], "not a Kiln artifact");
+      continue;
+    }
+    int convs = 0, ok = 0;
+    first[0] = '\0';
+    for (uint32_t c = 0; c < abi->num_library_calls; ++c) {
+      const kiln_library_call *call = &abi->library_calls[c];
+      if (call->kind != KILN_LIBRARY_CONV)
+        continue;
+      ++convs;
+      if (builds(&api, call, 1, why, sizeof why))
+        ++ok;
+      else if (!first[0])
+        snprintf(first, sizeof first, "call %u: %s", c, why);
+    }
+    snprintf(what, sizeof what, "%s: %d convolution calls accepted", argv[i], convs);
+    check(convs > 0 && ok == convs, what, convs ? first : "no convolution call");
+  }
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
