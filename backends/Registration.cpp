@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/Registration.h"
+#include "backends/common/Passes.h"
 #include "backends/cpu/CpuBackend.h"
 #include "backends/cpu/Pipeline.h"
 #include "backends/cuda/CudaBackend.h"
@@ -15,6 +16,7 @@ namespace kiln {
 
 void registerAllBackends() {
   static bool registered = [] {
+    host::registerKilnHostPasses();
     cpu::registerCpuBackend();
     cpu::registerCpuPipelines();
     cuda::registerCudaBackend();

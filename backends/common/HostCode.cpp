@@ -1,6 +1,7 @@
 //===- HostCode.cpp - LLVM dialect -> x86-64 object code ------------------===//
 
 #include "backends/common/HostCode.h"
+#include "backends/common/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -32,6 +33,9 @@ namespace kiln::host {
 
 void buildHostLowering(mlir::OpPassManager &pm, const HostLoweringOptions &options) {
   using namespace mlir;
+  // Row temporaries are freed at the end of each iteration (no
+  // canonicalisation may run between this and the lowering to branches).
+  pm.addPass(createScopeLoopAllocas());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   // Expanding strided metadata of dynamic views builds affine.apply.

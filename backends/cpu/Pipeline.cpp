@@ -29,9 +29,6 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &options
     chunks.minWork = options.minParallelWork;
     pm.addPass(createOutlineParallelChunks(chunks));
   }
-  // Row temporaries are freed at the end of each iteration (no
-  // canonicalisation may run between this and the lowering to branches).
-  pm.addPass(createScopeLoopAllocas());
   host::HostLoweringOptions lowering;
   lowering.genericAllocation = options.genericAllocation;
   lowering.barePointerCalls = options.barePointerCalls;

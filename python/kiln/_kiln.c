@@ -641,14 +641,16 @@ static PyObject *session_memory(SessionObject *self, PyObject *unused) {
 
 static PyObject *session_device(SessionObject *self, PyObject *unused) {
   kiln_device_stats s;
-  if (kiln_session_device_stats(self->session, &s) != KILN_OK)
+  kiln_library_plan_stats plans;
+  if (kiln_session_device_stats(self->session, &s) != KILN_OK ||
+      kiln_session_library_plan_stats(self->session, &plans) != KILN_OK)
     return raise_status(KILN_ERROR_INVALID_ARGUMENT);
   return Py_BuildValue("{sKsKsKsKsKsKsssKsKss}", "stream_runs", s.stream_runs,
                        "graph_captures", s.graph_captures, "graph_replays", s.graph_replays,
                        "kernel_launches", s.kernel_launches, "library_calls", s.library_calls,
                        "device_allocations", s.device_allocations, "fallback", s.fallback,
-                       "cudnn_graph_plans", s.cudnn_graph_plans, "cudnn_api_plans",
-                       s.cudnn_api_plans, "cudnn_fallback", s.cudnn_fallback);
+                       "cudnn_graph_plans", plans.cudnn_graph_plans, "cudnn_api_plans",
+                       plans.cudnn_api_plans, "cudnn_fallback", plans.cudnn_fallback);
 }
 
 static PyMethodDef session_methods[] = {

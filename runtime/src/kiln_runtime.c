@@ -749,6 +749,17 @@ kiln_status kiln_session_device_stats(const kiln_session *session, kiln_device_s
   return kiln_ok();
 }
 
+kiln_status kiln_session_library_plan_stats(const kiln_session *session,
+                                            kiln_library_plan_stats *stats) {
+  if (!session || !stats)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "kiln_session_library_plan_stats: null argument");
+  memset(stats, 0, sizeof *stats);
+  if (session->device->plan_stats)
+    session->device->plan_stats(session->library, stats);
+  return kiln_ok();
+}
+
 kiln_status kiln_session_memory_stats(const kiln_session *session, kiln_memory_stats *stats) {
   if (!session || !stats)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_memory_stats: null argument");

@@ -245,11 +245,17 @@ case("conv_relu6", path, {"x": x}, expected, 1, algorithms={12})
 case("conv_relu6_unfused", path, {"x": x}, expected, 1, algorithms={1, 103},
      env_extra=NO_FUSION)
 case("conv_relu6_api", path, {"x": x}, expected, 1, algorithms={1, 103}, env_extra=API)
+# A plan whose first run fails is dropped for the convolution API.
+case("conv_relu6_failed_run", path, {"x": x}, expected, 1, algorithms={1, 103},
+     env_extra={"KILN_CUDNN_STAND_IN_FAIL_EXECUTE": "1"})
 so = os.path.join(work, "conv_relu6.so")
 for label, env_extra, want in [
         ("fused", {}, "cuDNN: 1 convolution plans as fused graphs, 0 through the convolution API"),
         ("unfused", NO_FUSION, "cuDNN: 0 convolution plans as fused graphs, 1 through the "
-         "convolution API (first: call 0 at batch 1: cuDNN has no engine for the fused graph")]:
+         "convolution API (first: call 0 at batch 1: cuDNN has no engine for the fused graph"),
+        ("failed run", {"KILN_CUDNN_STAND_IN_FAIL_EXECUTE": "1"},
+         "cuDNN: 0 convolution plans as fused graphs, 1 through the convolution API (first: "
+         "call 0 at batch 1: its fused graph's plan failed its first run (status 5000)")]:
     env = dict(os.environ, KILN_CUDA_DRIVER=driver, KILN_CUBLASLT_LIBRARY=blas,
                KILN_CUDNN_LIBRARY=dnn, **env_extra)
     p = subprocess.run([kiln, "bench", so, "--runs", "2", "--warmup", "1"],

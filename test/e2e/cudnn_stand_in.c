@@ -22,7 +22,8 @@
  * broadcasting) on the variant pack's pointers and appends the engine to
  * the log as it does an algorithm. $KILN_CUDNN_STAND_IN_NO_FUSION=1: the
  * heuristic proposes nothing for a graph of more than one operation, as
- * cuDNN does for a fusion no engine has.
+ * cuDNN does for a fusion no engine has; $KILN_CUDNN_STAND_IN_FAIL_EXECUTE=1:
+ * every plan's execution fails (status 5000: execution failed).
  *
  *===----------------------------------------------------------------------===*/
 #include <math.h>
@@ -450,6 +451,9 @@ EXPORT int cudnnBackendExecute(void *h, backend *plan, backend *pack) {
   (void)h;
   if (!plan->finalized || !pack->finalized || plan->kind != D_EXECUTION_PLAN)
     return BAD;
+  const char *fail = getenv("KILN_CUDNN_STAND_IN_FAIL_EXECUTE");
+  if (fail && !strcmp(fail, "1"))
+    return 5000;
   backend *cfg = get(plan, 401, T_BACKEND_DESCRIPTOR, 1)->v.p[0];
   attribute *ops = get(cfg->graph, 801, T_BACKEND_DESCRIPTOR, -1);
   attribute *ids = get(pack, 1000, T_INT64, -1), *ptrs = get(pack, 1001, T_VOID_PTR, -1);

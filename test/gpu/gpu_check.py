@@ -65,7 +65,7 @@ def main():
             failed += 1
             print(f"FAIL {what}", flush=True)
 
-    for m in manifest["models"]:
+    def check_model(m):
         model = kiln.load(os.path.join(args.bundle, m["artifact"]))
         session = model.session()
         name = model.inputs[0][0]
@@ -109,6 +109,21 @@ def main():
             print(f"{m['name']}: convolution API: relative error {err:.2e}, batch 1 "
                   f"{results['speed'][m['name']]['kiln_api_ms']:.3f} ms", flush=True)
 
+    def failure(what, e):
+        # Counted even in a dry run: the flow itself broke.
+        nonlocal failed
+        failed += 1
+        print(f"FAIL {what}: {type(e).__name__}: {e}", flush=True)
+
+    # One model's failure (a session that cannot be created, a library
+    # call that fails) is reported and the rest still run: a GPU's time is
+    # short.
+    for m in manifest["models"]:
+        try:
+            check_model(m)
+        except Exception as e:
+            failure(m["name"], e)
+
     for c in manifest["conformance"]:
         model = kiln.load(os.path.join(args.bundle, c["artifact"]))
         session = model.session()
@@ -136,21 +151,24 @@ def main():
         torch.backends.cudnn.allow_tf32 = False
         for m in manifest["models"]:
             arch = m.get("torchvision", m["name"])
-            if not hasattr(torchvision.models, arch):
+            if not hasattr(torchvision.models, arch) or m["name"] not in results["speed"]:
                 continue
             net = getattr(torchvision.models, arch)().eval().cuda()
             x = np.load(os.path.join(args.bundle, m["cases"][0]["input"]))
             speed = results["speed"][m["name"]]
-            with torch.no_grad():
-                run = lambda: net(torch.from_numpy(x).cuda()).cpu()
-                for _ in range(10):
-                    run()
-                speed["torch_eager_ms"] = time_runs(run, args.runs)
-                compiled = torch.compile(net, mode="reduce-overhead")
-                run = lambda: compiled(torch.from_numpy(x).cuda()).cpu()
-                for _ in range(10):
-                    run()
-                speed["torch_compile_ms"] = time_runs(run, args.runs)
+            try:
+                with torch.no_grad():
+                    run = lambda: net(torch.from_numpy(x).cuda()).cpu()
+                    for _ in range(10):
+                        run()
+                    speed["torch_eager_ms"] = time_runs(run, args.runs)
+                    compiled = torch.compile(net, mode="reduce-overhead")
+                    run = lambda: compiled(torch.from_numpy(x).cuda()).cpu()
+                    for _ in range(10):
+                        run()
+                    speed["torch_compile_ms"] = time_runs(run, args.runs)
+            except Exception as e:  # torch.compile without its compiler, ...
+                print(f"{m['name']}: PyTorch timing failed: {type(e).__name__}: {e}", flush=True)
             print(f"{m['name']}: {speed}", flush=True)
 
     lines.append(f"# Kiln on {'the driver stand-in (dry run)' if args.dry_run else 'a GPU'}")

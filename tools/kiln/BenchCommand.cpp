@@ -270,11 +270,13 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                  << device.device_allocations << " device allocations"
                  << (device.fallback[0] ? std::string("; ") + device.fallback : std::string())
                  << "\n";
-  if (device.cudnn_graph_plans + device.cudnn_api_plans > 0)
-    llvm::outs() << "  cuDNN: " << device.cudnn_graph_plans << " convolution plans as fused "
-                 << "graphs, " << device.cudnn_api_plans << " through the convolution API"
-                 << (device.cudnn_fallback[0] ? std::string(" (first: ") + device.cudnn_fallback + ")"
-                                               : std::string())
+  kiln_library_plan_stats plans;
+  if (kiln_session_library_plan_stats(session, &plans) == KILN_OK &&
+      plans.cudnn_graph_plans + plans.cudnn_api_plans > 0)
+    llvm::outs() << "  cuDNN: " << plans.cudnn_graph_plans << " convolution plans as fused "
+                 << "graphs, " << plans.cudnn_api_plans << " through the convolution API"
+                 << (plans.cudnn_fallback[0] ? std::string(" (first: ") + plans.cudnn_fallback + ")"
+                                              : std::string())
                  << "\n";
   if (profile && kernels.empty())
     llvm::outs() << "  (the model's report lists no kernels: no per-kernel times)\n";

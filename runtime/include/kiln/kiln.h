@@ -234,14 +234,21 @@ typedef struct kiln_device_stats {
   uint64_t library_calls;      /* cuBLASLt and cuDNN calls enqueued or captured */
   uint64_t device_allocations; /* device memory allocations, all time */
   char fallback[256];          /* why a capture failed, or "" */
-  /* Convolution plans (a call at a batch) made as one fused graph of
-   * cuDNN's graph API, and through its convolution API instead; why the
-   * first of those left the graph API, or "". */
-  uint64_t cudnn_graph_plans, cudnn_api_plans;
-  char cudnn_fallback[320];
 } kiln_device_stats;
 kiln_status kiln_session_device_stats(const kiln_session *session,
                                       kiln_device_stats *stats);
+
+/* A GPU session's convolution plans (a call at a batch): made as one fused
+ * graph of cuDNN's graph API, or through its convolution API instead; and
+ * why the first of those left the graph API, or "" (all zero on the CPU).
+ * A struct of its own: kiln_device_stats keeps its size. */
+typedef struct kiln_library_plan_stats {
+  uint64_t cudnn_graph_plans;
+  uint64_t cudnn_api_plans;
+  char cudnn_fallback[320];
+} kiln_library_plan_stats;
+kiln_status kiln_session_library_plan_stats(const kiln_session *session,
+                                            kiln_library_plan_stats *stats);
 
 #ifdef __cplusplus
 }

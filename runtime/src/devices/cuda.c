@@ -466,6 +466,12 @@ static void cuda_stats(void *state, kiln_device_stats *stats) {
     return;
   *stats = s->stats;
   stats->device_allocations = __atomic_load_n(&driver.allocations, __ATOMIC_RELAXED);
+}
+
+static void cuda_plan_stats(void *state, kiln_library_plan_stats *stats) {
+  cuda_session *s = state;
+  if (!s)
+    return;
   uint32_t graph_plans, api_plans;
   const char *why;
   kiln_cudnn_plans(s->dnn, &graph_plans, &api_plans, &why);
@@ -709,6 +715,6 @@ static const kiln_device cuda_device = {
     cuda_release,     cuda_library_create,  cuda_library_free,    cuda_library_execute,
     cuda_parallel_for, cuda_enter,          cuda_leave,           cuda_synchronize,
     /* memory_is_host */ 0, cuda_run,       cuda_launch_kernel,   cuda_device_constant,
-    cuda_stats};
+    cuda_stats,       cuda_plan_stats};
 
 const kiln_device *kiln_cuda_device(void) { return &cuda_device; }

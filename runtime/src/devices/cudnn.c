@@ -75,6 +75,7 @@ typedef struct plan {
   int64_t batch;
   uint64_t last_use;
   kiln_cudnn_graph *graph;
+  int ran; /* whether the plan has run once */
   cudnnTensorDescriptor_t x, y;
   int algo;
 } plan;
@@ -85,6 +86,7 @@ typedef struct conv_state {
   cudnnActivationDescriptor_t activation; /* fused: ReLU or identity, with a bias */
   cudnnActivationDescriptor_t after;      /* an activation the fused call lacks, in place */
   cudnnTensorDescriptor_t bias;
+  int no_graph; /* a graph of this call failed its first run: the API only */
   plan plans[KILN_CUDNN_PLANS];
 } conv_state;
 
@@ -220,7 +222,7 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
   }
   free_plan(slot);
   const kiln_library_call *call = &dnn->abi->library_calls[id];
-  if (dnn->graphs) {
+  if (dnn->graphs && !dnn->calls[id].no_graph) {
     /* The fused graph when an engine runs it; else the convolution API. */
     char why[256];
     kiln_cudnn_graph *graph = kiln_cudnn_graph_build(&lib.api, call, dims, why, sizeof why);
@@ -305,11 +307,26 @@ int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
   cudnnStatus_t status;
   if (p->graph) {
     status = kiln_cudnn_graph_execute(p->graph, dnn->handle, operands, dnn->workspace);
-    if (status != KILN_CUDNN_SUCCESS) {
+    if (status == KILN_CUDNN_SUCCESS) {
+      p->ran = 1;
+      return 0;
+    }
+    if (p->ran) {
       kiln_fail(KILN_ERROR_RUN, "cuDNN failed (status %d) in call %u (graph API)", status, id);
       return -1;
     }
-    return 0;
+    /* A plan that fails its first run (on the stream, never in a capture:
+     * plans are made by the first run of a batch) is dropped, and the call
+     * goes through the convolution API from now on. */
+    if (!dnn->fallback_reason[0])
+      snprintf(dnn->fallback_reason, sizeof dnn->fallback_reason,
+               "call %u at batch %lld: its fused graph's plan failed its first run (status %d)",
+               id, (long long)dims[0][0], status);
+    dnn->graph_plans -= 1;
+    c->no_graph = 1;
+    free_plan(p);
+    if (!(p = plan_for(dnn, id, dims)))
+      return -1;
   }
   float one = 1.0f, zero = 0.0f, residual = call->epilogue.has_residual ? 1.0f : 0.0f;
   if (call->epilogue.has_bias)

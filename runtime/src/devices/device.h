@@ -60,6 +60,7 @@ typedef struct kiln_device {
                        const uint32_t block[3], void **params);
   void *(*device_constant)(void *library_state, uint32_t index, const void *host, size_t bytes);
   void (*stats)(void *library_state, kiln_device_stats *stats);
+  void (*plan_stats)(void *library_state, kiln_library_plan_stats *stats);
 } kiln_device;
 
 /* The CUDA device (devices/cuda.c). */

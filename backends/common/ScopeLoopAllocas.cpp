@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/cpu/Passes.h"
+#include "backends/common/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -12,10 +12,10 @@
 
 using namespace mlir;
 
-namespace kiln::cpu {
+namespace kiln::host {
 
 #define GEN_PASS_DEF_SCOPELOOPALLOCAS
-#include "backends/cpu/Passes.h.inc"
+#include "backends/common/Passes.h.inc"
 
 namespace {
 
@@ -72,4 +72,4 @@ struct ScopeLoopAllocas : impl::ScopeLoopAllocasBase<ScopeLoopAllocas> {
 
 } // namespace
 
-} // namespace kiln::cpu
+} // namespace kiln::host
