@@ -374,9 +374,10 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
   /// Emulated, the host runs the rows (or outputs) of `loop` one after
   /// another: the stack buffers of its body (a row's temporaries, the
   /// lanes' partials: static, and written by each row before it reads
-  /// them) are allocated once before it, not once a row, which grew the
-  /// stack by a row's buffers each iteration until it overflowed (100,000
-  /// rows of 32: over 8 MiB).
+  /// them) are allocated once before it, not once a row. The host
+  /// lowering's kiln-scope-loop-allocas would free them each row anyway
+  /// (what keeps rows left on one thread within the stack); hoisting
+  /// spares the emulation a stack save and restore a row.
   static void hoistStackBuffers(scf::ParallelOp loop) {
     SmallVector<memref::AllocaOp> allocas(loop.getBody()->getOps<memref::AllocaOp>());
     for (memref::AllocaOp alloca : allocas)

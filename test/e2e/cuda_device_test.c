@@ -73,6 +73,16 @@ static void graphs(kiln_session *session) {
   CHECK(driver->synchronizations_in_capture == 0, "no synchronisation inside the capture");
   CHECK(driver->copies_in_capture == 0, "no copies inside the capture");
   CHECK(driver->graph_launches == 1, "the captured graph ran once");
+  /* No convolution call: no cuDNN plan either way; a null argument is an
+   * error, not a crash. */
+  kiln_library_plan_stats plans;
+  memset(&plans, 0xff, sizeof plans);
+  CHECK(kiln_session_library_plan_stats(session, &plans) == KILN_OK &&
+            plans.cudnn_graph_plans == 0 && plans.cudnn_api_plans == 0 &&
+            plans.cudnn_fallback[0] == '\0',
+        "no cuDNN plans for a model without convolutions");
+  CHECK(kiln_session_library_plan_stats(session, NULL) == KILN_ERROR_INVALID_ARGUMENT,
+        "library plan stats: a null argument is refused");
   /* Batch 4 (same bucket) replays: no allocation, no stream launch. */
   unsigned long long allocations = driver->allocations, launches = driver->launches;
   for (int i = 0; i < 3; ++i)
