@@ -207,6 +207,14 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
   return KILN_OK;
 }
 
+/* Marks `slot` as the plan of `batch`, just used. */
+static plan *keep(kiln_cudnn *dnn, plan *slot, int64_t batch) {
+  slot->used = 1;
+  slot->batch = batch;
+  slot->last_use = ++dnn->clock;
+  return slot;
+}
+
 /* The plan of call `id` for its dims (the batch is what varies). */
 static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) {
   conv_state *c = &dnn->calls[id];
@@ -222,25 +230,21 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
   }
   free_plan(slot);
   const kiln_library_call *call = &dnn->abi->library_calls[id];
-  if (dnn->graphs && !dnn->calls[id].no_graph) {
+  if (dnn->graphs && !c->no_graph) {
     /* The fused graph when an engine runs it; else the convolution API. */
     char why[256];
     kiln_cudnn_graph *graph = kiln_cudnn_graph_build(&lib.api, call, dims, why, sizeof why);
     if (graph && kiln_cudnn_graph_plan(graph, dnn->handle, dnn->nondeterministic,
                                        dnn->workspace_bytes, why, sizeof why) == 0) {
       slot->graph = graph;
-      slot->used = 1;
-      slot->batch = batch;
-      slot->last_use = ++dnn->clock;
       dnn->graph_plans += 1;
-      return slot;
+      return keep(dnn, slot, batch);
     }
     kiln_cudnn_graph_free(graph);
     if (!dnn->fallback_reason[0])
       snprintf(dnn->fallback_reason, sizeof dnn->fallback_reason, "call %u at batch %lld: %s",
                id, (long long)batch, why);
   }
-  dnn->api_plans += 1;
   const int64_t *x = dims[0], *y = dims[2];
   if (lib.api.cudnnCreateTensorDescriptor(&slot->x) != KILN_CUDNN_SUCCESS ||
       lib.api.cudnnSetTensor4dDescriptor(slot->x, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
@@ -286,10 +290,8 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
     return NULL;
   }
   slot->algo = algo;
-  slot->used = 1;
-  slot->batch = batch;
-  slot->last_use = ++dnn->clock;
-  return slot;
+  dnn->api_plans += 1;
+  return keep(dnn, slot, batch);
 }
 
 int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
