@@ -45,19 +45,24 @@ static LibraryCall describeMatmul(MatmulOp matmul) {
   return call;
 }
 
-/// cuDNN runs f32 2-D convolutions with symmetric pads whose only dynamic
-/// dim is the batch.
-static bool runsInCudnn(ConvOp conv) {
+bool cudnnRunsWithSymmetricPads(ConvOp conv) {
   RankedTensorType in = conv.getInput().getType(), w = conv.getWeight().getType();
   RankedTensorType out = conv.getType();
   if (!in.getElementType().isF32() || in.getRank() != 4 || !w.hasStaticShape() ||
-      hasZeroDim({in, w, out}))
+      hasZeroDim({in, w, out}) || conv.getPads().size() != 4)
     return false;
   for (int64_t d = 1; d < 4; ++d)
     if (in.isDynamicDim(d) || out.isDynamicDim(d))
       return false;
+  return true;
+}
+
+/// cuDNN runs f32 2-D convolutions with symmetric pads whose only dynamic
+/// dim is the batch (asymmetric ones were split first:
+/// splitAsymmetricConvPads).
+static bool runsInCudnn(ConvOp conv) {
   ArrayRef<int64_t> pads = conv.getPads();
-  return pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3];
+  return cudnnRunsWithSymmetricPads(conv) && pads[0] == pads[2] && pads[1] == pads[3];
 }
 
 static LibraryCall describeConv(ConvOp conv) {
@@ -123,6 +128,7 @@ static bool libraryTakes(const LibraryCall &call) {
 
 std::vector<LibraryCall> claimLibraryCalls(ModuleOp module) {
   std::vector<LibraryCall> calls;
+  splitAsymmetricConvPads(module);
   // Kernels whose epilogue cuBLASLt does not fuse: the matmul alone is the
   // call, the rest is generated.
   SmallVector<KernelOp> dissolve;

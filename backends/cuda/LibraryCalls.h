@@ -2,8 +2,9 @@
 //
 // Matmuls (a linear layer's, attention's batched ones) run in cuBLASLt with
 // the epilogue it fuses: bias, ReLU or tanh-GELU, and a residual added in
-// place (beta = 1); 2-D convolutions with symmetric pads in cuDNN with a
-// bias, ReLU and a residual. A kernel whose epilogue the library does not
+// place (beta = 1); 2-D convolutions in cuDNN (asymmetric pads taken by an
+// explicit pad of the input first) with a bias, a residual, then ReLU,
+// ReLU6, sigmoid or tanh. A kernel whose epilogue the library does not
 // cover is dissolved: the matmul or convolution is the call, its epilogue
 // a generated kernel.
 //
@@ -13,6 +14,7 @@
 #define KILN_BACKENDS_CUDA_LIBRARYCALLS_H
 
 #include "compiler/Target/LibraryCall.h"
+#include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -25,6 +27,16 @@ namespace kiln::cuda {
 /// [.., M, K], rhs [K, N] or [.., K, N], output [.., M, N]) and
 /// LibraryKind::Convolution (channels-first).
 std::vector<LibraryCall> claimLibraryCalls(mlir::ModuleOp module);
+
+/// Whether cuDNN runs `conv` once its pads are symmetric: f32, 2-D,
+/// channels-first, a static weight, only the batch dynamic.
+bool cudnnRunsWithSymmetricPads(ConvOp conv);
+
+/// Gives each convolution cuDNN would run but for its asymmetric pads an
+/// explicit `kiln.pad` of its input by the difference (before its kernel,
+/// as a new operand, if it roots one) and the smaller pad of each dim on
+/// both sides (SplitConvPads.cpp); returns how many.
+int splitAsymmetricConvPads(mlir::ModuleOp module);
 
 } // namespace kiln::cuda
 

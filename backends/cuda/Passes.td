@@ -114,6 +114,13 @@ def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
     loops, unrolled here up to `unroll-steps` steps (LLVM's thresholds
     leave a row of 768, 24 steps, rolled), index with constants:
     registers, not local memory.
+    A row whose largest op has at least 16 elements a thread of a block
+    (4,096 at `block-size` 256) runs on a block instead of a warp: the loop's
+    last dim is `block-size` threads (which `kiln-gpu-map-loops` must use
+    too: a block is one row), the ops stride over them (slots of
+    ceil(n / block-size)), and each reduction's warps' totals go through
+    its own workgroup buffer and a `gpu.barrier`, after which every thread
+    combines them in order into its copy of the output.
     A row is left as it is unless every buffer a lane reads is one it
     holds: written whole by every lane, or by a strided op with the same
     loop ranges and the same map onto it as the reader's; reductions must
@@ -152,7 +159,8 @@ def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
            "The lanes as a loop and the shuffles as array reads (CPU emulation)">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads a block (as kiln-gpu-map-loops'): a long reduction's output "
-           "takes a block of them (a multiple of 32 from 64 to 1024; else a warp)">,
+           "or a long row takes a block of them (a multiple of 32 from 64 to "
+           "1024; else a warp)">,
     Option<"unrollSteps", "unroll-steps", "int64_t", /*default=*/"32",
            "Lane loops of at most this many steps are unrolled (their slot "
            "indices constants: registers, not local memory); 0: none">
@@ -160,6 +168,22 @@ def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::affine::AffineDialect", "mlir::gpu::GPUDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def CudaSplitConvPads : Pass<"kiln-cuda-split-conv-pads", "mlir::ModuleOp"> {
+  let summary = "Asymmetric convolution pads as an explicit pad, so that cuDNN runs them";
+  let description = [{
+    On kiln ops, after `fuse` (the CUDA backend's library claims run it
+    first): a convolution cuDNN would run but for its asymmetric pads
+    (pads [top, left, bottom, right] with top != bottom or left != right:
+    ONNX's SAME_UPPER with a stride of 2) gets its input padded with zeros
+    by the difference, `kiln.pad` (low [0, 0, top - h, left - w], high
+    [0, 0, bottom - h, right - w]), and keeps the pads h = min(top, bottom),
+    w = min(left, right) on both sides: the same output, and pads that
+    cuDNN's convolution API (the graph API's fallback) has. A convolution
+    rooting an epilogue kernel gets the padded input as a new operand of
+    the kernel (the old one may have other uses in the body).
+  }];
 }
 
 def CudaGatherKernels : Pass<"kiln-cuda-gather-kernels", "mlir::ModuleOp"> {

@@ -253,6 +253,7 @@ FailureOr<RowPlan> planRow(scf::ParallelOp row) {
     return failure(); // a thread a row is as good
   RowPlan plan;
   plan.modes = std::move(modes);
+  plan.widest = widest;
   for (auto alloca : row.getBody()->getOps<memref::AllocaOp>())
     if (isLanePrivate(alloca, plan.modes))
       plan.lanePrivate.insert(alloca);

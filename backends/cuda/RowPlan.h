@@ -29,6 +29,8 @@ enum class Mode {
 struct RowPlan {
   llvm::DenseMap<mlir::Operation *, Mode> modes;
   llvm::DenseSet<mlir::Value> lanePrivate;
+  /// Elements of the row's largest strided or lane-reduced op.
+  int64_t widest = 0;
 };
 
 /// The op combining output `output` of reduction `op` with its element

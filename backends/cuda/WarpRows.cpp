@@ -10,7 +10,9 @@
 // the CPU computes what the GPU would. A row's temporary that only strided
 // ops touch is lane-private: each lane keeps its own elements (the k-th in
 // slot k), 1/32 of the row, and the lane loops have a constant trip count
-// so that the slots can live in registers.
+// so that the slots can live in registers. A long row (16 elements a
+// thread of a block) runs on a whole block the same way, the warps'
+// totals of each reduction meeting in shared memory after a barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +51,17 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
 
   /// The row being rewritten's lane-private allocas (as in the input).
   llvm::DenseSet<Value> lanePrivate;
+  /// The threads a row of the row kernel being rewritten runs on: a
+  /// warp's 32, or a block's (`blockSize`) for a long row.
+  int64_t rowThreads = kWarp;
+
+  /// Whether `elements` a row or an output are enough for a block of
+  /// `blockSize` threads (at least 16 each) and the block size is one a
+  /// block reduction takes (a multiple of 32 from 64 to 1024).
+  bool blockTakes(int64_t elements) const {
+    return blockSize >= 2 * kWarp && blockSize <= 1024 && blockSize % kWarp == 0 &&
+           elements >= kBlockReduceMinPerThread * blockSize;
+  }
 
   /// The loop indices of linear element `e` (< the product of `ranges`)
   /// of `ranges`, innermost fastest.
@@ -174,7 +187,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     int64_t size = 1;
     for (int64_t r : ranges)
       size *= r;
-    laneLoop(b, loc, lane, size, kWarp, ValueRange{},
+    laneLoop(b, loc, lane, size, rowThreads, ValueRange{},
              [&](OpBuilder &fb, Location l, Value e, Value k, ValueRange) {
                SmallVector<Value> ivs = delinearize(fb, l, e, ranges);
                IRMapping m = outer;
@@ -256,9 +269,11 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
 
   /// On the GPU: lane `lane`'s partials, then a butterfly of shuffles;
   /// into an output `shared` by the lanes lane 0 alone writes. With
-  /// `threads` > 32 (a block an output; `lane` the thread), each warp's
-  /// lane 0 writes its total to a workgroup buffer, and after a barrier
-  /// thread 0 combines the warps' totals in order into the output.
+  /// `threads` > 32 (a block; `lane` the thread), each warp's lane 0
+  /// writes its total to a workgroup buffer, and after a barrier thread 0
+  /// (a shared output) or every thread (its own copy: a long row's
+  /// reduction, whose total the row's later ops read in every thread)
+  /// combines the warps' totals in order into the output.
   void laneReducedOnGpu(OpBuilder &b, Location loc, linalg::LinalgOp op, Value lane,
                         IRMapping &outer, ArrayRef<Value> outerIvs, bool shared,
                         int64_t threads = kWarp) {
@@ -269,51 +284,55 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
         auto shuffle = gpu::ShuffleOp::create(b, loc, v, offset, kWarp, gpu::ShuffleMode::XOR);
         v = combine(b, combiners[i], op.getRegionOutputArgs()[i], v, shuffle.getShuffleResult());
       }
-    if (!shared) {
-      finish(b, loc, op, combiners, values, outer, outerIvs);
+    // `finish` with `totals`: by thread 0 alone where the output is shared.
+    auto finishBy = [&](OpBuilder &fb, Location l, function_ref<SmallVector<Value>(OpBuilder &, Location)> totals) {
+      if (!shared) {
+        finish(fb, l, op, combiners, totals(fb, l), outer, outerIvs);
+        return;
+      }
+      Value c0 = arith::ConstantIndexOp::create(fb, l, 0);
+      Value first = arith::CmpIOp::create(fb, l, arith::CmpIPredicate::eq, lane, c0);
+      scf::IfOp::create(fb, l, first, [&](OpBuilder &ib, Location il) {
+        finish(ib, il, op, combiners, totals(ib, il), outer, outerIvs);
+        scf::YieldOp::create(ib, il);
+      });
+    };
+    if (threads <= kWarp) {
+      finishBy(b, loc, [&](OpBuilder &, Location) { return values; });
       return;
     }
+    int64_t warps = threads / kWarp;
     Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-    if (threads > kWarp) {
-      int64_t warps = threads / kWarp;
-      Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarp);
-      Value warp = arith::DivUIOp::create(b, loc, lane, warpSize);
-      Value inWarp = arith::RemUIOp::create(b, loc, lane, warpSize);
-      auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-      SmallVector<Value> totals;
-      for (Operation *c : combiners)
-        totals.push_back(memref::AllocaOp::create(
-            b, loc,
-            MemRefType::get({warps}, c->getResult(0).getType(), MemRefLayoutAttrInterface{},
-                            workgroup)));
-      Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inWarp, c0);
-      scf::IfOp::create(b, loc, leader, [&](OpBuilder &ib, Location l) {
-        for (auto [v, buffer] : llvm::zip(values, totals))
-          memref::StoreOp::create(ib, l, v, buffer, warp);
-        scf::YieldOp::create(ib, l);
-      });
-      gpu::BarrierOp::create(b, loc);
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c0);
-      scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location l) {
-        SmallVector<Value> sums;
-        for (auto [i, buffer] : llvm::enumerate(totals)) {
-          Value sum = memref::LoadOp::create(ib, l, buffer, c0);
-          for (int64_t w = 1; w < warps; ++w) {
-            Value at = arith::ConstantIndexOp::create(ib, l, w);
-            sum = combine(ib, combiners[i], op.getRegionOutputArgs()[i], sum,
-                          memref::LoadOp::create(ib, l, buffer, at));
-          }
-          sums.push_back(sum);
-        }
-        finish(ib, l, op, combiners, sums, outer, outerIvs);
-        scf::YieldOp::create(ib, l);
-      });
-      return;
-    }
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c0);
-    scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location l) {
-      finish(ib, l, op, combiners, values, outer, outerIvs);
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarp);
+    Value warp = arith::DivUIOp::create(b, loc, lane, warpSize);
+    Value inWarp = arith::RemUIOp::create(b, loc, lane, warpSize);
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    SmallVector<Value> buffers;
+    for (Operation *c : combiners)
+      buffers.push_back(memref::AllocaOp::create(
+          b, loc,
+          MemRefType::get({warps}, c->getResult(0).getType(), MemRefLayoutAttrInterface{},
+                          workgroup)));
+    Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inWarp, c0);
+    scf::IfOp::create(b, loc, leader, [&](OpBuilder &ib, Location l) {
+      for (auto [v, buffer] : llvm::zip(values, buffers))
+        memref::StoreOp::create(ib, l, v, buffer, warp);
       scf::YieldOp::create(ib, l);
+    });
+    gpu::BarrierOp::create(b, loc);
+    finishBy(b, loc, [&](OpBuilder &fb, Location l) {
+      Value zero = arith::ConstantIndexOp::create(fb, l, 0);
+      SmallVector<Value> sums;
+      for (auto [i, buffer] : llvm::enumerate(buffers)) {
+        Value sum = memref::LoadOp::create(fb, l, buffer, zero);
+        for (int64_t w = 1; w < warps; ++w) {
+          Value at = arith::ConstantIndexOp::create(fb, l, w);
+          sum = combine(fb, combiners[i], op.getRegionOutputArgs()[i], sum,
+                        memref::LoadOp::create(fb, l, buffer, at));
+        }
+        sums.push_back(sum);
+      }
+      return sums;
     });
   }
 
@@ -393,10 +412,10 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
           alloca && lanePrivate.contains(alloca.getResult())) {
         // Slots for a lane's elements (emulated: for each lane's).
         MemRefType type = alloca.getType();
-        int64_t slots = llvm::divideCeil(type.getNumElements(), kWarp);
+        int64_t slots = llvm::divideCeil(type.getNumElements(), rowThreads);
         SmallVector<int64_t> shape;
         if (!lane)
-          shape.push_back(kWarp);
+          shape.push_back(rowThreads);
         shape.push_back(slots);
         Value own = memref::AllocaOp::create(
             b, alloca.getLoc(), MemRefType::get(shape, type.getElementType()));
@@ -412,9 +431,9 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       if (mode->second == Mode::LaneReduced) {
         SmallVector<Value> zeros = zeroIvs(b, loc, linalgOp);
         if (lane)
-          laneReducedOnGpu(b, loc, linalgOp, lane, outer, zeros, /*shared=*/false);
+          laneReducedOnGpu(b, loc, linalgOp, lane, outer, zeros, /*shared=*/false, rowThreads);
         else
-          laneReducedEmulated(b, loc, linalgOp, outer, zeros);
+          laneReducedEmulated(b, loc, linalgOp, outer, zeros, rowThreads);
         continue;
       }
       if (lane) {
@@ -423,7 +442,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       }
       Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
       Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-      Value lanes = arith::ConstantIndexOp::create(b, loc, kWarp);
+      Value lanes = arith::ConstantIndexOp::create(b, loc, rowThreads);
       scf::ForOp::create(b, loc, c0, lanes, c1, ValueRange{},
                          [&](OpBuilder &fb, Location l, Value emulatedLane, ValueRange) {
                            strided(fb, l, linalgOp, emulatedLane, outer);
@@ -435,6 +454,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
   void rewriteRow(scf::ParallelOp row, const RowPlan &plan) {
     const DenseMap<Operation *, Mode> &modes = plan.modes;
     lanePrivate = plan.lanePrivate;
+    rowThreads = blockTakes(plan.widest) ? blockSize : kWarp;
     OpBuilder b(row);
     Location loc = row.getLoc();
     IRMapping outer;
@@ -451,7 +471,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
       SmallVector<Value> lbs(row.getLowerBound()), ubs(row.getUpperBound()),
           steps(row.getStep());
       lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-      ubs.push_back(arith::ConstantIndexOp::create(b, loc, kWarp));
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, rowThreads));
       steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
       scf::ParallelOp::create(b, loc, lbs, ubs, steps,
                               [&](OpBuilder &nb, Location l, ValueRange ivs) {
@@ -462,6 +482,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     }
     row.erase();
     lanePrivate.clear();
+    rowThreads = kWarp;
   }
 
   /// The threads an output element of top-level reduction `op` takes: a
@@ -471,9 +492,7 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
     int64_t reduced = 1;
     for (int64_t r : ArrayRef<int64_t>(ranges).take_back(op.getNumReductionLoops()))
       reduced *= r;
-    bool block = blockSize >= 2 * kWarp && blockSize <= 1024 && blockSize % kWarp == 0 &&
-                 reduced >= kBlockReduceMinPerThread * blockSize;
-    return block ? blockSize : kWarp;
+    return blockTakes(reduced) ? blockSize : kWarp;
   }
 
   /// A top-level reduction as a loop over its output elements, each on

@@ -270,6 +270,15 @@ path = model("conv_clip", [conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),
              {"w": w, "b": b, "lo": np.array(-1, np.float32), "hi": np.array(1, np.float32)})
 case("conv_clip", path, {"x": x}, None, 1, kernels=2)
 
+# Asymmetric pads (ONNX's SAME_UPPER at stride 2: 0 before, 1 after): the
+# input padded by the difference first (a generated kernel, not run here),
+# the convolution with bias and ReLU the call, its pads symmetric.
+path = model("conv_same_upper", [conv_node(["x", "w", "b"], "c", pads=[0, 0, 1, 1],
+                                           strides=[2, 2]),
+                                 helper.make_node("Relu", ["c"], ["y"])],
+             [tensor("x", ["n", 3, 6, 6])], [tensor("y", ["n", 8, 3, 3])], {"w": w, "b": b})
+case("conv_same_upper", path, {"x": x}, None, 1, kernels=2)
+
 # Sigmoid after a bias and a residual (another call's output, in place).
 w1 = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)
 path = model("conv_sigmoid", [conv_node(["x", "w1"], "r"),
