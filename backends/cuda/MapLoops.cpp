@@ -4,9 +4,10 @@
 // a function becomes a 2-D scf.parallel (blocks, threads) with the GPU
 // mapping attribute, linearised with the innermost dim fastest so that
 // neighbouring threads touch neighbouring elements. Where every access
-// along the innermost dim is provably 16-byte aligned, a thread takes 4
-// consecutive elements of it with one vector load or store each
-// (ld.global.v4).
+// along the innermost dim is provably 16-byte aligned, a thread takes 16
+// bytes' worth of the narrowest element accessed (4 f32, 2 i64, 8 f16, 16
+// i8) with one vector load or store of each buffer (ld.global.v4.b32,
+// ld.global.v2.b64; wider elements of the same loop take several).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +42,18 @@ static bool touchesMemory(Operation *op) {
   return touches;
 }
 
-/// Elements of 32 bits a thread takes at once along the innermost dim:
-/// one 16-byte access.
-constexpr int64_t kVector = 4;
+/// Bytes of the narrowest element accessed along the innermost dim that
+/// a thread takes at once: one 16-byte access.
+constexpr int64_t kVectorBytes = 16;
+
+/// Bytes of an element a vector access may take (8, 16, 32 or 64 bits:
+/// not i1, which LLVM packs into bits in a vector), or 0.
+static int64_t elementBytes(Type element) {
+  if (!element.isIntOrFloat())
+    return 0;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
+}
 
 /// Whether memref `v`'s aligned pointer is 16-byte aligned: an argument
 /// of the function or an allocation (the runtime's: 64-byte aligned), a
@@ -79,16 +89,17 @@ static bool alignedBase(Value v) {
   }
 }
 
-/// Whether an access of 32-bit `element`s to `memref` at `indices`, the
-/// last `inner` (the loop's innermost index, a multiple of 4) and none of
-/// the others varying with it (not in `varying`), can be one aligned
-/// access of 4: innermost stride 1, the other strides and the offset
-/// multiples of 4, a 16-byte aligned base.
+/// Whether an access of `element`s to `memref` at `indices`, the last
+/// `inner` (the loop's innermost index, a multiple of `width`) and none of
+/// the others varying with it (not in `varying`), can be one access of
+/// `width` elements at a 16-byte aligned address (`width` elements are
+/// 16 bytes or a multiple of them): innermost stride 1, the other strides
+/// and the offset multiples of `width`, a 16-byte aligned base.
 static bool vectorAccess(Value memref, ValueRange indices, Type element, Value inner,
-                         const llvm::DenseSet<Value> &varying) {
+                         const llvm::DenseSet<Value> &varying, int64_t width) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getRank() == 0 || indices.back() != inner || varying.contains(memref) ||
-      !element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 32)
+      !elementBytes(element))
     return false;
   for (Value index : indices.drop_back())
     if (index == inner || varying.contains(index))
@@ -96,27 +107,47 @@ static bool vectorAccess(Value memref, ValueRange indices, Type element, Value i
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
-      ShapedType::isDynamic(offset) || offset % kVector)
+      ShapedType::isDynamic(offset) || offset % width)
     return false;
   for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-    if (ShapedType::isDynamic(stride) || stride % kVector)
+    if (ShapedType::isDynamic(stride) || stride % width)
       return false;
   return alignedBase(memref);
 }
 
-/// The elements a thread of `p` takes along its innermost dim: 4 when
-/// the dim starts at 0, steps by 1, counts a multiple of 4, and its index
-/// is used only as the last index of loads and stores `vectorAccess`
-/// allows (the body flat: no nested regions); else 1.
+/// The elements a thread of `p` takes along its innermost dim: 16 bytes
+/// of the narrowest element its loads and stores along it access, when
+/// the dim starts at 0, steps by 1, counts a multiple of them, and its
+/// index is used only as the last index of loads and stores
+/// `vectorAccess` allows (the body flat: no nested regions); else 1.
 static int64_t vectorWidth(scf::ParallelOp p) {
   size_t last = p.getNumLoops() - 1;
+  Value inner = p.getInductionVars()[last];
+  int64_t narrowest = 0;
+  for (Operation &op : p.getBody()->without_terminator()) {
+    Type element;
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && llvm::is_contained(load.getIndices(), inner))
+      element = load.getType();
+    else if (auto store = dyn_cast<memref::StoreOp>(op);
+             store && llvm::is_contained(store.getIndices(), inner))
+      element = store.getValue().getType();
+    else
+      continue;
+    int64_t bytes = elementBytes(element);
+    if (!bytes)
+      return 1;
+    narrowest = narrowest ? std::min(narrowest, bytes) : bytes;
+  }
+  if (!narrowest)
+    return 1;
+  int64_t width = kVectorBytes / narrowest;
   APInt count;
   if (!matchPattern(p.getLowerBound()[last], m_Zero()) ||
       !matchPattern(p.getStep()[last], m_One()) ||
       !matchPattern(p.getUpperBound()[last], m_ConstantInt(&count)) ||
-      count.getSExtValue() % kVector)
+      count.getSExtValue() % width)
     return 1;
-  Value inner = p.getInductionVars()[last];
   llvm::DenseSet<Value> varying; // what differs between the 4 elements
   bool any = false;
   for (Operation &op : p.getBody()->without_terminator()) {
@@ -124,7 +155,8 @@ static int64_t vectorWidth(scf::ParallelOp p) {
       return 1;
     if (auto load = dyn_cast<memref::LoadOp>(op);
         load && llvm::is_contained(load.getIndices(), inner)) {
-      if (!vectorAccess(load.getMemRef(), load.getIndices(), load.getType(), inner, varying))
+      if (!vectorAccess(load.getMemRef(), load.getIndices(), load.getType(), inner, varying,
+                        width))
         return 1;
       varying.insert(load.getResult());
       any = true;
@@ -134,7 +166,7 @@ static int64_t vectorWidth(scf::ParallelOp p) {
         store && llvm::is_contained(store.getIndices(), inner)) {
       if (store.getValue() == inner ||
           !vectorAccess(store.getMemRef(), store.getIndices(), store.getValue().getType(), inner,
-                        varying))
+                        varying, width))
         return 1;
       any = true;
       continue;
@@ -145,17 +177,21 @@ static int64_t vectorWidth(scf::ParallelOp p) {
       for (Value r : op.getResults())
         varying.insert(r);
   }
-  return any ? kVector : 1;
+  return any ? width : 1;
 }
 
 /// `p`'s body for the `width` elements from innermost index `base`
 /// (`map` holds the other indices): each access along the innermost dim
-/// one vector load or store of alignment `align`, every other op once for
-/// each element, in the body's order (the elements are independent
-/// iterations).
+/// one vector load or store, every other op once for each element, in the
+/// body's order (the elements are independent iterations). On the device
+/// an access is 16-byte aligned; `emulate`d, the host's buffers (a
+/// caller's, on the CPU) only to their element.
 static void cloneVectorised(OpBuilder &b, Location loc, scf::ParallelOp p, IRMapping &map,
-                            Value base, int64_t width, llvm::MaybeAlign align) {
+                            Value base, int64_t width, bool emulate) {
   Value inner = p.getInductionVars().back();
+  auto alignOf = [&](Type element) {
+    return llvm::MaybeAlign(emulate ? elementBytes(element) : kVectorBytes);
+  };
   SmallVector<IRMapping> elements(width, map);
   auto indicesAt = [&](ValueRange indices) {
     SmallVector<Value> result;
@@ -169,7 +205,7 @@ static void cloneVectorised(OpBuilder &b, Location loc, scf::ParallelOp p, IRMap
       Value vector = vector::LoadOp::create(
           b, loc, VectorType::get({width}, load.getType()),
           elements[0].lookupOrDefault(load.getMemRef()), indicesAt(load.getIndices()),
-          /*nontemporal=*/false, align);
+          /*nontemporal=*/false, alignOf(load.getType()));
       for (auto [j, element] : llvm::enumerate(elements))
         element.map(load.getResult(), vector::ExtractOp::create(b, loc, vector, int64_t(j)));
       continue;
@@ -182,7 +218,8 @@ static void cloneVectorised(OpBuilder &b, Location loc, scf::ParallelOp p, IRMap
       Value vector = vector::FromElementsOp::create(
           b, loc, VectorType::get({width}, store.getValue().getType()), values);
       vector::StoreOp::create(b, loc, vector, elements[0].lookupOrDefault(store.getMemRef()),
-                              indicesAt(store.getIndices()), /*nontemporal=*/false, align);
+                              indicesAt(store.getIndices()), /*nontemporal=*/false,
+                              alignOf(store.getValue().getType()));
       continue;
     }
     for (IRMapping &element : elements)
@@ -323,10 +360,7 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
       for (size_t d = 0; d < rank; ++d)
         map.map(p.getInductionVars()[d], ivs[d]);
       if (width > 1) {
-        // On the device 16 bytes (ld.global.v4); emulated, the host's
-        // buffers (a caller's, on the CPU) may be less aligned.
-        cloneVectorised(ib, il, p, map, ivs.back(), width,
-                        llvm::MaybeAlign(emulate ? 4 : 16));
+        cloneVectorised(ib, il, p, map, ivs.back(), width, emulate);
         return;
       }
       for (Operation &op : p.getBody()->without_terminator())

@@ -18,15 +18,18 @@ def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     work: an outermost `scf.parallel` of any rank is linearised into
     `(blocks, threads)` with `block-size` threads a block and the
     innermost dim fastest, so that consecutive threads touch consecutive
-    elements (coalesced); iterations past the end are masked. Where the
-    innermost dim counts a multiple of 4 and its index is only ever the
-    last index of 32-bit loads and stores whose 4 elements from a
-    multiple of 4 are 16 bytes at a 16-byte aligned address (innermost
-    stride 1, other strides and offset multiples of 4, the base an
-    argument, an allocation, a 16-byte aligned global or a view of one
-    at a multiple of 16 bytes), a thread takes 4 consecutive elements:
-    each such access one `vector.load`/`vector.store` (alignment 16:
-    `ld.global.v4`), the rest of the body once per element. Parallel
+    elements (coalesced); iterations past the end are masked. A thread
+    takes w consecutive elements of the innermost dim, w = 16 bytes of the
+    narrowest element the loop's loads and stores along it access (4 f32,
+    2 i64 or f64, 8 f16, 16 i8; not i1), where the dim counts a multiple
+    of w and its index is only ever the last index of loads and stores
+    whose w elements from a multiple of w start at a 16-byte aligned
+    address (innermost stride 1, other strides and offset multiples of w,
+    the base an argument, an allocation, a 16-byte aligned global or a
+    view of one at a multiple of 16 bytes): each such access one
+    `vector.load`/`vector.store` (alignment 16: `ld.global.v4.b32`,
+    `ld.global.v2.b64`; LLVM splits a wider one, an f32 beside an i8
+    mask's 16, into several), the rest of the body once per element. Parallel
     loops nested inside run sequentially in their thread. `memref.copy`
     becomes such a loop; other host-level ops that read or write memory
     (sequential loops, scalar stores) run on one thread. The result is an

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-map-loops -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-map-loops=emulate=1 -verify-diagnostics | FileCheck %s --check-prefix=EMU
 
 // A 2-D parallel loop: linearised, innermost dim fastest, masked, mapped
 // to (block_x, thread_x) with 256 threads a block. (The innermost dim of
@@ -171,14 +172,18 @@ func.func @vectorised(%a: memref<32x8xf32>, %b: memref<32x8xf32>, %s: memref<32x
 
 // One element a thread where the 16 bytes are not provably aligned or
 // the index is used otherwise: a view at 8 bytes into the arena; a
-// subview at a run-time offset; the index in arithmetic; 64-bit elements.
+// subview at a run-time offset; the index in arithmetic; i1 elements
+// (which LLVM packs into bits in a vector); f16 rows of 4 (16 bytes of
+// f16 are 8 elements).
 // CHECK-LABEL: func.func @not_vectorised
 // CHECK-NOT:   vector.
 // CHECK-LABEL: func.func @dynamic_offset
 // CHECK-NOT:   vector.
 // CHECK-LABEL: func.func @index_used
 // CHECK-NOT:   vector.
-// CHECK-LABEL: func.func @wide_elements
+// CHECK-LABEL: func.func @bits
+// CHECK-NOT:   vector.
+// CHECK-LABEL: func.func @short_rows
 // CHECK-NOT:   vector.
 func.func @not_vectorised(%b: memref<32x8xf32>, %arena: memref<128xi8>) {
   %c0 = arith.constant 0 : index
@@ -215,6 +220,85 @@ func.func @index_used(%b: memref<32x8xf32>) {
     %n = arith.index_cast %j : index to i32
     %f = arith.sitofp %n : i32 to f32
     memref.store %f, %b[%i, %j] : memref<32x8xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @bits(%a: memref<32x16xi1>, %b: memref<32x16xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c16) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<32x16xi1>
+    memref.store %x, %b[%i, %j] : memref<32x16xi1>
+    scf.reduce
+  }
+  return
+}
+func.func @short_rows(%a: memref<32x4xf16>, %b: memref<32x4xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c4) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<32x4xf16>
+    memref.store %x, %b[%i, %j] : memref<32x4xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Other element sizes take 16 bytes of the narrowest a thread: f64, 2
+// (ld.global.v2.b64); f16, 8; an i8 mask beside f32 data, 16 (the f32
+// accesses 64 bytes each, still 16-byte aligned).
+// CHECK-LABEL: func.func @half
+// CHECK:         vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x8xf16>, vector<8xf16>
+// CHECK-COUNT-8: arith.addf
+// CHECK:         vector.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x8xf16>, vector<8xf16>
+// CHECK-LABEL: func.func @mask
+// CHECK:         %[[C16:.*]] = arith.constant 16 : index
+// CHECK:         scf.parallel
+// CHECK:           %[[J:.*]] = arith.muli %{{.*}}, %[[C16]]
+// CHECK:           vector.load %arg0[%{{.*}}, %[[J]]] {alignment = 16 : i64} : memref<4x32xi8>, vector<16xi8>
+// CHECK:           vector.load %arg1[%{{.*}}, %[[J]]] {alignment = 16 : i64} : memref<4x32xf32>, vector<16xf32>
+// CHECK-COUNT-16:  arith.select
+// CHECK:           vector.store %{{.*}}, %arg2[%{{.*}}, %[[J]]] {alignment = 16 : i64} : memref<4x32xf32>, vector<16xf32>
+// CHECK-LABEL: func.func @wide_elements
+// CHECK:         vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x8xf64>, vector<2xf64>
+// CHECK:         vector.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x8xf64>, vector<2xf64>
+// Emulated: the host's vector accesses aligned to their element only.
+// EMU-LABEL: func.func @mask
+// EMU:         vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 1 : i64} : memref<4x32xi8>, vector<16xi8>
+// EMU:         vector.load %arg1[%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<4x32xf32>, vector<16xf32>
+func.func @half(%a: memref<32x8xf16>, %b: memref<32x8xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c8) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<32x8xf16>
+    %y = arith.addf %x, %x : f16
+    memref.store %y, %b[%i, %j] : memref<32x8xf16>
+    scf.reduce
+  }
+  return
+}
+func.func @mask(%m: memref<4x32xi8>, %x: memref<4x32xf32>, %y: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0 : i8
+  %ninf = arith.constant -1.0e+09 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c32) step (%c1, %c1) {
+    %k = memref.load %m[%i, %j] : memref<4x32xi8>
+    %v = memref.load %x[%i, %j] : memref<4x32xf32>
+    %keep = arith.cmpi ne, %k, %zero : i8
+    %r = arith.select %keep, %v, %ninf : f32
+    memref.store %r, %y[%i, %j] : memref<4x32xf32>
     scf.reduce
   }
   return
