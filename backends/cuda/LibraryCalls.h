@@ -34,8 +34,9 @@ bool cudnnRunsWithSymmetricPads(ConvOp conv);
 
 /// Gives each convolution cuDNN would run but for its asymmetric pads an
 /// explicit `kiln.pad` of its input by the difference (before its kernel,
-/// as a new operand, if it roots one) and the smaller pad of each dim on
-/// both sides (SplitConvPads.cpp); returns how many.
+/// in the input's place among the kernel's operands, if it roots one) and
+/// the smaller pad of each dim on both sides (SplitConvPads.cpp); returns
+/// how many.
 int splitAsymmetricConvPads(mlir::ModuleOp module);
 
 } // namespace kiln::cuda

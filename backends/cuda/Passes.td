@@ -85,6 +85,24 @@ def GpuParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "mlir::func::Fun
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def GpuFoldFills : Pass<"kiln-gpu-fold-fills", "mlir::func::FuncOp"> {
+  let summary = "A reduction's initial fill stored by the reduction's own loop nest";
+  let description = [{
+    After `convert-linalg-to-parallel-loops`, before `kiln-gpu-map-loops`:
+    an `scf.parallel` at the top of the function that stores one value
+    (defined outside it) into a buffer at its induction variables (a
+    `linalg.fill`), followed (past ops free of memory effects) by an
+    `scf.parallel` with the same bounds and steps whose every access to
+    memory that may be that buffer's is a load or store of the buffer at
+    its own induction variables (each iteration owns its element: a max
+    pool's nest, its window a loop inside), is removed, and the second
+    nest stores the value first in each iteration. One kernel instead of two
+    (a max pool was a fill kernel and a pooling kernel), and the buffer
+    goes through memory once less. A nest with any other effect on memory
+    (a call, a copy) is left alone.
+  }];
+}
+
 def GpuWarpRows : Pass<"kiln-gpu-warp-rows", "mlir::func::FuncOp"> {
   let summary = "Run each row of a row kernel on one warp: strided lanes, shuffle reductions";
   let description = [{
@@ -184,8 +202,9 @@ def CudaSplitConvPads : Pass<"kiln-cuda-split-conv-pads", "mlir::ModuleOp"> {
     [0, 0, bottom - h, right - w]), and keeps the pads h = min(top, bottom),
     w = min(left, right) on both sides: the same output, and pads that
     cuDNN's convolution API (the graph API's fallback) has. A convolution
-    rooting an epilogue kernel gets the padded input as a new operand of
-    the kernel (the old one may have other uses in the body).
+    rooting an epilogue kernel gets the padded input in the input's place
+    among the kernel's operands (a library call takes them in order); the
+    unpadded one follows it where the body uses it otherwise (a residual).
   }];
 }
 

@@ -31,6 +31,8 @@ static void addMapping(OpPassManager &pm, int64_t blockSize, bool emulate,
   pm.addNestedPass<func::FuncOp>(createGpuWarpRows(warp));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createLowerAffinePass());
+  // A reduction's initial fill inside its nest (a max pool: one kernel).
+  pm.addNestedPass<func::FuncOp>(createGpuFoldFills());
   GpuMapLoopsOptions map;
   map.blockSize = blockSize;
   map.emulate = emulate;

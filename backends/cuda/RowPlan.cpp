@@ -82,7 +82,7 @@ static std::optional<std::pair<int64_t, int64_t>> bytesOf(memref::ViewOp view) {
 /// Whether memrefs `a` and `b` may share memory: views of one buffer do,
 /// unless both are parts of views of the arena at disjoint bytes (two
 /// intermediates the memory plan placed apart).
-static bool mayAlias(Value a, Value b) {
+bool mayAlias(Value a, Value b) {
   if (rootOf(a) != rootOf(b))
     return false;
   memref::ViewOp va = arenaViewOf(a), vb = arenaViewOf(b);

@@ -33,6 +33,11 @@ struct RowPlan {
   int64_t widest = 0;
 };
 
+/// Whether memrefs `a` and `b` may share memory: views of one buffer do,
+/// unless both are parts of views of the arena at disjoint bytes (two
+/// intermediates the memory plan placed apart).
+bool mayAlias(mlir::Value a, mlir::Value b);
+
 /// The op combining output `output` of reduction `op` with its element
 /// (the one user of the output's block argument, yielded, with a neutral
 /// element, on what one shuffle moves: f32 or i32), or null.

@@ -63,13 +63,25 @@ int splitAsymmetricConvPads(ModuleOp module) {
     auto kernel = dyn_cast<KernelOp>(conv->getParentOp());
     auto arg = dyn_cast<BlockArgument>(input);
     if (kernel && arg && arg.getOwner() == &kernel.getBody().front()) {
-      // The kernel's operand padded before it, as a new operand (the old
-      // one may have other uses in the body: a residual).
+      // The kernel's operand padded before it, in the operand's place (a
+      // library call takes the kernel's operands in order: the
+      // convolution's input first); the unpadded one stays after it if
+      // the body uses it otherwise (a residual).
       OpBuilder b(kernel);
-      Value padded = padInput(b, conv.getLoc(), kernel.getInputs()[arg.getArgNumber()],
-                              explicitPads);
-      kernel.getInputsMutable().append(padded);
-      BlockArgument inner = kernel.getBody().front().addArgument(padded.getType(), conv.getLoc());
+      unsigned index = arg.getArgNumber();
+      Value padded = padInput(b, conv.getLoc(), kernel.getInputs()[index], explicitPads);
+      Block &body = kernel.getBody().front();
+      BlockArgument inner;
+      if (arg.hasOneUse()) {
+        kernel.getInputsMutable()[index].assign(padded);
+        arg.setType(padded.getType());
+        inner = arg;
+      } else {
+        SmallVector<Value> inputs(kernel.getInputs());
+        inputs.insert(inputs.begin() + index, padded);
+        kernel.getInputsMutable().assign(inputs);
+        inner = body.insertArgument(index, padded.getType(), conv.getLoc());
+      }
       conv.getInputMutable().assign(inner);
     } else {
       OpBuilder b(conv);

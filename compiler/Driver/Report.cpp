@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/Support/Format.h"
@@ -68,7 +69,7 @@ llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
       kind = backend.libraryCallLabel(calls.at(call.getId()));
     else if (auto strings = dyn_cast<StringOp>(op))
       kind = "string function (" + strings.getKind().str() + ")";
-    else if (isa<linalg::LinalgOp>(op))
+    else if (isa<linalg::LinalgOp, tensor::PadOp>(op)) // a pad: a fill and a copy
       kind = "loop nest (" + op.getName().getStringRef().str() + ")";
     else if (isa<scf::ForallOp>(op))
       kind = "row loop (reduction kernel)";

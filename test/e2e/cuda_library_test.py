@@ -22,6 +22,7 @@ usage: cuda_library_test.py KILN DRIVER_STAND_IN CUBLASLT_STAND_IN CUDNN_STAND_I
 Ends with `N passed, N failed`.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -278,6 +279,14 @@ path = model("conv_same_upper", [conv_node(["x", "w", "b"], "c", pads=[0, 0, 1, 
                                  helper.make_node("Relu", ["c"], ["y"])],
              [tensor("x", ["n", 3, 6, 6])], [tensor("y", ["n", 8, 3, 3])], {"w": w, "b": b})
 case("conv_same_upper", path, {"x": x}, None, 1, kernels=2)
+# The call's input is the padded one ([n, 3, 7, 7]: 0 before, 1 after),
+# the first of its operands (the call takes its kernel's operands in order).
+p = subprocess.run([kiln, "compile", path, "--target=cuda", "--compile-to=linalg"],
+                   capture_output=True, text=True)
+call = re.search(r"kiln\.library_call \d+\(.*?\) .*?: \((tensor<[^>]*>)", p.stdout)
+check(call is not None and call.group(1) == "tensor<?x3x7x7xf32>",
+      "conv_same_upper: the call's first operand is the padded input",
+      call.group(0) if call else p.stdout[-2000:] + p.stderr)
 
 # Sigmoid after a bias and a residual (another call's output, in place).
 w1 = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

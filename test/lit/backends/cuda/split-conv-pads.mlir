@@ -6,15 +6,23 @@
 // The numbers, with and without the split: split-conv-pads-run.mlir.
 
 // A convolution rooting an epilogue kernel whose body also adds the
-// unpadded input (a residual): the padded input is a new operand of the
-// kernel, the old one stays for the residual.
+// unpadded input (a residual): the padded input takes the input's place
+// among the kernel's operands (a library call takes them in order, the
+// convolution's input first), the unpadded one follows for the residual.
 // CHECK-LABEL: func.func @kernel_residual
 // CHECK-SAME:  (%[[X:.*]]: tensor<?x2x4x4xf32>, %[[W:.*]]: tensor<2x2x2x2xf32>)
 // CHECK:       %[[P:.*]] = kiln.pad %[[X]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 0, 0>} : (tensor<?x2x4x4xf32>) -> tensor<?x2x5x5xf32>
-// CHECK:       kiln.kernel epilogue(%[[X]], %[[W]], %[[P]])
-// CHECK-NEXT:  ^bb0(%[[A0:.*]]: tensor<?x2x4x4xf32>, %[[A1:.*]]: tensor<2x2x2x2xf32>, %[[A2:.*]]: tensor<?x2x5x5xf32>):
-// CHECK-NEXT:    %[[C:.*]] = kiln.conv %[[A2]], %[[A1]] {{.*}}pads = array<i64: 0, 0, 0, 0>
-// CHECK-NEXT:    kiln.add %[[C]], %[[A0]]
+// CHECK:       kiln.kernel epilogue(%[[P]], %[[X]], %[[W]])
+// CHECK-NEXT:  ^bb0(%[[A0:.*]]: tensor<?x2x5x5xf32>, %[[A1:.*]]: tensor<?x2x4x4xf32>, %[[A2:.*]]: tensor<2x2x2x2xf32>):
+// CHECK-NEXT:    %[[C:.*]] = kiln.conv %[[A0]], %[[A2]] {{.*}}pads = array<i64: 0, 0, 0, 0>
+// CHECK-NEXT:    kiln.add %[[C]], %[[A1]]
+// A kernel whose convolution alone uses the input: the operand replaced.
+// CHECK-LABEL: func.func @kernel_bias
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x2x4x4xf32>, %[[W:.*]]: tensor<2x2x2x2xf32>, %[[B:.*]]: tensor<2x1x1xf32>)
+// CHECK:       %[[P:.*]] = kiln.pad %[[X]] {pads = array<i64: 0, 0, 0, 0, 0, 0, 1, 1>}
+// CHECK:       kiln.kernel epilogue(%[[P]], %[[W]], %[[B]])
+// CHECK-NEXT:  ^bb0(%[[A0:.*]]: tensor<1x2x5x5xf32>, %[[A1:.*]]: tensor<2x2x2x2xf32>, %[[A2:.*]]: tensor<2x1x1xf32>):
+// CHECK-NEXT:    kiln.conv %[[A0]], %[[A1]]
 func.func @kernel_residual(%x: tensor<?x2x4x4xf32>, %w: tensor<2x2x2x2xf32>) -> tensor<?x2x4x4xf32> {
   %k = kiln.kernel epilogue(%x, %w) : (tensor<?x2x4x4xf32>, tensor<2x2x2x2xf32>) -> tensor<?x2x4x4xf32> {
   ^bb0(%a: tensor<?x2x4x4xf32>, %b: tensor<2x2x2x2xf32>):
@@ -23,6 +31,16 @@ func.func @kernel_residual(%x: tensor<?x2x4x4xf32>, %w: tensor<2x2x2x2xf32>) -> 
     kiln.yield %s : tensor<?x2x4x4xf32>
   }
   return %k : tensor<?x2x4x4xf32>
+}
+
+func.func @kernel_bias(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x2x2xf32>, %b: tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  %k = kiln.kernel epilogue(%x, %w, %b) : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  ^bb0(%a: tensor<1x2x4x4xf32>, %c: tensor<2x2x2x2xf32>, %d: tensor<2x1x1xf32>):
+    %v = kiln.conv %a, %c {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x4x4xf32>
+    %s = kiln.add %v, %d : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+    kiln.yield %s : tensor<1x2x4x4xf32>
+  }
+  return %k : tensor<1x2x4x4xf32>
 }
 
 // Left alone: symmetric pads, a dynamic spatial dim, f64 (cuDNN runs none

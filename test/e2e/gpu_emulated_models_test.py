@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The CUDA backend's loop nests on shapes the conformance suite does not
+reach, numerically, without a GPU: small ONNX models compiled with
+--target=cuda --emulate-gpu (the loop nests exactly as mapped onto blocks
+and threads at the default 256 threads a block, run on the CPU) and run
+with `kiln run` against NumPy:
+- rows of a row kernel long enough for a whole block (a softmax over 5,000
+  classes: a masked tail; a layer normalisation over 4,100), and a row
+  under that (768: a warp), each checked to have taken the partition it
+  should (compiled for the GPU, the PTX has a block's barrier and shared
+  memory, or neither);
+- a max pool whose initial fill folds into the pooling kernel (3 kernels in
+  its PTX, not 4), at a dynamic batch of 1 and 3;
+- vector accesses of 8-byte elements (int64 data cast to float) and an
+  int64 mask beside float data.
+
+usage: gpu_emulated_models_test.py KILN WORK
+Ends with `N passed, N failed`.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+kiln, work = sys.argv[1:3]
+os.makedirs(work, exist_ok=True)
+rng = np.random.default_rng(0)
+passed = failed = 0
+EMULATE = ["--target=cuda", "--emulate-gpu"]
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"PASS: {what}")
+    else:
+        failed += 1
+        print(f"FAIL: {what}\n{detail}")
+
+
+def model(name, nodes, inputs, outputs, initializers=None, opset=17):
+    graph = helper.make_graph(nodes, name, inputs, outputs,
+                              [numpy_helper.from_array(v, k)
+                               for k, v in (initializers or {}).items()])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(work, f"{name}.onnx")
+    onnx.save(m, path)
+    return path
+
+
+def tensor(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def block_rows(path):
+    """Whether the model's PTX (--target=cuda, the same mapping not
+    emulated) has a block's barrier and shared memory: its rows took
+    blocks, not warps."""
+    p = subprocess.run([kiln, "compile", path, "--target=cuda", "--compile-to=codegen"],
+                       capture_output=True, text=True)
+    return p.returncode == 0 and "bar.sync" in p.stdout and ".shared" in p.stdout, p.stderr
+
+
+def case(name, path, feeds, expected, tolerance=1e-5):
+    so = os.path.join(work, f"{name}.so")
+    p = subprocess.run([kiln, "compile", path, *EMULATE, "-q", "-o", so],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        check(False, f"{name}: compile", p.stdout + p.stderr)
+        return
+    args = [kiln, "run", so]
+    for k, v in feeds.items():
+        f = os.path.join(work, f"{name}.{k}.npy")
+        np.save(f, v)
+        args += ["--input", f"{k}={f}"]
+    f = os.path.join(work, f"{name}.expected.npy")
+    np.save(f, expected.astype(np.float32))
+    args += ["--expected", f"y={f}", "--max-relative-error", str(tolerance)]
+    p = subprocess.run(args, capture_output=True, text=True)
+    check(p.returncode == 0, f"{name}: matches NumPy", p.stdout + p.stderr)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def layer_norm(x, g, b, eps=1e-5):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * g + b
+
+
+# Softmax over 5,000 classes: a block a row (5,000 = 19 x 256 + 136).
+x = rng.standard_normal((3, 5000)).astype(np.float32) * 4
+path = model("softmax_5000", [helper.make_node("Softmax", ["x"], ["y"], axis=-1)],
+             [tensor("x", [3, 5000])], [tensor("y", [3, 5000])])
+block, log = block_rows(path)
+check(block, "softmax_5000: the rows take a block (a barrier in the PTX)", log)
+case("softmax_5000", path, {"x": x}, softmax(x.astype(np.float64)))
+
+# Layer normalisation over 4,100 (a block) and over 768 (a warp).
+for n, threads in [(4100, 256), (768, 32)]:
+    name = f"layer_norm_{n}"
+    g = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    x = rng.standard_normal((2, n)).astype(np.float32) + 3
+    path = model(name, [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"],
+                                         axis=-1, epsilon=1e-5)],
+                 [tensor("x", [2, n])], [tensor("y", [2, n])], {"g": g, "b": b})
+    block, log = block_rows(path)
+    check(block == (threads == 256),
+          f"{name}: the rows take {'a block (a barrier' if threads == 256 else 'a warp (no barrier'}"
+          " in the PTX)", log)
+    case(name, path, {"x": x}, layer_norm(x.astype(np.float64), g, b), 1e-4)
+
+# A max pool (3 x 3, stride 2, pads 1) at a dynamic batch: its fill folds
+# into the pooling kernel; batch 1 and 3.
+path = model("max_pool", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
+                                           strides=[2, 2], pads=[1, 1, 1, 1])],
+             [tensor("x", ["n", 3, 17, 17])], [tensor("y", ["n", 3, 9, 9])])
+p = subprocess.run([kiln, "compile", path, "--target=cuda", "--compile-to=codegen"],
+                   capture_output=True, text=True)
+kernels = set(re.findall(r"\.visible \.entry (\w+)", p.stdout))
+check(len(kernels) == 3, "max_pool: 3 kernels (the padding's fill, the copy into it, the pool "
+      "with its own initial fill)", f"{sorted(kernels)}\n{p.stderr}")
+for batch in (1, 3):
+    x = rng.standard_normal((batch, 3, 17, 17)).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    y = np.full((batch, 3, 9, 9), -np.inf, np.float32)
+    for i in range(3):
+        for j in range(3):
+            y = np.maximum(y, padded[:, :, i:i + 17:2, j:j + 17:2])
+    case(f"max_pool_batch{batch}", path, {"x": x}, y)
+
+# 8-byte elements: int64 data cast to float and scaled (2 a thread), and
+# an int64 mask choosing between float data and a constant.
+a = rng.integers(-1000, 1000, (4, 64)).astype(np.int64)
+m = rng.integers(0, 2, (4, 64)).astype(np.int64)
+v = rng.standard_normal((4, 64)).astype(np.float32)
+path = model("int64_cast", [helper.make_node("Cast", ["a"], ["f"], to=TensorProto.FLOAT),
+                            helper.make_node("Mul", ["f", "s"], ["y"])],
+             [tensor("a", [4, 64], TensorProto.INT64)], [tensor("y", [4, 64])],
+             {"s": np.array(0.5, np.float32)})
+case("int64_cast", path, {"a": a}, a.astype(np.float32) * 0.5)
+path = model("int64_mask", [helper.make_node("Cast", ["m"], ["k"], to=TensorProto.BOOL),
+                            helper.make_node("Where", ["k", "v", "c"], ["y"])],
+             [tensor("m", [4, 64], TensorProto.INT64), tensor("v", [4, 64])],
+             [tensor("y", [4, 64])], {"c": np.array(-1e9, np.float32)})
+case("int64_mask", path, {"m": m, "v": v}, np.where(m != 0, v, np.float32(-1e9)))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
