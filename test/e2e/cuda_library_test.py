@@ -27,36 +27,19 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
+
+from e2e_checks import Tally, save_model, tensor
 
 kiln, driver, blas, dnn, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(0)
-passed = failed = 0
+tally = Tally()
+check = tally.check
 
 
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"PASS: {what}")
-    else:
-        failed += 1
-        print(f"FAIL: {what}\n{detail}")
-
-
-def model(name, nodes, inputs, outputs, initializers):
-    graph = helper.make_graph(nodes, name, inputs, outputs,
-                              [numpy_helper.from_array(v, k) for k, v in initializers.items()])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    path = os.path.join(work, f"{name}.onnx")
-    onnx.save(m, path)
-    return path
-
-
-def tensor(name, shape):
-    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+def model(name, nodes, inputs, outputs, initializers=None):
+    return save_model(work, name, nodes, inputs, outputs, initializers, opset=13)
 
 
 def case(name, path, feeds, expected, calls, extra=(), algorithms=None, env_extra=None,
@@ -142,7 +125,6 @@ path = model("folded", [helper.make_node("MatMul", ["x", "w"], ["m"]),
                         helper.make_node("Add", ["m", "b"], ["y"])],
              [tensor("x", [2, 3, 8])], [tensor("y", [2, 3, 4])], {"w": w, "b": b})
 case("folded", path, {"x": x}, x @ w + b, 1)
-
 
 
 def conv2d(x, w, stride=1, pad=0, dilation=1, groups=1):
@@ -310,5 +292,4 @@ for op, fn, mode in [("Relu", lambda v: np.maximum(v, 0), 101), ("Tanh", np.tanh
     case(name + "_unfused", path, {"x": x}, fn(conv), 1, algorithms={1, mode},
          env_extra=NO_FUSION)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+tally.finish()

@@ -23,38 +23,22 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+from e2e_checks import Tally, save_model, tensor
 
 kiln, work = sys.argv[1:3]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(0)
-passed = failed = 0
+tally = Tally()
+check = tally.check
+
+
+def model(name, nodes, inputs, outputs, initializers=None):
+    return save_model(work, name, nodes, inputs, outputs, initializers, opset=17)
+
+
 EMULATE = ["--target=cuda", "--emulate-gpu"]
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"PASS: {what}")
-    else:
-        failed += 1
-        print(f"FAIL: {what}\n{detail}")
-
-
-def model(name, nodes, inputs, outputs, initializers=None, opset=17):
-    graph = helper.make_graph(nodes, name, inputs, outputs,
-                              [numpy_helper.from_array(v, k)
-                               for k, v in (initializers or {}).items()])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    path = os.path.join(work, f"{name}.onnx")
-    onnx.save(m, path)
-    return path
-
-
-def tensor(name, shape, elem=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, elem, shape)
 
 
 def block_rows(path):
@@ -154,5 +138,4 @@ path = model("int64_mask", [helper.make_node("Cast", ["m"], ["k"], to=TensorProt
              [tensor("y", [4, 64])], {"c": np.array(-1e9, np.float32)})
 case("int64_mask", path, {"m": m, "v": v}, np.where(m != 0, v, np.float32(-1e9)))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+tally.finish()

@@ -1,0 +1,42 @@
+"""What the e2e scripts share: a tally of checks that ends with the line CI
+reads (`N passed, N failed`), and small ONNX models written to a work
+folder."""
+import os
+import sys
+
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"PASS: {what}")
+        else:
+            self.failed += 1
+            print(f"FAIL: {what}\n{detail}")
+
+    def finish(self):
+        """Prints the summary and exits 1 if any check failed."""
+        print(f"{self.passed} passed, {self.failed} failed")
+        sys.exit(1 if self.failed else 0)
+
+
+def save_model(work, name, nodes, inputs, outputs, initializers=None, opset=13):
+    """`nodes` as an ONNX model `work`/`name`.onnx with `initializers`
+    (name -> array); returns its path."""
+    graph = helper.make_graph(nodes, name, inputs, outputs,
+                              [numpy_helper.from_array(v, k)
+                               for k, v in (initializers or {}).items()])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(work, f"{name}.onnx")
+    onnx.save(m, path)
+    return path
+
+
+def tensor(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
