@@ -285,7 +285,8 @@ struct GpuWarpRowsPass : impl::GpuWarpRowsBase<GpuWarpRowsPass> {
         v = combine(b, combiners[i], op.getRegionOutputArgs()[i], v, shuffle.getShuffleResult());
       }
     // `finish` with `totals`: by thread 0 alone where the output is shared.
-    auto finishBy = [&](OpBuilder &fb, Location l, function_ref<SmallVector<Value>(OpBuilder &, Location)> totals) {
+    using Totals = function_ref<SmallVector<Value>(OpBuilder &, Location)>;
+    auto finishBy = [&](OpBuilder &fb, Location l, Totals totals) {
       if (!shared) {
         finish(fb, l, op, combiners, totals(fb, l), outer, outerIvs);
         return;
