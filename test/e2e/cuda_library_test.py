@@ -29,17 +29,12 @@ import sys
 import numpy as np
 from onnx import helper
 
-from e2e_checks import Tally, save_model, tensor
+from e2e_checks import Suite, tensor
 
 kiln, driver, blas, dnn, work = sys.argv[1:6]
-os.makedirs(work, exist_ok=True)
+tally = Suite(work, opset=13)
+check, model = tally.check, tally.model
 rng = np.random.default_rng(0)
-tally = Tally()
-check = tally.check
-
-
-def model(name, nodes, inputs, outputs, initializers=None):
-    return save_model(work, name, nodes, inputs, outputs, initializers, opset=13)
 
 
 def case(name, path, feeds, expected, calls, extra=(), algorithms=None, env_extra=None,
@@ -70,14 +65,7 @@ def case(name, path, feeds, expected, calls, extra=(), algorithms=None, env_extr
           (" and nothing else" if kernels == calls else f" of {kernels} kernels"), report)
     if kernels != calls:
         return
-    args = [kiln, "run", so]
-    for k, v in feeds.items():
-        f = os.path.join(work, f"{name}.{k}.npy")
-        np.save(f, v)
-        args += ["--input", f"{k}={f}"]
-    f = os.path.join(work, f"{name}.expected.npy")
-    np.save(f, expected)
-    args += ["--expected", f"y={f}", "--max-relative-error", "1e-5"]
+    args = tally.run_args(kiln, so, name, feeds, expected, 1e-5)
     p = subprocess.run(args, capture_output=True, text=True, env=env)
     check(p.returncode == 0, f"{name}: matches NumPy through the CUDA device",
           p.stdout + p.stderr)

@@ -4,6 +4,7 @@ folder."""
 import os
 import sys
 
+import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
@@ -24,6 +25,31 @@ class Tally:
         """Prints the summary and exits 1 if any check failed."""
         print(f"{self.passed} passed, {self.failed} failed")
         sys.exit(1 if self.failed else 0)
+
+
+class Suite(Tally):
+    """A tally whose models and tensors go to the work folder `work`."""
+
+    def __init__(self, work, opset):
+        super().__init__()
+        self.work, self.opset = work, opset
+        os.makedirs(work, exist_ok=True)
+
+    def model(self, name, nodes, inputs, outputs, initializers=None):
+        return save_model(self.work, name, nodes, inputs, outputs, initializers, self.opset)
+
+    def run_args(self, kiln, so, name, feeds, expected, tolerance):
+        """`kiln run` of artifact `so` on `feeds` (name -> array), its
+        output y compared with `expected` within `tolerance` (relative):
+        the arrays saved as .npy files in the work folder."""
+        args = [kiln, "run", so]
+        for k, v in feeds.items():
+            f = os.path.join(self.work, f"{name}.{k}.npy")
+            np.save(f, v)
+            args += ["--input", f"{k}={f}"]
+        f = os.path.join(self.work, f"{name}.expected.npy")
+        np.save(f, expected)
+        return args + ["--expected", f"y={f}", "--max-relative-error", str(tolerance)]
 
 
 def save_model(work, name, nodes, inputs, outputs, initializers=None, opset=13):

@@ -25,17 +25,12 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper
 
-from e2e_checks import Tally, save_model, tensor
+from e2e_checks import Suite, tensor
 
 kiln, work = sys.argv[1:3]
-os.makedirs(work, exist_ok=True)
+tally = Suite(work, opset=17)
+check, model = tally.check, tally.model
 rng = np.random.default_rng(0)
-tally = Tally()
-check = tally.check
-
-
-def model(name, nodes, inputs, outputs, initializers=None):
-    return save_model(work, name, nodes, inputs, outputs, initializers, opset=17)
 
 
 EMULATE = ["--target=cuda", "--emulate-gpu"]
@@ -57,14 +52,7 @@ def case(name, path, feeds, expected, tolerance=1e-5):
     if p.returncode != 0:
         check(False, f"{name}: compile", p.stdout + p.stderr)
         return
-    args = [kiln, "run", so]
-    for k, v in feeds.items():
-        f = os.path.join(work, f"{name}.{k}.npy")
-        np.save(f, v)
-        args += ["--input", f"{k}={f}"]
-    f = os.path.join(work, f"{name}.expected.npy")
-    np.save(f, expected.astype(np.float32))
-    args += ["--expected", f"y={f}", "--max-relative-error", str(tolerance)]
+    args = tally.run_args(kiln, so, name, feeds, expected.astype(np.float32), tolerance)
     p = subprocess.run(args, capture_output=True, text=True)
     check(p.returncode == 0, f"{name}: matches NumPy", p.stdout + p.stderr)
 
