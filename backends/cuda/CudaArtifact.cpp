@@ -128,6 +128,34 @@ static std::string cType(Type t) {
   return "";
 }
 
+llvm::Error addDeviceReads(ModuleOp module, DeviceCode &code) {
+  llvm::raw_string_ostream os(code.forwarders);
+  auto reads = module->getAttrOfType<ArrayAttr>(kDeviceReadsAttr);
+  code.deviceReads = reads ? reads.size() : 0;
+  for (size_t n = 0; n < code.deviceReads; ++n) {
+    auto type = cast<MemRefType>(cast<TypeAttr>(reads[n]).getValue());
+    std::string element = cType(type.getElementType());
+    if (element.empty())
+      return error("the CUDA backend cannot read this element type from device memory");
+    int64_t rank = type.getRank();
+    code.ranks.insert(rank);
+    std::string signature, at;
+    for (int64_t d = 0; d < rank; ++d) {
+      signature += ", int64_t i" + std::to_string(d);
+      at += " + i" + std::to_string(d) + " * m->strides[" + std::to_string(d) + "]";
+    }
+    os << "__attribute__((visibility(\"hidden\"))) " << element << " _mlir_ciface_"
+       << kDeviceReadPrefix << n << "(memref" << rank << " *m" << signature << ") {\n"
+       << "  " << element << " value = 0;\n"
+       << "  if (call_failed)\n    return value;\n"
+       << "  const char *at = (const char *)m->aligned + (m->offset" << at << ") * sizeof value;\n"
+       << "  if (services->read_device(services_state, &value, at, sizeof value) != 0)\n"
+       << "    call_failed = 1;\n  return value;\n}\n";
+  }
+
+  return llvm::Error::success();
+}
+
 llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxasPath,
                                            uint32_t flags) {
   DeviceCode code;
@@ -185,6 +213,12 @@ llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxa
        << "  if (services->launch_kernel(services_state, " << kernel
        << "u, grid, block, params) != 0)\n    call_failed = 1;\n}\n";
   }
+
+  os.flush();
+  if (llvm::Error e = addDeviceReads(module, code))
+    return std::move(e);
+  if (code.deviceReads)
+    flags |= KILN_GPU_READS_DEVICE;
 
   // Constants: the session's device copy in the host descriptor's place.
   size_t numConstants = constants ? constants.size() : 0;

@@ -26,18 +26,25 @@ namespace kiln::cuda {
 
 /// The device code the module's attributes describe (kiln-cuda-lower-
 /// launches): the cubins and PTX as `blobs` (bytes in `storage`), and the
-/// C source of the launch and constant forwarders and the kiln_gpu_code
-/// `gpu_code` with `flags` (kiln_gpu_flags). Runs `ptxas` (found as
-/// `ptxasPath`).
+/// C source of the launch, constant and device-read forwarders and the
+/// kiln_gpu_code `gpu_code` with `flags` (kiln_gpu_flags; with
+/// KILN_GPU_READS_DEVICE when the host reads device memory). Runs
+/// `ptxas` (found as `ptxasPath`).
 struct DeviceCode {
   std::vector<std::string> storage;
   std::vector<artifact::ConstantBlob> blobs;
   std::string forwarders;
   std::set<int64_t> ranks;
-  size_t kernels = 0, launches = 0;
+  size_t kernels = 0, launches = 0, deviceReads = 0;
 };
 llvm::Expected<DeviceCode> buildDeviceCode(mlir::ModuleOp module, llvm::StringRef ptxasPath,
                                            uint32_t flags);
+
+/// Adds to `code` the forwarders of the values the host reads from device
+/// memory (kiln-gpu-map-loops' kDeviceReadsAttr): each the element at its
+/// indices, through kiln_runtime_services.read_device. An emulated
+/// artifact has these forwarders alone.
+llvm::Error addDeviceReads(mlir::ModuleOp module, DeviceCode &code);
 
 /// ptxas: $KILN_PTXAS, the toolkit's bin/, or the PATH; an error naming
 /// what was tried.

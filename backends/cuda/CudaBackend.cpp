@@ -183,9 +183,22 @@ public:
     if (ptx)
       for (NamedAttribute entry : ptx)
         chips += (chips.empty() ? "" : ",") + entry.getName().str();
-    return "kernels: " + std::to_string(kernels ? kernels.size() : 0) + " generated CUDA " +
-           "kernels (" + std::to_string(launches ? launches.size() : 0) + " launches a run) for " +
-           chips;
+    std::string summary = "kernels: " + std::to_string(kernels ? kernels.size() : 0) +
+                          " generated CUDA kernels (" +
+                          std::to_string(launches ? launches.size() : 0) +
+                          " launches a run) for " + chips;
+    return summary;
+  }
+
+  std::vector<std::string> compileNotes(ModuleOp module) const override {
+    auto reads = module->getAttrOfType<ArrayAttr>(kDeviceReadsAttr);
+    if (!reads || reads.empty() || !module->hasAttr(kKernelsAttr))
+      return {}; // (emulated: the reads are copies on the CPU)
+    return {"note: the host reads " + std::to_string(reads.size()) +
+            " value(s) back from the GPU (sizes, shapes or pads decided at run time, given "
+            "as inputs or computed): each run waits for them and is not captured into a "
+            "CUDA Graph (--constant-shapes with --freeze-input makes those given as inputs "
+            "constants)"};
   }
 
   llvm::Error emitArtifact(ModuleOp module, const ArtifactContents &contents,
@@ -201,7 +214,10 @@ public:
     if (parsed->emulate) {
       // The mapped loop nests themselves: a CPU artifact.
       fields.device = KILN_DEVICE_CPU;
-      return writeWithHostCode(module, contents, fields, {});
+      DeviceCode reads;
+      if (llvm::Error e = addDeviceReads(module, reads))
+        return e;
+      return writeWithHostCode(module, contents, fields, reads);
     }
     auto ptxas = findPtxas(parsed->toolkitPath);
     if (!ptxas)

@@ -420,28 +420,92 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     return mapParallel(loop);
   }
 
+  /// `load`, at the top of a function and its value used by the host (a
+  /// count that sizes an allocation, a branch), as a read of device memory
+  /// by the host: a call of a C-interface function the artifact defines
+  /// (kiln_runtime_services.read_device: the work before it finishes
+  /// first), recorded in the module's kDeviceReadsAttr. Emulated too (a
+  /// copy on the CPU), so that the emulated suites check the reads.
+  LogicalResult readOnHost(memref::LoadOp load) {
+    auto type = load.getMemRefType();
+    Type element = type.getElementType();
+    if (!element.isIndex() && !isa<IntegerType>(element) && !element.isF32() &&
+        !element.isF64())
+      return load.emitError("the CUDA backend cannot read a ")
+             << element << " from device memory on the host";
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
+    SmallVector<Attribute> reads;
+    if (auto known = module->getAttrOfType<ArrayAttr>(kDeviceReadsAttr))
+      llvm::append_range(reads, known);
+    std::string callee = (kDeviceReadPrefix + llvm::Twine(reads.size())).str();
+    reads.push_back(TypeAttr::get(type));
+    module->setAttr(kDeviceReadsAttr, ArrayAttr::get(ctx, reads));
+    // An i1 is a byte in memory: read as i8, then truncated.
+    bool bit = element.isInteger(1);
+    Type result = bit ? IntegerType::get(ctx, 8) : element;
+    SmallVector<Type> args = {type};
+    for (size_t d = 0; d < load.getIndices().size(); ++d)
+      args.push_back(IndexType::get(ctx));
+    OpBuilder top(ctx);
+    top.setInsertionPointToEnd(module.getBody());
+    auto decl = func::FuncOp::create(top, load.getLoc(), callee,
+                                     top.getFunctionType(args, {result}));
+    decl.setPrivate();
+    decl->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+    OpBuilder b(load);
+    SmallVector<Value> operands = {load.getMemRef()};
+    llvm::append_range(operands, load.getIndices());
+    Value value = func::CallOp::create(b, load.getLoc(), callee, TypeRange{result}, operands)
+                      .getResult(0);
+    if (bit)
+      value = arith::TruncIOp::create(b, load.getLoc(), element, value);
+    load.getResult().replaceAllUsesWith(value);
+    load.erase();
+    return success();
+  }
+
+  /// A run of scalar code whose values the host uses: its loads become
+  /// reads of device memory by the host; the rest stays on the host.
+  LogicalResult readOnHost(SmallVectorImpl<Operation *> &group, llvm::DenseSet<Value> &tainted) {
+    for (Operation *member : group)
+      if (auto load = dyn_cast<memref::LoadOp>(member))
+        if (failed(readOnHost(load)))
+          return failure();
+    group.clear();
+    tainted.clear();
+    return success();
+  }
+
   /// Scalar code at the top of a block (a 0-d generic lowers to loads,
   /// arithmetic and a store with no loop): each run of loads and what
   /// computes on them up to the store that ends it becomes one region,
-  /// which then runs on one thread. Fails if a loaded value is used by
-  /// the host, or memory is written between the loads and their store.
+  /// which then runs on one thread. A run whose values the host uses (a
+  /// count or size the model computes, a branch), or that another loop
+  /// nest or call interrupts, reads its loads from device memory on the
+  /// host instead (its store then runs on a thread of its own).
   LogicalResult groupScalarCode(Block &block) {
     SmallVector<Operation *> group;
     llvm::DenseSet<Value> tainted;
     for (Operation &op : llvm::make_early_inc_range(block)) {
-      bool reads = isa<memref::LoadOp>(op) ||
-                   llvm::any_of(op.getOperands(), [&](Value v) { return tainted.contains(v); });
+      bool load = isa<memref::LoadOp>(op);
+      bool usesGroup =
+          llvm::any_of(op.getOperands(), [&](Value v) { return tainted.contains(v); });
       if (auto store = dyn_cast<memref::StoreOp>(op)) {
         if (group.empty())
           continue; // a store of a host value: mapped on its own
         group.push_back(&op);
         llvm::DenseSet<Operation *> members(group.begin(), group.end());
-        for (Operation *member : group)
-          for (Operation *user : member->getUsers())
-            if (!members.contains(user))
-              return user->emitError("the CUDA backend cannot read device memory on the "
-                                     "host (a value computed by the model that decides a "
-                                     "shape or a branch)");
+        bool escapes = llvm::any_of(group, [&](Operation *member) {
+          return llvm::any_of(member->getUsers(),
+                              [&](Operation *user) { return !members.contains(user); });
+        });
+        if (escapes) {
+          group.pop_back();
+          if (failed(readOnHost(group, tainted)))
+            return failure();
+          continue;
+        }
         OpBuilder b(&op);
         auto region = scf::ExecuteRegionOp::create(b, op.getLoc(), TypeRange{});
         Block *body = b.createBlock(&region.getRegion());
@@ -453,17 +517,16 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
         tainted.clear();
         continue;
       }
-      if (reads && op.getNumRegions() == 0 && !isa<func::CallOp>(op)) {
+      if ((load || usesGroup) && op.getNumRegions() == 0 && !isa<func::CallOp>(op) &&
+          (load || isMemoryEffectFree(&op))) {
         group.push_back(&op);
         for (Value r : op.getResults())
           tainted.insert(r);
         continue;
       }
-      if (!group.empty() && (op.getNumRegions() > 0 || isa<func::CallOp>(op) || reads))
-        return op.emitError("the CUDA backend cannot run this on the host: it uses a value "
-                            "read from device memory (a shape, axes or count the model reads "
-                            "at run time? compile with --constant-shapes and --freeze-input "
-                            "NAME=FILE to fix it)");
+      if (!group.empty() && (usesGroup || op.getNumRegions() > 0 || isa<func::CallOp>(op)))
+        if (failed(readOnHost(group, tainted)))
+          return failure();
     }
     return success();
   }
@@ -486,10 +549,8 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
             done = mapSequential(&op);
           else if (isa<memref::StoreOp>(op))
             done = mapSequential(&op);
-          else if (isa<memref::LoadOp>(op) && !op.use_empty())
-            done = op.emitError("the CUDA backend cannot read device memory on the host (a "
-                                "value computed by the model that decides a shape or a "
-                                "branch)");
+          else if (auto load = dyn_cast<memref::LoadOp>(op); load && !load.use_empty())
+            done = readOnHost(load);
           if (failed(done))
             return signalPassFailure();
         }

@@ -32,9 +32,13 @@ inline constexpr llvm::StringLiteral kConstantsAttr = "kiln_cuda.constants";
 inline constexpr llvm::StringLiteral kKernelsAttr = "kiln_cuda.kernels";
 inline constexpr llvm::StringLiteral kLaunchesAttr = "kiln_cuda.launches";
 inline constexpr llvm::StringLiteral kPtxAttr = "kiln_cuda.ptx";
+/// kiln-gpu-map-loops: the memref type of each value the host reads from
+/// device memory (kDeviceReadPrefix + its index).
+inline constexpr llvm::StringLiteral kDeviceReadsAttr = "kiln_cuda.device_reads";
 /// The C-interface functions the entry point defines.
 inline constexpr llvm::StringLiteral kLaunchPrefix = "__kiln_cuda_launch_";
 inline constexpr llvm::StringLiteral kConstantPrefix = "__kiln_cuda_constant_";
+inline constexpr llvm::StringLiteral kDeviceReadPrefix = "__kiln_cuda_read_";
 /// The one GPU module every kernel ends up in.
 inline constexpr llvm::StringLiteral kKernelModule = "kiln_kernels";
 

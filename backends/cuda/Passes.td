@@ -38,9 +38,17 @@ def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     still runs on the CPU (the lit tests run it there and compare with
     the unmapped loops).
 
+    A value the host needs (a load at the top of a function whose value
+    sizes an allocation or decides a branch) is read back from device
+    memory: the load becomes a call of `__kiln_cuda_read_<n>(memref,
+    indices...)`, a C-interface function the artifact defines
+    (kiln_runtime_services.read_device), its memref type recorded in the
+    module's `kiln_cuda.device_reads`; scalar code whose values only the
+    device uses stays a kernel of one thread.
+
     Refused, naming the op: allocation or calls inside a loop nest (a
-    kernel cannot call the runtime), a host value read from device
-    memory, a parallel loop with reductions.
+    kernel cannot call the runtime), an element type the host cannot
+    read back (f16, bf16), a parallel loop with reductions.
 
     Before:
     ```mlir

@@ -66,6 +66,9 @@ void buildCudaCodegenPipeline(OpPassManager &pm, const CudaCodegenOptions &optio
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // What NVVM's patterns leave of the math dialect (math.absi, from a
+  // reflect pad's run-time pads) as LLVM intrinsics NVPTX lowers.
+  kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   for (const std::string &chip : options.chips) {
     GpuNVVMAttachTargetOptions target;

@@ -415,6 +415,7 @@ llvm::Expected<CompileSummary> compile(ModelSource &source, const CompileOptions
   CompileSummary summary{*target, contents.contentHash, ""};
   summary.report =
       describeMemoryPlan(plan) + "\n" + (*backend)->codeSummary(module, contents) + "\n";
+  llvm::append_range(summary.notes, (*backend)->compileNotes(module));
   auto kib = [](int64_t bytes) {
     std::string s;
     llvm::raw_string_ostream(s) << llvm::format("%.1f KiB", bytes / 1024.0);

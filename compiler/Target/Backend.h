@@ -143,6 +143,9 @@ public:
                                     const TargetOptions &options) const = 0;
   /// One line for `kiln compile --report` on the code: kernels, threads.
   virtual std::string codeSummary(mlir::ModuleOp module, const ArtifactContents &contents) const;
+  /// After codegen: what `kiln compile` tells the user about the code
+  /// (a line each), such as how it will run differently.
+  virtual std::vector<std::string> compileNotes(mlir::ModuleOp module) const { return {}; }
 
   /// After codegen: writes the artifact and its header.
   virtual llvm::Error emitArtifact(mlir::ModuleOp module, const ArtifactContents &contents,

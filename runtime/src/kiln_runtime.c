@@ -548,10 +548,18 @@ static void *service_allocate_strings(void *state, size_t bytes) {
   return (char *)block + header;
 }
 
+static int service_read_device(void *state, void *host, const void *device, size_t bytes) {
+  kiln_session *session = state;
+  if (session->device->read)
+    return session->device->read(session->library, host, device, bytes);
+  memcpy(host, device, bytes);
+  return 0;
+}
+
 static const kiln_runtime_services services = {
-    service_library_call, service_allocate,        service_release,
-    service_parallel_for, service_kernel_begin,    service_launch_kernel,
-    service_device_constant, service_allocate_strings};
+    service_library_call,    service_allocate,         service_release,
+    service_parallel_for,    service_kernel_begin,     service_launch_kernel,
+    service_device_constant, service_allocate_strings, service_read_device};
 
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user) {

@@ -11,10 +11,14 @@
  * (cubin of its major version, else PTX); clear errors for a GPU too old
  * and for a missing driver when a session is created (the artifact itself
  * loads without them). The kernels are not run (no GPU): numbers are
- * checked on a GPU by test/gpu/run.sh.
+ * checked on a GPU by test/gpu/run.sh. Mode `reads` runs a NonZero
+ * (a size the model computes on the GPU, which the host reads back): its
+ * runs are never captured nor padded, each waits for the read between
+ * its kernels, and the stats say why.
  *
  * usage: cuda-device-test MODE model.so stand-in.so [expected]
  *   MODE graphs | fallback | threads | binary (expected: cubin or ptx) | old-gpu | no-driver
+ *        | reads (model: NonZero of a bool [batch, 2], buckets 1,2,4)
  *
  *===----------------------------------------------------------------------===*/
 #include "check.h"
@@ -156,6 +160,38 @@ static void fallback(kiln_session *session) {
         s.fallback);
 }
 
+/* NonZero of a bool [batch, 2]: the count of nonzeros sizes the output
+ * [2, count], read by the host between the kernels. The stand-in runs no
+ * kernel, so the count is the untouched (zeroed) device memory's: 0. */
+static void reads(kiln_session *session) {
+  static uint8_t data[16 * 2];
+  for (size_t i = 0; i < sizeof data; ++i)
+    data[i] = (uint8_t)(i % 3 != 0);
+  for (int run = 0; run < 4; ++run) {
+    unsigned long long synchronizations = driver->synchronizations;
+    int64_t batch = run < 2 ? 3 : 1;
+    kiln_tensor in = {data, KILN_DTYPE_BOOL, 2, {batch, 2}};
+    kiln_status status = kiln_session_run(session, &in, 1);
+    CHECK(status == KILN_OK, "run %d: %s", run, status == KILN_OK ? "" : kiln_last_error());
+    kiln_tensor out;
+    CHECK(status == KILN_OK && kiln_session_output(session, 0, &out) == KILN_OK &&
+              out.rank == 2 && out.dims[0] == 2 && out.dims[1] == 0,
+          "run %d: the output sized by the count read back ([2, 0])", run);
+    /* The read (1) and the end of the run (1). */
+    CHECK(driver->synchronizations - synchronizations >= 2,
+          "run %d waits for the value it reads (%llu synchronisations)", run,
+          driver->synchronizations - synchronizations);
+  }
+  kiln_device_stats s = stats_of(session);
+  CHECK(s.stream_runs == 4 && s.graph_captures == 0 && driver->captures == 0,
+        "every run on the stream, none captured (%llu, %llu)",
+        (unsigned long long)s.stream_runs, driver->captures);
+  CHECK(driver->synchronizations_in_capture == 0 && driver->bad_launches == 0,
+        "nothing illegal, every launch valid");
+  CHECK(strstr(s.fallback, "reads sizes it computes on the GPU") != NULL,
+        "the stats say why: '%s'", s.fallback);
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: cuda-device-test MODE model.so stand-in.so [expected]\n");
@@ -198,6 +234,8 @@ int main(int argc, char **argv) {
         fallback(session);
       else if (strcmp(mode, "threads") == 0)
         threads(session, model, library);
+      else if (strcmp(mode, "reads") == 0)
+        reads(session);
       else if (strcmp(mode, "binary") == 0) {
         run_batch(session, 1);
         int want = argc > 4 && strcmp(argv[4], "ptx") == 0 ? 2 : 1;

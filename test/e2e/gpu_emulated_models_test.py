@@ -12,7 +12,11 @@ with `kiln run` against NumPy:
 - a max pool whose initial fill folds into the pooling kernel (3 kernels in
   its PTX, not 4), at a dynamic batch of 1 and 3;
 - vector accesses of 8-byte elements (int64 data cast to float) and an
-  int64 mask beside float data.
+  int64 mask beside float data;
+- sizes decided at run time, read back from device memory by the host
+  (one artifact, inputs of different contents and shapes: nothing frozen):
+  NonZero of a comparison, a Reshape to a shape given as an input, Unique;
+  compiled for the GPU, `kiln compile` says the host reads them back.
 
 usage: gpu_emulated_models_test.py KILN WORK
 Ends with `N passed, N failed`.
@@ -45,14 +49,18 @@ def block_rows(path):
     return p.returncode == 0 and "bar.sync" in p.stdout and ".shared" in p.stdout, p.stderr
 
 
-def case(name, path, feeds, expected, tolerance=1e-5):
-    so = os.path.join(work, f"{name}.so")
-    p = subprocess.run([kiln, "compile", path, *EMULATE, "-q", "-o", so],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        check(False, f"{name}: compile", p.stdout + p.stderr)
-        return
-    args = tally.run_args(kiln, so, name, feeds, expected.astype(np.float32), tolerance)
+def case(name, path, feeds, expected, tolerance=1e-5, so=None):
+    """`so`: an artifact compiled already (run again on other inputs)."""
+    if so is None:
+        so = os.path.join(work, f"{name}.so")
+        p = subprocess.run([kiln, "compile", path, *EMULATE, "-q", "-o", so],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            check(False, f"{name}: compile", p.stdout + p.stderr)
+            return
+    if expected.dtype.kind == "f":
+        expected = expected.astype(np.float32)
+    args = tally.run_args(kiln, so, name, feeds, expected, tolerance)
     p = subprocess.run(args, capture_output=True, text=True)
     check(p.returncode == 0, f"{name}: matches NumPy", p.stdout + p.stderr)
 
@@ -125,5 +133,48 @@ path = model("int64_mask", [helper.make_node("Cast", ["m"], ["k"], to=TensorProt
              [tensor("m", [4, 64], TensorProto.INT64), tensor("v", [4, 64])],
              [tensor("y", [4, 64])], {"c": np.array(-1e9, np.float32)})
 case("int64_mask", path, {"m": m, "v": v}, np.where(m != 0, v, np.float32(-1e9)))
+
+
+def reads_back(path):
+    """Whether `kiln compile --target=cuda` of `path` says the host reads
+    values back from the GPU."""
+    p = subprocess.run([kiln, "compile", path, "--target=cuda", "--gpu=sm_90", "-o",
+                        os.path.join(work, "reads.so")], capture_output=True, text=True)
+    return p.returncode == 0 and "the host reads" in p.stdout, p.stdout + p.stderr
+
+
+# Sizes decided at run time: NonZero of x > 0.5 (its count sizes the
+# output), one artifact run on inputs of other contents and batches.
+path = model("nonzero", [helper.make_node("Greater", ["x", "half"], ["g"]),
+                         helper.make_node("NonZero", ["g"], ["y"])],
+             [tensor("x", ["n", 7])], [tensor("y", [2, "k"], TensorProto.INT64)],
+             {"half": np.array(0.5, np.float32)})
+ok, log = reads_back(path)
+check(ok, "nonzero: compiled for the GPU, the host reads the count back", log)
+so = os.path.join(work, "nonzero_0.so")
+for k, (n, density) in enumerate([(3, 0.5), (5, 0.9), (2, 0.0)]):
+    x = (rng.random((n, 7)) + (0.5 if density == 0.0 else 0.0)).astype(np.float32)
+    x[rng.random((n, 7)) > density] = 0.0
+    case(f"nonzero_{k}", path if k == 0 else None, {"x": x},
+         np.array(np.nonzero(x > 0.5), np.int64), so=None if k == 0 else so)
+
+# A Reshape to a shape given as an input (read when the model runs).
+path = model("reshape_input", [helper.make_node("Reshape", ["x", "shape"], ["r"]),
+                               helper.make_node("Mul", ["r", "two"], ["y"])],
+             [tensor("x", [4, 6]), tensor("shape", [2], TensorProto.INT64)],
+             [tensor("y", ["a", "b"])], {"two": np.array(2.0, np.float32)})
+x = rng.standard_normal((4, 6)).astype(np.float32)
+for k, shape in enumerate([(3, 8), (12, 2), (1, 24)]):
+    case(f"reshape_input_{k}", path if k == 0 else None,
+         {"x": x, "shape": np.array(shape, np.int64)}, 2 * x.reshape(shape),
+         so=None if k == 0 else os.path.join(work, "reshape_input_0.so"))
+
+# Unique (sorted): its number of distinct values sizes the output.
+path = model("unique", [helper.make_node("Unique", ["x"], ["y"], sorted=1)],
+             [tensor("x", [12])], [tensor("y", ["u"])])
+for k in range(2):
+    x = rng.integers(0, 4 + 4 * k, 12).astype(np.float32)
+    case(f"unique_{k}", path if k == 0 else None, {"x": x}, np.unique(x),
+         so=None if k == 0 else os.path.join(work, "unique_0.so"))
 
 tally.finish()

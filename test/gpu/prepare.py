@@ -7,7 +7,7 @@ most 64 MiB: split the models over bundles).
 
 usage: prepare.py BUNDLE --kiln build/bin/kiln --models build/models
                   [--model NAME ...] [--nondeterministic NAME ...]
-                  [--conformance N] [--gpu sm_90]
+                  [--conformance N] [--case NAME ...] [--gpu sm_90]
 
 --model NAME: a reference model exported by models-compile-run (NAME.onnx,
 NAME.input.npy / .output.npy at batch 1, NAME.input8.npy / .output8.npy
@@ -16,8 +16,10 @@ at batch 8; torch 1.13's outputs, float32, this machine's CPU).
 --allow-nondeterministic (cuDNN may pick any algorithm), as
 NAME-nondeterministic: its numbers and its speed beside the default's.
 --conformance N: the first N ONNX backend cases (every 3rd, for variety)
-that the CPU backend passes and that compile without frozen inputs, with
-their test data as .npy.
+that the CPU backend passes and that compile for CUDA (as they are,
+nothing frozen), with their test data as .npy.
+--case NAME: that conformance case too (e.g. node/test_nonzero_example:
+a size computed on the GPU that the host reads back).
 """
 import argparse
 import glob
@@ -45,6 +47,8 @@ def main():
     ap.add_argument("--models", required=True)
     ap.add_argument("--model", action="append", default=[])
     ap.add_argument("--conformance", type=int, default=0)
+    ap.add_argument("--case", action="append", default=[],
+                    help="a conformance case to add by name (node/test_nonzero_example)")
     ap.add_argument("--nondeterministic", action="append", default=[],
                     help="a --model compiled once more with --allow-nondeterministic "
                          "(checked and timed as NAME-nondeterministic)")
@@ -78,23 +82,30 @@ def main():
                                    "artifact": f"{label}.so", "cases": cases})
         print(f"{label}: {os.path.getsize(so) / 2**20:.1f} MiB")
 
-    if args.conformance:
+    if args.conformance or args.case:
         import numpy as np
         from onnx import numpy_helper, TensorProto
         from onnx_cases import data_files, list_cases, read_expected
         cpu = read_expected(os.path.join(HERE, "..", "e2e", "onnx_conformance_expected.txt"))
         folder = os.path.join(args.bundle, "conformance")
         os.makedirs(folder, exist_ok=True)
-        cases = [c for c in list_cases(args.data) if cpu.get(c[0]) == "passed"][::3]
-        for name, case_dir in cases:
-            if len(manifest["conformance"]) >= args.conformance:
+        every = [c for c in list_cases(args.data) if cpu.get(c[0]) == "passed"]
+        named = [c for c in every if c[0] in args.case]
+        missing = set(args.case) - {c[0] for c in named}
+        if missing:
+            sys.exit(f"--case: not a case the CPU backend passes: {', '.join(sorted(missing))}")
+        cases = [c for c in every[::3] if c[0] not in args.case]
+        for k, (name, case_dir) in enumerate(named + cases):
+            if k >= len(named) and len(manifest["conformance"]) >= args.conformance + len(named):
                 break
             stem = name.replace("/", "_")
             so = os.path.join(folder, f"{stem}.so")
-            ok, _ = compile_artifact(args.kiln, os.path.join(case_dir, "model.onnx"), so,
-                                     args.gpu)
+            ok, text = compile_artifact(args.kiln, os.path.join(case_dir, "model.onnx"), so,
+                                        args.gpu)
             if not ok:
-                continue  # needs frozen inputs (or does not compile for CUDA)
+                if k < len(named):
+                    sys.exit(f"--case {name}: {text}")
+                continue  # does not compile for CUDA (string tensors)
             os.remove(so[:-3] + ".h")
             entry = {"name": name, "artifact": f"conformance/{stem}.so", "inputs": [],
                      "outputs": []}

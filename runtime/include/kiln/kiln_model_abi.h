@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 13u
+#define KILN_MODEL_ABI_VERSION 14u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -214,6 +214,12 @@ typedef struct kiln_runtime_services {
    * `bytes` that stay valid until the session's next run or its end, never
    * released by the code; NULL when out of memory. */
   void *(*allocate_strings)(void *state, size_t bytes);
+  /* Copies `bytes` of device memory at `device` to `host` once the work
+   * enqueued before has finished: a value the model computes that the
+   * host needs (a count that sizes an allocation); 0 on success. On the
+   * CPU, a copy. A GPU artifact that calls it has KILN_GPU_READS_DEVICE:
+   * its runs synchronise, so they are never captured. */
+  int (*read_device)(void *state, void *host, const void *device, size_t bytes);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.
@@ -266,7 +272,11 @@ typedef enum kiln_gpu_flags {
   /* `kiln compile --allow-nondeterministic`: the runtime may pick library
    * algorithms whose results vary from run to run (cuDNN's, e.g. those
    * summing with atomics); without it, only deterministic ones. */
-  KILN_GPU_ALLOW_NONDETERMINISTIC = 1u
+  KILN_GPU_ALLOW_NONDETERMINISTIC = 1u,
+  /* The host code reads values from device memory (read_device): sizes
+   * the model computes from data (NonZero, Unique, ...). Its runs are not
+   * captured into CUDA Graphs and a batch runs unpadded. */
+  KILN_GPU_READS_DEVICE = 2u
 } kiln_gpu_flags;
 
 typedef struct kiln_gpu_code {

@@ -154,7 +154,7 @@ static kiln_status cuda_check_model(const kiln_model_v1 *abi, const char *what,
       return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: malformed GPU binary %u", what, i);
   if (gpu->num_kernels && !gpu->kernels)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: no kernel names", what);
-  if (gpu->flags & ~(uint32_t)KILN_GPU_ALLOW_NONDETERMINISTIC)
+  if (gpu->flags & ~(uint32_t)(KILN_GPU_ALLOW_NONDETERMINISTIC | KILN_GPU_READS_DEVICE))
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: unknown GPU flags 0x%x", what,
                      gpu->flags);
   if (abi->num_state)
@@ -249,6 +249,9 @@ typedef struct cuda_session {
   size_t *host_in_bytes;
   bucket buckets[KILN_CUDA_MAX_GRAPHS];
   int graphs_enabled;
+  /* KILN_GPU_READS_DEVICE: the host code waits for values the GPU computes
+   * (read_device), so no run is captured and none is padded to a bucket. */
+  int reads_device;
   kiln_device_stats stats;
   /* The matmul calls (cublaslt.c), the convolutions (cudnn.c) and the
    * workspace they share (one stream: one call at a time). */
@@ -325,9 +328,14 @@ static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
   s->abi = abi;
   const char *graphs = getenv("KILN_CUDA_GRAPHS");
   s->graphs_enabled = !(graphs && strcmp(graphs, "0") == 0);
+  const kiln_gpu_code *gpu = abi->gpu;
+  s->reads_device = (gpu->flags & KILN_GPU_READS_DEVICE) != 0;
   if (!s->graphs_enabled)
     snprintf(s->stats.fallback, sizeof s->stats.fallback, "CUDA Graphs off (KILN_CUDA_GRAPHS=0)");
-  const kiln_gpu_code *gpu = abi->gpu;
+  else if (s->reads_device)
+    snprintf(s->stats.fallback, sizeof s->stats.fallback,
+             "the model reads sizes it computes on the GPU (NonZero, Unique, ...): every run "
+             "on the stream, at its own batch");
   s->functions = calloc(gpu->num_kernels + 1, sizeof(CUfunction));
   s->constants = calloc(gpu->num_constants + 1, sizeof(void *));
   s->host_outputs = calloc(abi->num_outputs + 1, sizeof(void *));
@@ -437,6 +445,19 @@ static int cuda_launch_kernel(void *state, uint32_t kernel, const uint32_t grid[
     return set_error(s, s->abi->gpu->kernels[kernel], r);
   s->stats.kernel_launches += 1;
   return 0;
+}
+
+static int cuda_read(void *state, void *host, const void *device, size_t bytes) {
+  cuda_session *s = state;
+  if (capturing) {
+    kiln_fail(KILN_ERROR_RUN, "the model read device memory inside a CUDA Graph capture");
+    return -1;
+  }
+  CUresult r = driver.api.cuMemcpyDtoHAsync(host, (CUdeviceptr)(uintptr_t)device, bytes,
+                                            s->stream);
+  if (r == KILN_CUDA_SUCCESS)
+    r = driver.api.cuStreamSynchronize(s->stream);
+  return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "reading a value from the GPU", r);
 }
 
 static void *cuda_device_constant(void *state, uint32_t index, const void *host, size_t bytes) {
@@ -560,7 +581,9 @@ static int ensure_pinned(cuda_session *s, void **buffer, size_t *capacity, size_
 static int fetch_output(cuda_session *s, uint32_t i, const void *from, const int64_t *dims,
                         void **to) {
   size_t bytes = tensor_bytes(&s->abi->outputs[i], dims);
-  if (ensure_pinned(s, &s->host_outputs[i], &s->host_bytes[i], bytes) != 0)
+  /* An output without elements (a NonZero that found none) still has a
+   * place: the session's output is NULL only before a run. */
+  if (ensure_pinned(s, &s->host_outputs[i], &s->host_bytes[i], bytes ? bytes : 1) != 0)
     return -1;
   *to = s->host_outputs[i];
   if (bytes == 0)
@@ -576,7 +599,7 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
   uint32_t n_in = abi->num_inputs, n_out = abi->num_outputs;
   int64_t batch = batch_of(abi, in_dims);
   int64_t padded = batch > 0 ? bucket_batch(abi, batch) : batch;
-  bucket *b = batch != 0 ? find_bucket(s, padded) : NULL;
+  bucket *b = batch != 0 && !s->reads_device ? find_bucket(s, padded) : NULL;
   void *device_in[64];
   int64_t dims_storage[64][KILN_MAX_RANK];
   const int64_t *dims_in[64];
@@ -715,6 +738,6 @@ static const kiln_device cuda_device = {
     cuda_release,     cuda_library_create,  cuda_library_free,    cuda_library_execute,
     cuda_parallel_for, cuda_enter,          cuda_leave,           cuda_synchronize,
     /* memory_is_host */ 0, cuda_run,       cuda_launch_kernel,   cuda_device_constant,
-    cuda_stats,       cuda_plan_stats};
+    cuda_stats,       cuda_plan_stats,      cuda_read};
 
 const kiln_device *kiln_cuda_device(void) { return &cuda_device; }

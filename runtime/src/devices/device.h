@@ -61,6 +61,9 @@ typedef struct kiln_device {
   void *(*device_constant)(void *library_state, uint32_t index, const void *host, size_t bytes);
   void (*stats)(void *library_state, kiln_device_stats *stats);
   void (*plan_stats)(void *library_state, kiln_library_plan_stats *stats);
+  /* kiln_runtime_services.read_device: `bytes` of device memory to the
+   * host after the work enqueued so far; NULL where memory is the host's. */
+  int (*read)(void *library_state, void *host, const void *device, size_t bytes);
 } kiln_device;
 
 /* The CUDA device (devices/cuda.c). */
