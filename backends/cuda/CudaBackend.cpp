@@ -9,7 +9,8 @@
 // stream, and captures a run into a CUDA Graph per batch bucket.
 //
 // Matmuls run in cuBLASLt, convolutions in cuDNN (backends/cuda/
-// LibraryCalls.cpp). Not yet: training steps.
+// LibraryCalls.cpp). A training step (--train) compiles like any model,
+// its inference entry too; its session-owned tensors stay on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -203,9 +204,6 @@ public:
 
   llvm::Error emitArtifact(ModuleOp module, const ArtifactContents &contents,
                            const TargetOptions &options) const override {
-    if (!contents.sessionTensors.empty() || !contents.inferenceObject.empty())
-      return error("the cuda target does not compile training steps yet (--train): compile "
-                   "them for --target=cpu");
     auto parsed = settings(options);
     if (!parsed)
       return parsed.takeError();

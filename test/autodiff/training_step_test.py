@@ -15,7 +15,11 @@ session.parameter(name), as are batch norms' running statistics. Then the
 artifact's inference entry (session.inference()) on the trained parameters
 matches the PyTorch model in eval mode within 1e-4, and checkpoints
 (save_state / load_state, damaged files refused, `kiln export-weights`
-into the ONNX model) round-trip. Prints one line per run and "N passed, N failed".
+into the ONNX model) round-trip. Runs marked gpu-emulated compile the step
+for the CUDA target's loop nests as mapped onto GPU blocks and threads,
+run on the CPU (--target=cuda --emulate-gpu): the backward pass's and the
+optimiser's kernels checked against PyTorch the same way.
+Prints one line per run and "N passed, N failed".
 """
 import os
 import subprocess
@@ -141,7 +145,8 @@ def encoder():
     return Encoder(), (6, 16)
 
 
-# (name, model, optimiser, clip, gradient accumulation[, --remat])
+# (name, model, optimiser, clip, gradient accumulation[, "remat" (--remat) or
+# "gpu-emulated" (--target=cuda --emulate-gpu)])
 RUNS = [
     ("mlp", mlp, "sgd(lr=0.05,momentum=0.9,weight_decay=0.0001)", None, 1),
     ("mlp", mlp, "adam(lr=0.01)", 1.0, 1),
@@ -157,6 +162,8 @@ RUNS = [
     ("encoder", encoder, "adam(lr=0.003)", 0.5, 2, "remat"),
     ("cnn_bn_dropout", cnn_bn_dropout, "sgd(lr=0.01,momentum=0.9)", None, 1),
     ("cnn_bn_dropout", cnn_bn_dropout, "adam(lr=0.003)", 1.0, 2),
+    ("cnn_bn", cnn_bn, "adam(lr=0.003)", 1.0, 1, "gpu-emulated"),
+    ("encoder", encoder, "sgd(lr=0.1,momentum=0.5)", 1.0, 2, "gpu-emulated"),
 ]
 
 
@@ -225,7 +232,8 @@ def saved_bytes(artifact):
     return float(line.split(",")[1].split()[0]) if line else None
 
 
-for index, (name, make, optimizer, clip, accum, *remat) in enumerate(RUNS):
+for index, (name, make, optimizer, clip, accum, *flags) in enumerate(RUNS):
+    remat, emulated = "remat" in flags, "gpu-emulated" in flags
     torch.manual_seed(0)
     model, shape = make()
     model.train()
@@ -253,9 +261,12 @@ for index, (name, make, optimizer, clip, accum, *remat) in enumerate(RUNS):
         cmd.append(f"--clip-grad-norm={clip}")
     if accum > 1:
         cmd.append(f"--grad-accum={accum}")
+    if emulated:
+        cmd += ["--target=cuda", "--emulate-gpu"]
     p = subprocess.run(cmd + (["--remat"] if remat else []), capture_output=True, text=True)
     what = (f"{name} {optimizer}{f' clip {clip}' if clip else ''}"
-            f"{f' accumulating {accum} steps' if accum > 1 else ''}{' --remat' if remat else ''}")
+            f"{f' accumulating {accum} steps' if accum > 1 else ''}{' --remat' if remat else ''}"
+            f"{' (CUDA loop nests, emulated)' if emulated else ''}")
     if p.returncode != 0:
         failed += 1
         print(f"FAIL {what}: kiln compile --train: {(p.stdout + p.stderr)[-800:]}")

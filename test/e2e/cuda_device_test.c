@@ -19,6 +19,13 @@
  * usage: cuda-device-test MODE model.so stand-in.so [expected]
  *   MODE graphs | fallback | threads | binary (expected: cubin or ptx) | old-gpu | no-driver
  *        | reads (model: NonZero of a bool [batch, 2], buckets 1,2,4)
+ *        | train (model: a training step, kiln compile --train; its inputs
+ *          zeros, int64 target)
+ * Mode `train`: a training step's parameters (host buffers the session
+ * owns) go to the GPU with the other inputs every run and come back with
+ * the outputs: the second run is captured and later ones replay, the
+ * parameters' updates land in the session's buffers (kiln_session_parameter)
+ * and the inference entry runs on them.
  *
  *===----------------------------------------------------------------------===*/
 #include "check.h"
@@ -192,6 +199,97 @@ static void reads(kiln_session *session) {
         "the stats say why: '%s'", s.fallback);
 }
 
+/* Zero inputs for `model`'s non-parameter inputs (dynamic dims 4), in
+ * `storage`; returns how many. */
+static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **storage) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i) {
+    if (kiln_model_input_is_parameter(model, i))
+      continue;
+    const kiln_model_tensor *t = kiln_model_input(model, i);
+    kiln_tensor *x = &in[n];
+    memset(x, 0, sizeof *x);
+    x->dtype = t->dtype;
+    x->rank = t->rank;
+    size_t count = 1;
+    for (int32_t d = 0; d < t->rank; ++d) {
+      x->dims[d] = t->dims[d] < 0 ? 4 : t->dims[d];
+      count *= (size_t)x->dims[d];
+    }
+    storage[n] = calloc(count ? count : 1, kiln_dtype_size(t->dtype));
+    x->data = storage[n];
+    ++n;
+  }
+  return n;
+}
+
+static void train(kiln_session *session, kiln_model *model) {
+  kiln_tensor in[8];
+  void *storage[8] = {0};
+  CHECK(kiln_model_num_inputs(model) <= 8, "at most 8 inputs");
+  size_t n = zero_inputs(model, in, storage);
+  const kiln_model_tensor *first = NULL;
+  for (uint32_t i = 0; i < kiln_model_num_inputs(model) && !first; ++i)
+    if (kiln_model_input_is_parameter(model, i))
+      first = kiln_model_input(model, i);
+  CHECK(first != NULL, "the step has parameters");
+  kiln_tensor parameter;
+  int have = first && kiln_session_parameter(session, first->name, &parameter) == KILN_OK;
+  CHECK(have, "parameter '%s' readable", first ? first->name : "?");
+  size_t bytes = have ? kiln_dtype_size(parameter.dtype) : 0;
+  for (int32_t d = 0; have && d < parameter.rank; ++d)
+    bytes *= (size_t)parameter.dims[d];
+  /* A marker the next run's update (the stand-in runs no kernel: the
+   * update is what the device memory held) must replace. */
+  if (have)
+    memset(parameter.data, 0x7f, bytes);
+  unsigned long long allocations = 0;
+  for (int run = 0; run < 4; ++run) {
+    kiln_status s = kiln_session_run(session, in, n);
+    CHECK(s == KILN_OK, "step %d: %s", run, s == KILN_OK ? "ok" : kiln_last_error());
+    if (run == 2)
+      allocations = driver->allocations;
+  }
+  kiln_device_stats s = stats_of(session);
+  CHECK(s.stream_runs == 1 && s.graph_captures == 1 && s.graph_replays == 2,
+        "first step on the stream, the second captured, then replays (%llu, %llu, %llu)",
+        (unsigned long long)s.stream_runs, (unsigned long long)s.graph_captures,
+        (unsigned long long)s.graph_replays);
+  CHECK(driver->allocations == allocations, "a replayed step allocates no device memory");
+  CHECK(driver->allocations_in_capture == 0 && driver->synchronizations_in_capture == 0 &&
+            driver->bad_launches == 0,
+        "nothing illegal in the capture, every launch valid");
+  if (have) {
+    unsigned char marker[4];
+    memset(marker, 0x7f, sizeof marker);
+    CHECK(bytes >= 4 && memcmp(parameter.data, marker, 4) != 0,
+          "the step's update replaced the parameter in the session's buffer");
+  }
+  /* The inference entry on the training session's parameters. */
+  kiln_model *entry = kiln_model_inference(model);
+  CHECK(entry != NULL, "the artifact has an inference entry");
+  kiln_session *infer = NULL;
+  if (entry && kiln_session_create_inference(session, NULL, &infer) == KILN_OK) {
+    kiln_tensor x[8];
+    void *xs[8] = {0};
+    size_t m = zero_inputs(entry, x, xs);
+    kiln_status r = kiln_session_run(infer, x, m);
+    CHECK(r == KILN_OK, "the inference entry runs on the GPU: %s",
+          r == KILN_OK ? "ok" : kiln_last_error());
+    kiln_tensor out;
+    CHECK(r == KILN_OK && kiln_session_output(infer, 0, &out) == KILN_OK && out.rank == 2 &&
+              out.dims[0] == 4,
+          "its logits [4, classes]");
+    for (size_t k = 0; k < m; ++k)
+      free(xs[k]);
+    kiln_session_free(infer);
+  } else {
+    CHECK(0, "an inference session: %s", kiln_last_error());
+  }
+  for (size_t k = 0; k < n; ++k)
+    free(storage[k]);
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: cuda-device-test MODE model.so stand-in.so [expected]\n");
@@ -236,6 +334,8 @@ int main(int argc, char **argv) {
         threads(session, model, library);
       else if (strcmp(mode, "reads") == 0)
         reads(session);
+      else if (strcmp(mode, "train") == 0)
+        train(session, model);
       else if (strcmp(mode, "binary") == 0) {
         run_batch(session, 1);
         int want = argc > 4 && strcmp(argv[4], "ptx") == 0 ? 2 : 1;

@@ -6,6 +6,9 @@
   error (max abs error / max |reference|) at most 1e-4;
 - the ONNX conformance cases against their expected outputs (ONNX's rule:
   |got - want| <= 1e-7 + 1e-3 |want|);
+- training steps (prepare.py --train): 5 steps on the GPU against the same
+  step compiled for the CPU, each loss and then every parameter within
+  1e-4 relative;
 - CUDA Graphs: after the first two runs of a batch, runs replay (no device
   allocation, no stream launch);
 - speed at batch 1: Kiln (replays) against PyTorch eager and
@@ -55,7 +58,7 @@ def main():
     with open(os.path.join(args.bundle, "manifest.json")) as f:
         manifest = json.load(f)
     passed = failed = 0
-    lines, results = [], {"models": {}, "conformance": {}, "speed": {}}
+    lines, results = [], {"models": {}, "conformance": {}, "speed": {}, "training": {}}
 
     def check(ok, what):
         nonlocal passed, failed
@@ -124,6 +127,29 @@ def main():
         except Exception as e:
             failure(m["name"], e)
 
+    for t in manifest.get("training", []):
+        try:
+            gpu = kiln.load(os.path.join(args.bundle, t["gpu"]))
+            cpu = kiln.load(os.path.join(args.bundle, t["cpu"]))
+            on_gpu, on_cpu = gpu.session(), cpu.session()
+            name = gpu.inputs[0][0]
+            worst = 0.0
+            for s in t["steps"]:
+                feeds = {name: np.load(os.path.join(args.bundle, s["x"])),
+                         "target": np.load(os.path.join(args.bundle, s["target"]))}
+                lg = float(on_gpu.run(feeds)["loss"])
+                lc = float(on_cpu.run(feeds)["loss"])
+                worst = max(worst, abs(lg - lc) / max(abs(lc), 1e-12))
+            for n, _, _ in gpu.parameters:
+                worst = max(worst, relative_error(np.asarray(on_gpu.parameter(n)),
+                                                  np.asarray(on_cpu.parameter(n))))
+            results["training"][t["name"]] = worst
+            check(worst <= 1e-4, f"training {t['name']}: relative error {worst:.2e}")
+            print(f"training {t['name']}: {len(t['steps'])} steps, losses and parameters "
+                  f"within {worst:.2e} of the CPU's ({on_gpu.device_stats()})", flush=True)
+        except Exception as e:
+            failure(f"training {t['name']}", e)
+
     for c in manifest["conformance"]:
         model = kiln.load(os.path.join(args.bundle, c["artifact"]))
         session = model.session()
@@ -178,6 +204,10 @@ def main():
     for k, v in results["models"].items():
         n, b = k.split("@")
         lines.append(f"| {n} | {b} | {v:.2e} |")
+    for n, worst in results["training"].items():
+        lines.append("")
+        lines.append(f"Training step {n}: 5 steps on the GPU, losses and parameters within "
+                     f"{worst:.2e} (relative) of the same step on the CPU.")
     if results["conformance"]:
         ok = sum(results["conformance"].values())
         lines.append("")

@@ -7,7 +7,7 @@ most 64 MiB: split the models over bundles).
 
 usage: prepare.py BUNDLE --kiln build/bin/kiln --models build/models
                   [--model NAME ...] [--nondeterministic NAME ...]
-                  [--conformance N] [--case NAME ...] [--gpu sm_90]
+                  [--conformance N] [--case NAME ...] [--train NAME ...] [--gpu sm_90]
 
 --model NAME: a reference model exported by models-compile-run (NAME.onnx,
 NAME.input.npy / .output.npy at batch 1, NAME.input8.npy / .output8.npy
@@ -20,6 +20,11 @@ that the CPU backend passes and that compile for CUDA (as they are,
 nothing frozen), with their test data as .npy.
 --case NAME: that conformance case too (e.g. node/test_nonzero_example:
 a size computed on the GPU that the host reads back).
+--train NAME: a training step of reference model NAME (kiln compile
+--train, batch 8, Adam, cross-entropy) for the GPU and the same step for
+the CPU (--cpu=x86-64, so that it runs on any x86-64 host), with 5 batches
+of random inputs and targets: the GPU's losses and parameters are checked
+against the CPU's, step by step.
 """
 import argparse
 import glob
@@ -52,11 +57,13 @@ def main():
     ap.add_argument("--nondeterministic", action="append", default=[],
                     help="a --model compiled once more with --allow-nondeterministic "
                          "(checked and timed as NAME-nondeterministic)")
+    ap.add_argument("--train", action="append", default=[],
+                    help="a --model's training step, on the GPU against the CPU")
     ap.add_argument("--gpu", default="sm_90")
     ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
     args = ap.parse_args()
     os.makedirs(args.bundle, exist_ok=True)
-    manifest = {"gpu": args.gpu, "models": [], "conformance": []}
+    manifest = {"gpu": args.gpu, "models": [], "conformance": [], "training": []}
 
     variants = [(name, name, []) for name in args.model]
     for name in args.nondeterministic:
@@ -81,6 +88,35 @@ def main():
         manifest["models"].append({"name": label, "torchvision": name,
                                    "artifact": f"{label}.so", "cases": cases})
         print(f"{label}: {os.path.getsize(so) / 2**20:.1f} MiB")
+
+    for name in args.train:
+        import numpy as np
+        onnx_path = os.path.join(args.models, f"{name}.onnx")
+        step = ["--train", "--train-batch=8", "--optimizer=adam(lr=0.001)"]
+        artifacts = {}
+        for where, extra in (("gpu", []), ("cpu", ["--cpu=x86-64"])):
+            so = os.path.join(args.bundle, f"{name}-train-{where}.so")
+            if where == "gpu":
+                ok, text = compile_artifact(args.kiln, onnx_path, so, args.gpu, step)
+            else:
+                p = subprocess.run([args.kiln, "compile", onnx_path, *step, *extra, "-q", "-o",
+                                    so], capture_output=True, text=True)
+                ok, text = p.returncode == 0, p.stdout + p.stderr
+            if not ok:
+                sys.exit(f"--train {name} ({where}): {text}")
+            os.remove(so[:-3] + ".h")
+            artifacts[where] = os.path.basename(so)
+        x = np.load(os.path.join(args.models, f"{name}.input8.npy"))
+        classes = np.load(os.path.join(args.models, f"{name}.output8.npy")).shape[-1]
+        rng = np.random.default_rng(0)
+        steps = []
+        for k in range(5):
+            xs, ts = f"{name}-train.x{k}.npy", f"{name}-train.t{k}.npy"
+            np.save(os.path.join(args.bundle, xs), rng.standard_normal(x.shape).astype(x.dtype))
+            np.save(os.path.join(args.bundle, ts), rng.integers(0, classes, x.shape[0]))
+            steps.append({"x": xs, "target": ts})
+        manifest["training"].append({"name": name, **artifacts, "steps": steps})
+        print(f"{name}: training step for the GPU and the CPU, {len(steps)} batches")
 
     if args.conformance or args.case:
         import numpy as np

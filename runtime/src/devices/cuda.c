@@ -23,6 +23,14 @@
  * a capture fails anyway the bucket stays on the stream and
  * kiln_session_device_stats says why. $KILN_CUDA_GRAPHS=0 turns graphs off.
  *
+ * A training step's parameters and optimiser state (state.c) are host
+ * buffers like any input: staged into the device every run, their updates
+ * copied back with the outputs, so a step is captured and replayed too.
+ *
+ * A model whose host code reads values back from the GPU (read_device:
+ * NonZero's count, a shape given as an input) synchronises inside a run:
+ * it is never captured, and a batch runs at its own size, unpadded.
+ *
  * Between runs, graphs share the pool's memory (one session runs one graph
  * at a time, and each run's outputs are copied to the host before the next
  * starts), as torch's CUDA Graph trees share one private pool.
@@ -157,8 +165,6 @@ static kiln_status cuda_check_model(const kiln_model_v1 *abi, const char *what,
   if (gpu->flags & ~(uint32_t)(KILN_GPU_ALLOW_NONDETERMINISTIC | KILN_GPU_READS_DEVICE))
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: unknown GPU flags 0x%x", what,
                      gpu->flags);
-  if (abi->num_state)
-    return kiln_fail(KILN_ERROR_LOAD, "%s: CUDA training steps are not supported", what);
   for (uint32_t i = 0; i < abi->num_library_calls; ++i)
     if (abi->library_calls[i].kind != KILN_LIBRARY_MATMUL &&
         abi->library_calls[i].kind != KILN_LIBRARY_CONV)
