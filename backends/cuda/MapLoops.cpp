@@ -89,6 +89,21 @@ static bool alignedBase(Value v) {
   }
 }
 
+/// Whether memref `v` is host memory, through views: a global (the
+/// artifact's constants; a kernel gets a device copy, the host reads its
+/// own) or a stack buffer of the host code.
+static bool hostMemory(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::GetGlobalOp, memref::AllocaOp>(def))
+      return true;
+    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::ViewOp>(def))
+      return false;
+    v = def->getOperand(0);
+  }
+  return false;
+}
+
 /// Whether an access of `element`s to `memref` at `indices`, the last
 /// `inner` (the loop's innermost index, a multiple of `width`) and none of
 /// the others varying with it (not in `varying`), can be one access of
@@ -425,8 +440,11 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
   /// by the host: a call of a C-interface function the artifact defines
   /// (kiln_runtime_services.read_device: the work before it finishes
   /// first), recorded in the module's kDeviceReadsAttr. Emulated too (a
-  /// copy on the CPU), so that the emulated suites check the reads.
+  /// copy on the CPU), so that the emulated suites check the reads. A load
+  /// of host memory (a constant) stays a load.
   LogicalResult readOnHost(memref::LoadOp load) {
+    if (hostMemory(load.getMemRef()))
+      return success(); // a constant of the artifact: the host reads its own
     auto type = load.getMemRefType();
     Type element = type.getElementType();
     if (!element.isIndex() && !isa<IntegerType>(element) && !element.isF32() &&

@@ -15,7 +15,8 @@ with `kiln run` against NumPy:
   int64 mask beside float data;
 - sizes decided at run time, read back from device memory by the host
   (one artifact, inputs of different contents and shapes: nothing frozen):
-  NonZero of a comparison, a Reshape to a shape given as an input, Unique;
+  NonZero of a comparison, a Reshape to a shape given as an input (and one
+  that does not fit: a shape error), Unique;
   compiled for the GPU, `kiln compile` says the host reads them back.
 
 usage: gpu_emulated_models_test.py KILN WORK
@@ -168,6 +169,15 @@ for k, shape in enumerate([(3, 8), (12, 2), (1, 24)]):
     case(f"reshape_input_{k}", path if k == 0 else None,
          {"x": x, "shape": np.array(shape, np.int64)}, 2 * x.reshape(shape),
          so=None if k == 0 else os.path.join(work, "reshape_input_0.so"))
+
+# A shape that does not fit the data: an error naming it, no crash.
+np.save(os.path.join(work, "bad_shape.npy"), np.array([5, 7], np.int64))
+np.save(os.path.join(work, "bad_shape.x.npy"), x)
+p = subprocess.run([kiln, "run", os.path.join(work, "reshape_input_0.so"), "--input",
+                    f"x={os.path.join(work, 'bad_shape.x.npy')}", "--input",
+                    f"shape={os.path.join(work, 'bad_shape.npy')}"], capture_output=True, text=True)
+check(p.returncode == 1 and "KILN_ERROR_SHAPE" in p.stderr,
+      "reshape_input: a shape of 5 x 7 for 24 elements is a shape error", p.stdout + p.stderr)
 
 # Unique (sorted): its number of distinct values sizes the output.
 path = model("unique", [helper.make_node("Unique", ["x"], ["y"], sorted=1)],

@@ -114,6 +114,27 @@ func.func @interrupted(%a: memref<2xf32>, %out: memref<f32>) {
 
 // -----
 
+// A constant of the artifact (a global; a view of it) is the host's own
+// memory (kernels get a device copy): the host loads it.
+// CHECK-NOT:   kiln_cuda.device_reads
+// CHECK-LABEL: func.func @constant
+// CHECK:       %[[G:.*]] = memref.get_global @sizes
+// CHECK:       %[[V:.*]] = memref.subview %[[G]]
+// CHECK:       %[[N:.*]] = memref.load %[[V]][%c0]
+// CHECK:       memref.alloc(%[[N]])
+// CHECK-NOT:   call @__kiln_cuda_read
+memref.global "private" constant @sizes : memref<4xindex> = dense<[1, 2, 3, 4]>
+func.func @constant() -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %g = memref.get_global @sizes : memref<4xindex>
+  %v = memref.subview %g[2] [2] [1] : memref<4xindex> to memref<2xindex, strided<[1], offset: 2>>
+  %n = memref.load %v[%c0] : memref<2xindex, strided<[1], offset: 2>>
+  %out = memref.alloc(%n) : memref<?xf32>
+  return %out : memref<?xf32>
+}
+
+// -----
+
 // An element type the host cannot read back is refused, naming it.
 func.func @half(%a: memref<2xf16>) -> index {
   %c0 = arith.constant 0 : index
