@@ -152,7 +152,6 @@ llvm::Error addDeviceReads(ModuleOp module, DeviceCode &code) {
        << "  if (services->read_device(services_state, &value, at, sizeof value) != 0)\n"
        << "    call_failed = 1;\n  return value;\n}\n";
   }
-
   return llvm::Error::success();
 }
 

@@ -39,7 +39,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 
 
 def compile_artifact(kiln, model, out, gpu, extra=()):
-    args = [kiln, "compile", model, "--target=cuda", f"--gpu={gpu}", "-q", "-o", out, *extra]
+    """For the GPU `gpu`, or for any x86-64 CPU when `gpu` is None."""
+    target = ["--target=cuda", f"--gpu={gpu}"] if gpu else ["--cpu=x86-64"]
+    args = [kiln, "compile", model, *target, "-q", "-o", out, *extra]
     p = subprocess.run(args, capture_output=True, text=True)
     return p.returncode == 0, (p.stdout + p.stderr).strip()
 
@@ -94,14 +96,9 @@ def main():
         onnx_path = os.path.join(args.models, f"{name}.onnx")
         step = ["--train", "--train-batch=8", "--optimizer=adam(lr=0.001)"]
         artifacts = {}
-        for where, extra in (("gpu", []), ("cpu", ["--cpu=x86-64"])):
+        for where, gpu in (("gpu", args.gpu), ("cpu", None)):
             so = os.path.join(args.bundle, f"{name}-train-{where}.so")
-            if where == "gpu":
-                ok, text = compile_artifact(args.kiln, onnx_path, so, args.gpu, step)
-            else:
-                p = subprocess.run([args.kiln, "compile", onnx_path, *step, *extra, "-q", "-o",
-                                    so], capture_output=True, text=True)
-                ok, text = p.returncode == 0, p.stdout + p.stderr
+            ok, text = compile_artifact(args.kiln, onnx_path, so, gpu, step)
             if not ok:
                 sys.exit(f"--train {name} ({where}): {text}")
             os.remove(so[:-3] + ".h")
