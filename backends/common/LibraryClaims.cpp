@@ -10,6 +10,7 @@
 #include "backends/common/LibraryClaims.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/ShapeMath.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -109,6 +110,43 @@ void markLibraryCall(Operation *op, LibraryCall call, std::vector<LibraryCall> &
   size_t inputs = call.operands().size() - 1;
   op->setAttr(kInputsAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 64), inputs));
   calls.push_back(std::move(call));
+}
+
+void absorbMatmulTransposes(ModuleOp module, std::vector<LibraryCall> &calls,
+                            llvm::function_ref<bool(const LibraryCall &, int)> accepts) {
+  SmallVector<Operation *> claimed;
+  module.walk([&](Operation *op) {
+    if (op->hasAttr(kCallAttr))
+      claimed.push_back(op);
+  });
+  for (Operation *op : claimed) {
+    std::optional<unsigned> id = callIndex(op);
+    LibraryCall &call = calls[*id];
+    if (call.kind != LibraryKind::Matmul || op->getNumOperands() < 2 || op->getNumResults() != 1)
+      continue;
+    SmallVector<Value> operands(op->getOperands());
+    std::vector<int64_t> transposes = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      auto transpose = operands[k].getDefiningOp<TransposeOp>();
+      if (!transpose || !shape::swapsLastTwo(transpose.getPermutation()) ||
+          transpose.getInput().getDefiningOp<ConstantOp>() || !accepts(call, k))
+        continue;
+      operands[k] = transpose.getInput();
+      transposes[k] = 1;
+      (k == 0 ? call.input : call.weight) = dimsOf(transpose.getInput().getType());
+    }
+    if (!transposes[0] && !transposes[1])
+      continue;
+    call.params.push_back({"transposes", transposes});
+    OpBuilder b(op);
+    auto library = LibraryCallOp::create(b, op->getLoc(), op->getResult(0).getType(),
+                                         b.getI32IntegerAttr(static_cast<int32_t>(*id)), operands);
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (attr.getName() != kCallAttr)
+        library->setAttr(attr.getName(), attr.getValue());
+    op->getResult(0).replaceAllUsesWith(library.getResult());
+    op->erase();
+  }
 }
 
 void callExternal(RewriterBase &rewriter, Operation *op, llvm::StringRef name, ValueRange args) {

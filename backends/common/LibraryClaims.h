@@ -54,6 +54,17 @@ mlir::LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call);
 /// Marks `op` as call `calls.size()` and appends `call`.
 void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryCall> &calls);
 
+/// A matmul call whose lhs or rhs is a transpose of the last two dims (of
+/// a value computed at run time: constant weights are transposed at
+/// compile time) reads the transpose's input instead, through strides or
+/// the library's transpose flag (the call's `transposes`: lhs, rhs), so
+/// the transpose is never computed: a training step's W^T and dY^T,
+/// attention's K^T. `accepts(call, k)`: whether the backend's library reads
+/// operand k (0 the lhs, 1 the rhs) of `call` so. The claimed op or kernel
+/// becomes its kiln.library_call here, on those operands.
+void absorbMatmulTransposes(mlir::ModuleOp module, std::vector<LibraryCall> &calls,
+                            llvm::function_ref<bool(const LibraryCall &, int)> accepts);
+
 /// At `op`: a call of `name` (a private declaration in `op`'s module with
 /// MLIR's C interface, which the artifact's entry point defines) on
 /// `args`.

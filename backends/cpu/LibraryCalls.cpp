@@ -363,49 +363,6 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
   }
 }
 
-/// A matmul call whose lhs or rhs is a transpose of the last two dims (of
-/// a value computed at run time: constant weights are transposed at
-/// compile time) reads the transpose's input instead, through strides
-/// (the call's `transposes`), so the transpose is never computed: a
-/// training step's W^T and dY^T. The claimed op or kernel becomes its
-/// kiln.library_call here, on those operands (resolveKernels would make it
-/// on the op's own).
-static void absorbTransposes(ModuleOp module, std::vector<LibraryCall> &calls) {
-  SmallVector<Operation *> claimed;
-  module.walk([&](Operation *op) {
-    if (op->hasAttr(kCallAttr))
-      claimed.push_back(op);
-  });
-  for (Operation *op : claimed) {
-    std::optional<unsigned> id = callIndex(op);
-    LibraryCall &call = calls[*id];
-    if (call.kind != LibraryKind::Matmul || op->getNumOperands() < 2 || op->getNumResults() != 1)
-      continue;
-    SmallVector<Value> operands(op->getOperands());
-    std::vector<int64_t> transposes = {0, 0};
-    for (int k = 0; k < 2; ++k) {
-      auto transpose = operands[k].getDefiningOp<TransposeOp>();
-      if (!transpose || !shape::swapsLastTwo(transpose.getPermutation()) ||
-          transpose.getInput().getDefiningOp<ConstantOp>())
-        continue;
-      operands[k] = transpose.getInput();
-      transposes[k] = 1;
-      (k == 0 ? call.input : call.weight) = dimsOf(transpose.getInput().getType());
-    }
-    if (!transposes[0] && !transposes[1])
-      continue;
-    call.params.push_back({"transposes", transposes});
-    OpBuilder b(op);
-    auto library = LibraryCallOp::create(b, op->getLoc(), op->getResult(0).getType(),
-                                         b.getI32IntegerAttr(static_cast<int32_t>(*id)), operands);
-    for (NamedAttribute attr : op->getDiscardableAttrs())
-      if (attr.getName() != kCallAttr)
-        library->setAttr(attr.getName(), attr.getValue());
-    op->getResult(0).replaceAllUsesWith(library.getResult());
-    op->erase();
-  }
-}
-
 std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOptions &options) {
   std::vector<LibraryCall> calls;
   auto mark = [&](Operation *op, LibraryCall call) { markLibraryCall(op, std::move(call), calls); };
@@ -452,7 +409,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
   });
   if (options.channelsLast)
     assignConvolutionLayouts(module, calls);
-  absorbTransposes(module, calls);
+  absorbMatmulTransposes(module, calls, [](const LibraryCall &, int) { return true; });
   return calls;
 }
 

@@ -164,6 +164,12 @@ std::vector<LibraryCall> claimLibraryCalls(ModuleOp module) {
       markLibraryCall(op, std::move(*root), calls);
     return WalkResult::advance();
   });
+  // A transposed operand as cuBLASLt's transpose flag (attention's K^T, a
+  // training step's W^T): the rhs always; the lhs when its leading dims
+  // need not fold into M (a matrix, or a batched rhs).
+  absorbMatmulTransposes(module, calls, [](const LibraryCall &call, int operand) {
+    return operand == 1 || call.input.size() == 2 || call.weight.size() > 2;
+  });
   return calls;
 }
 

@@ -3,7 +3,8 @@
  * The cuBLASLt entry points Kiln's runtime loads (runtime/src/devices/
  * cublaslt_api.h), computing on host memory what cuBLASLt documents:
  * column-major matrices with leading dims, strided batches, D = epilogue(
- * alpha A B + beta C) with a per-row bias, ReLU or tanh-GELU. With the CUDA
+ * alpha op(A) op(B) + beta C) with op a transpose or not, a per-row bias,
+ * ReLU or tanh-GELU. With the CUDA
  * driver stand-in (host memory) a model whose work is all matmul calls
  * runs through the CUDA device and its numbers can be checked, so the
  * runtime's row-major-to-column-major mapping is tested without a GPU.
@@ -21,6 +22,7 @@
 
 typedef struct {
   int epilogue;
+  int trans_a, trans_b; /* op(A) = A^T, op(B) = B^T */
   const float *bias;
 } desc;
 typedef struct {
@@ -58,8 +60,11 @@ EXPORT int cublasLtMatmulDescCreate(desc **d, int compute, int scale) {
 EXPORT int cublasLtMatmulDescDestroy(desc *d) { free(d); return OK; }
 EXPORT int cublasLtMatmulDescSetAttribute(desc *d, int attribute, const void *value,
                                           size_t bytes) {
-  if ((attribute == 3 || attribute == 4) && bytes == 4 && *(const int *)value == 0)
-    return OK; /* no transpose */
+  if ((attribute == 3 || attribute == 4) && bytes == 4 &&
+      (*(const int *)value == 0 || *(const int *)value == 1)) {
+    *(attribute == 3 ? &d->trans_a : &d->trans_b) = *(const int *)value;
+    return OK; /* CUBLAS_OP_N or CUBLAS_OP_T */
+  }
   if (attribute == 7 && bytes == 4) {
     d->epilogue = *(const int *)value;
     return OK;
@@ -103,13 +108,18 @@ EXPORT int cublasLtMatmulPreferenceSetAttribute(void *p, int attribute, const vo
   (void)p, (void)value;
   return attribute == 1 && bytes == 8 ? OK : INVALID;
 }
+/* op(X)'s rows and cols: X's, or swapped when read transposed. */
+static uint64_t op_rows(const layout *x, int trans) { return trans ? x->cols : x->rows; }
+static uint64_t op_cols(const layout *x, int trans) { return trans ? x->rows : x->cols; }
+
 EXPORT int cublasLtMatmulAlgoGetHeuristic(void *handle, desc *d, layout *a, layout *b,
                                           layout *c, layout *dl, void *preference, int requested,
                                           heuristic *results, int *returned) {
-  (void)handle, (void)d, (void)c, (void)preference;
+  (void)handle, (void)c, (void)preference;
   *returned = 0;
-  /* op(A) is rows(A) x cols(A), op(B) rows(B) x cols(B): they must chain. */
-  if (requested < 1 || a->cols != b->rows || dl->rows != a->rows || dl->cols != b->cols)
+  /* op(A) and op(B) must chain into D. */
+  if (requested < 1 || op_cols(a, d->trans_a) != op_rows(b, d->trans_b) ||
+      dl->rows != op_rows(a, d->trans_a) || dl->cols != op_cols(b, d->trans_b))
     return INVALID;
   memset(&results[0], 0, sizeof results[0]);
   *returned = 1;
@@ -120,8 +130,10 @@ EXPORT int cublasLtMatmul(void *handle, desc *d, const float *alpha, const float
                           const float *c, layout *cl, float *out, layout *dl, const algo *algo,
                           void *workspace, size_t workspace_bytes, void *stream) {
   (void)handle, (void)algo, (void)workspace, (void)workspace_bytes, (void)stream;
-  if (al->cols != bl->rows || dl->rows != al->rows || dl->cols != bl->cols ||
-      cl->rows != dl->rows || dl->batch != bl->batch || al->batch != dl->batch)
+  int ta = d->trans_a, tb = d->trans_b;
+  if (op_cols(al, ta) != op_rows(bl, tb) || dl->rows != op_rows(al, ta) ||
+      dl->cols != op_cols(bl, tb) || cl->rows != dl->rows || dl->batch != bl->batch ||
+      al->batch != dl->batch)
     return INVALID;
   int relu = (d->epilogue & 2) != 0, gelu = (d->epilogue & 32) != 0, bias = (d->epilogue & 4) != 0;
   if (bias && !d->bias)
@@ -130,9 +142,9 @@ EXPORT int cublasLtMatmul(void *handle, desc *d, const float *alpha, const float
     for (uint64_t col = 0; col < dl->cols; ++col)
       for (uint64_t row = 0; row < dl->rows; ++row) {
         double sum = 0;
-        for (uint64_t k = 0; k < al->cols; ++k)
-          sum += (double)a[batch * al->stride + row + k * al->ld] *
-                 b[batch * bl->stride + k + col * bl->ld];
+        for (uint64_t k = 0; k < op_cols(al, ta); ++k)
+          sum += (double)a[batch * al->stride + (ta ? k + row * al->ld : row + k * al->ld)] *
+                 b[batch * bl->stride + (tb ? col + k * bl->ld : k + col * bl->ld)];
         double v = *alpha * sum;
         if (*beta != 0)
           v += *beta * c[batch * cl->stride + row + col * cl->ld];

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The CUDA device's library calls, checked numerically without a GPU:
 small ONNX models whose whole work is library calls -- matmuls (a linear
-layer with bias and ReLU, a batched matmul of two inputs, a residual added
+layer with bias and ReLU, a batched matmul of two inputs, operands read
+transposed (Q . K^T, a transposed lhs, both at once), a residual added
 in place, a rank-3 input over a weight matrix) and convolutions (bias and
 ReLU; groups, strides and dilations; a residual) -- are compiled with
 --target=cuda and run through the runtime's CUDA device on the driver
@@ -93,6 +94,30 @@ c = rng.standard_normal((2, 8, 5)).astype(np.float32)
 path = model("batched", [helper.make_node("MatMul", ["a", "c"], ["y"])],
              [tensor("a", [2, 3, 8]), tensor("c", [2, 8, 5])], [tensor("y", [2, 3, 5])], {})
 case("batched", path, {"a": a, "c": c}, a @ c, 1)
+
+# Operands read transposed (cuBLASLt's transpose flags): attention's
+# Q . K^T, K [2, 5, 8] transposed in the model ([2, 8, 5]); a matrix
+# lhs given transposed (x^T . W, x [8, 3]); both of a batch at once. The
+# transposes are absorbed: one call and nothing else each.
+q = rng.standard_normal((2, 3, 8)).astype(np.float32)
+k = rng.standard_normal((2, 5, 8)).astype(np.float32)
+path = model("rhs_transposed", [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+                                helper.make_node("MatMul", ["q", "kt"], ["y"])],
+             [tensor("q", [2, 3, 8]), tensor("k", [2, 5, 8])], [tensor("y", [2, 3, 5])], {})
+case("rhs_transposed", path, {"q": q, "k": k}, q @ k.transpose(0, 2, 1), 1)
+xt = rng.standard_normal((8, 3)).astype(np.float32)
+w = rng.standard_normal((8, 4)).astype(np.float32)
+path = model("lhs_transposed", [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+                                helper.make_node("MatMul", ["t", "w"], ["y"])],
+             [tensor("x", [8, 3])], [tensor("y", [3, 4])], {"w": w})
+case("lhs_transposed", path, {"x": xt}, xt.T @ w, 1)
+at = rng.standard_normal((2, 8, 3)).astype(np.float32)
+path = model("both_transposed", [helper.make_node("Transpose", ["a"], ["ta"], perm=[0, 2, 1]),
+                                 helper.make_node("Transpose", ["k"], ["tk"], perm=[0, 2, 1]),
+                                 helper.make_node("MatMul", ["ta", "tk"], ["y"])],
+             [tensor("a", [2, 8, 3]), tensor("k", [2, 5, 8])], [tensor("y", [2, 3, 5])], {})
+case("both_transposed", path, {"a": at, "k": k},
+     at.transpose(0, 2, 1) @ k.transpose(0, 2, 1), 1)
 
 # A residual: x . W2 + (x . W1), the first call's output taken in place
 # by the second (beta = 1).

@@ -42,6 +42,12 @@ static void load_library(void) {
     lib.ready = 1;
 }
 
+/* Whether call `call` reads its lhs (operand 0) or rhs (1) transposed: the
+ * buffer holds the operand's last two dims swapped (its `transposes`). */
+static int transposed(const kiln_library_call *call, int operand) {
+  return call->num_params == 2 && call->params[operand] != 0;
+}
+
 kiln_status kiln_cublaslt_check(const kiln_model_v1 *abi, const char *what) {
   int any = 0;
   for (uint32_t i = 0; i < abi->num_library_calls; ++i) {
@@ -49,9 +55,12 @@ kiln_status kiln_cublaslt_check(const kiln_model_v1 *abi, const char *what) {
     if (call->kind != KILN_LIBRARY_MATMUL)
       continue; /* cudnn.c's */
     any = 1;
-    /* lhs, rhs, output (the bias is passed after them, not counted) */
-    if (call->num_operands != 3 ||
-        call->num_params != 0 || !call->operand_ranks || !call->operand_dims)
+    /* lhs, rhs, output (the bias is passed after them, not counted); no
+     * parameters, or whether lhs and rhs are read transposed (0 or 1). */
+    if (call->num_operands != 3 || (call->num_params != 0 && call->num_params != 2) ||
+        !call->operand_ranks || !call->operand_dims ||
+        (call->num_params == 2 && (!call->params || (uint64_t)call->params[0] > 1 ||
+                                   (uint64_t)call->params[1] > 1)))
       return kiln_fail(KILN_ERROR_LOAD,
                        "%s: library call %u is not a matmul this runtime's CUDA device runs", what,
                        i);
@@ -59,6 +68,10 @@ kiln_status kiln_cublaslt_check(const kiln_model_v1 *abi, const char *what) {
     if (rank < 2 || rank > 4 || call->operand_ranks[2] != rank || (rhs != 2 && rhs != rank))
       return kiln_fail(KILN_ERROR_LOAD, "%s: library call %u has operands of ranks %d, %d, %d",
                        what, i, rank, rhs, call->operand_ranks[2]);
+    if (transposed(call, 0) && rank > 2 && rhs == 2)
+      return kiln_fail(KILN_ERROR_LOAD,
+                       "%s: library call %u reads a batched lhs transposed over a matrix", what,
+                       i);
     int32_t act = call->epilogue.activation;
     if (act != KILN_ACTIVATION_NONE && act != KILN_ACTIVATION_RELU &&
         act != KILN_ACTIVATION_GELU_TANH)
@@ -189,18 +202,24 @@ static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, 
     epilogue |= KILN_CUBLASLT_EPILOGUE_BIAS;
   if (!epilogue)
     epilogue = KILN_CUBLASLT_EPILOGUE_DEFAULT;
-  int32_t no_transpose = KILN_CUBLAS_OP_N;
+  /* cuBLASLt's A is Kiln's rhs: column-major n x k (row-major k x n), or
+   * stored k x n and read transposed; its B is Kiln's lhs: k x m, or
+   * stored m x k and read transposed. */
+  int ta = transposed(call, 1), tb = transposed(call, 0);
+  int32_t op_a = ta ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
+  int32_t op_b = tb ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
   int rhs_batched = call->operand_ranks[1] > 2;
   if (lib.api.cublasLtMatmulDescCreate(&slot->desc, KILN_CUBLAS_COMPUTE_32F, KILN_CUDA_R_32F) !=
           KILN_CUBLAS_SUCCESS ||
-      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSA, &no_transpose,
-                                             sizeof no_transpose) != KILN_CUBLAS_SUCCESS ||
-      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSB, &no_transpose,
-                                             sizeof no_transpose) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSA, &op_a,
+                                             sizeof op_a) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSB, &op_b,
+                                             sizeof op_b) != KILN_CUBLAS_SUCCESS ||
       lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_EPILOGUE, &epilogue,
                                              sizeof epilogue) != KILN_CUBLAS_SUCCESS ||
-      make_layout(&slot->a, n, k, batch, rhs_batched ? (int64_t)(k * n) : 0) != 0 ||
-      make_layout(&slot->b, k, m, batch, (int64_t)(m * k)) != 0 ||
+      make_layout(&slot->a, ta ? k : n, ta ? n : k, batch, rhs_batched ? (int64_t)(k * n) : 0) !=
+          0 ||
+      make_layout(&slot->b, tb ? m : k, tb ? k : m, batch, (int64_t)(m * k)) != 0 ||
       make_layout(&slot->d, n, m, batch, (int64_t)(m * n)) != 0) {
     free_plan(slot);
     kiln_fail(KILN_ERROR_RUN, "cuBLASLt refused the descriptors of call %u", id);
@@ -237,9 +256,13 @@ int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operand
   uint64_t batch = 1;
   for (int32_t d = 0; d + 2 < rank; ++d)
     batch *= (uint64_t)dims[0][d];
-  uint64_t m = (uint64_t)dims[0][rank - 2], k = (uint64_t)dims[0][rank - 1];
-  uint64_t n = (uint64_t)dims[1][rhs_rank - 1];
+  /* An operand read transposed holds its last two dims swapped. */
+  int tl = transposed(call, 0), tr = transposed(call, 1);
+  uint64_t m = (uint64_t)dims[0][rank - 2 + tl], k = (uint64_t)dims[0][rank - 1 - tl];
+  uint64_t n = (uint64_t)dims[1][rhs_rank - 1 - tr];
   if (rhs_rank == 2) { /* leading dims fold into M */
+    if (tl && batch > 1)
+      return -1; /* the compiler reads such an lhs transposed only unbatched */
     m *= batch;
     batch = 1;
   }

@@ -42,6 +42,7 @@ typedef struct {
 #define KILN_CUBLASLT_EPILOGUE_BIAS 4
 #define KILN_CUBLASLT_EPILOGUE_GELU 32
 #define KILN_CUBLAS_OP_N 0
+#define KILN_CUBLAS_OP_T 1
 
 #define KILN_CUBLASLT_ENTRY_POINTS(X)                                                          \
   X(cublasLtCreate, (cublasLtHandle_t * handle))                                              \
