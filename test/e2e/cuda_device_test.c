@@ -200,12 +200,17 @@ static void reads(kiln_session *session) {
 }
 
 /* Zero inputs for `model`'s non-parameter inputs (dynamic dims 4), in
- * `storage`; returns how many. */
-static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **storage) {
+ * `storage`; returns how many (at most `capacity`: more is a failure). */
+static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **storage,
+                          size_t capacity) {
   size_t n = 0;
   for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i) {
     if (kiln_model_input_is_parameter(model, i))
       continue;
+    if (n == capacity) {
+      CHECK(0, "at most %zu inputs", capacity);
+      break;
+    }
     const kiln_model_tensor *t = kiln_model_input(model, i);
     kiln_tensor *x = &in[n];
     memset(x, 0, sizeof *x);
@@ -226,8 +231,7 @@ static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **stora
 static void train(kiln_session *session, kiln_model *model) {
   kiln_tensor in[8];
   void *storage[8] = {0};
-  CHECK(kiln_model_num_inputs(model) <= 8, "at most 8 inputs");
-  size_t n = zero_inputs(model, in, storage);
+  size_t n = zero_inputs(model, in, storage, 8);
   const kiln_model_tensor *first = NULL;
   for (uint32_t i = 0; i < kiln_model_num_inputs(model) && !first; ++i)
     if (kiln_model_input_is_parameter(model, i))
@@ -272,7 +276,7 @@ static void train(kiln_session *session, kiln_model *model) {
   if (entry && kiln_session_create_inference(session, NULL, &infer) == KILN_OK) {
     kiln_tensor x[8];
     void *xs[8] = {0};
-    size_t m = zero_inputs(entry, x, xs);
+    size_t m = zero_inputs(entry, x, xs, 8);
     kiln_status r = kiln_session_run(infer, x, m);
     CHECK(r == KILN_OK, "the inference entry runs on the GPU: %s",
           r == KILN_OK ? "ok" : kiln_last_error());
