@@ -15,8 +15,8 @@
 
 namespace kiln::strings {
 
-/// The bufferisation of `kiln.string` (host code only: a GPU backend
-/// refuses string tensors).
+/// The bufferisation of `kiln.string` (host code: the CUDA backend calls
+/// the functions on host copies of its device buffers).
 void registerStringBufferization(mlir::DialectRegistry &registry);
 
 /// The C functions, for the entry point's source (after its memref1,

@@ -152,6 +152,77 @@ llvm::Error addDeviceReads(ModuleOp module, DeviceCode &code) {
        << "  if (services->read_device(services_state, &value, at, sizeof value) != 0)\n"
        << "    call_failed = 1;\n  return value;\n}\n";
   }
+
+  // Host functions on copies of device buffers (kHostCallsAttr).
+  auto calls = module->getAttrOfType<ArrayAttr>(kHostCallsAttr);
+  code.hostCalls = calls ? calls.size() : 0;
+  if (code.hostCalls) {
+    code.ranks.insert(1);
+    // The session's string storage holds the copies (host memory, freed
+    // at the next run, so nothing leaks when a run stops half way).
+    os << "/* A 1-D view of device memory copied to the host: `view`, the\n"
+          " * same view of the copy; the span from its first to its last\n"
+          " * element is `bytes` at `device` (read_device, unless `read` is 0). */\n"
+          "typedef struct { memref1 view; char *device; void *copy; size_t bytes; } "
+          "kiln_cuda_staged;\n"
+          "static int kiln_cuda_stage(kiln_cuda_staged *s, const memref1 *m, size_t esize, "
+          "int read) {\n"
+          "  int64_t n = m->sizes[0], stride = m->strides[0], lo = m->offset, hi = m->offset;\n"
+          "  if (n > 0) {\n"
+          "    if (stride >= 0) hi += (n - 1) * stride;\n"
+          "    else lo += (n - 1) * stride;\n  }\n"
+          "  s->view = *m;\n"
+          "  s->bytes = n > 0 ? (size_t)(hi - lo + 1) * esize : 0;\n"
+          "  s->device = (char *)m->aligned + lo * (int64_t)esize;\n"
+          "  s->copy = kiln_string_storage(s->bytes);\n"
+          "  if (!s->copy) return -1;\n"
+          "  s->view.allocated = s->view.aligned = s->copy;\n"
+          "  s->view.offset = m->offset - lo;\n"
+          "  if (read && s->bytes &&\n"
+          "      services->read_device(services_state, s->copy, s->device, s->bytes) != 0)\n"
+          "    return -1;\n"
+          "  return 0;\n}\n";
+  }
+  for (size_t n = 0; n < code.hostCalls; ++n) {
+    auto entry = cast<DictionaryAttr>(calls[n]);
+    auto callee = entry.getAs<StringAttr>("callee");
+    auto args = entry.getAs<ArrayAttr>("args");
+    auto staged = entry.getAs<ArrayAttr>("staged");
+    if (!callee || !args || !staged || args.size() != staged.size() || args.empty())
+      return error("the CUDA backend's module has a malformed host call");
+    size_t last = args.size() - 1;
+    std::string signature, stage, pass;
+    for (size_t k = 0; k < args.size(); ++k) {
+      auto type = cast<MemRefType>(cast<TypeAttr>(args[k]).getValue());
+      std::string a = "a" + std::to_string(k);
+      signature += std::string(k ? ", " : "") + "memref1 *" + a;
+      if (!cast<BoolAttr>(staged[k]).getValue()) {
+        pass += std::string(k ? ", " : "") + a; // host memory: as it is
+        continue;
+      }
+      size_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+      // The result is written whole; read first only where its view has
+      // gaps the write-back would overwrite.
+      std::string read = k == last ? "(" + a + "->sizes[0] > 1 && " + a + "->strides[0] != 1)"
+                                   : std::string("1");
+      stage += "  if (kiln_cuda_stage(&s" + std::to_string(k) + ", " + a + ", " +
+               std::to_string(bytes) + ", " + read + ") != 0) {\n    call_failed = 1;\n"
+               "    return;\n  }\n";
+      pass += std::string(k ? ", " : "") + "&s" + std::to_string(k) + ".view";
+    }
+    os << "__attribute__((visibility(\"hidden\"))) void _mlir_ciface_" << kHostCallPrefix << n
+       << "(" << signature << ") {\n"
+       << "  if (call_failed)\n    return;\n";
+    for (size_t k = 0; k < args.size(); ++k)
+      if (cast<BoolAttr>(staged[k]).getValue())
+        os << "  kiln_cuda_staged s" << k << ";\n";
+    os << stage << "  _mlir_ciface_" << callee.getValue() << "(" << pass << ");\n";
+    if (cast<BoolAttr>(staged[last]).getValue())
+      os << "  if (!call_failed && s" << last << ".bytes &&\n"
+         << "      services->write_device(services_state, s" << last << ".device, s" << last
+         << ".copy, s" << last << ".bytes) != 0)\n    call_failed = 1;\n";
+    os << "}\n";
+  }
   return llvm::Error::success();
 }
 
@@ -216,7 +287,7 @@ llvm::Expected<DeviceCode> buildDeviceCode(ModuleOp module, llvm::StringRef ptxa
   os.flush();
   if (llvm::Error e = addDeviceReads(module, code))
     return std::move(e);
-  if (code.deviceReads)
+  if (code.deviceReads || code.hostCalls)
     flags |= KILN_GPU_READS_DEVICE;
 
   // Constants: the session's device copy in the host descriptor's place.

@@ -35,15 +35,17 @@ struct DeviceCode {
   std::vector<artifact::ConstantBlob> blobs;
   std::string forwarders;
   std::set<int64_t> ranks;
-  size_t kernels = 0, launches = 0, deviceReads = 0;
+  size_t kernels = 0, launches = 0, deviceReads = 0, hostCalls = 0;
 };
 llvm::Expected<DeviceCode> buildDeviceCode(mlir::ModuleOp module, llvm::StringRef ptxasPath,
                                            uint32_t flags);
 
 /// Adds to `code` the forwarders of the values the host reads from device
 /// memory (kiln-gpu-map-loops' kDeviceReadsAttr): each the element at its
-/// indices, through kiln_runtime_services.read_device. An emulated
-/// artifact has these forwarders alone.
+/// indices, through kiln_runtime_services.read_device; and of the host
+/// functions called on device buffers (kHostCallsAttr): operands copied
+/// to the host, the function called, its result copied back
+/// (write_device). An emulated artifact has these forwarders alone.
 llvm::Error addDeviceReads(mlir::ModuleOp module, DeviceCode &code);
 
 /// ptxas: $KILN_PTXAS, the toolkit's bin/, or the PATH; an error naming

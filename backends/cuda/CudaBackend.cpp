@@ -15,10 +15,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/cuda/CudaBackend.h"
+
 #include "backends/common/Descriptor.h"
 #include "backends/common/EntryPoint.h"
 #include "backends/common/HostCode.h"
 #include "backends/common/LibraryClaims.h"
+#include "backends/common/StringCalls.h"
 #include "backends/cuda/CudaArtifact.h"
 #include "backends/cuda/LibraryCalls.h"
 #include "backends/cuda/Passes.h"
@@ -120,6 +122,9 @@ public:
   void registerDialects(DialectRegistry &registry) const override {
     registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
     library::registerLibraryCallBufferization(registry);
+    // String operations: calls of the entry point's C, which the host runs
+    // on copies of their device buffers (kiln-gpu-map-loops' host calls).
+    strings::registerStringBufferization(registry);
     NVVM::registerNVVMTargetInterfaceExternalModels(registry);
     // What convert-gpu-to-nvvm lowers through each dialect's interface.
     arith::registerConvertArithToLLVMInterface(registry);
@@ -191,15 +196,26 @@ public:
     return summary;
   }
 
+  bool runsStrings() const override { return true; }
+
   std::vector<std::string> compileNotes(ModuleOp module) const override {
-    auto reads = module->getAttrOfType<ArrayAttr>(kDeviceReadsAttr);
-    if (!reads || reads.empty() || !module->hasAttr(kKernelsAttr))
+    if (!module->hasAttr(kKernelsAttr))
       return {}; // (emulated: the reads are copies on the CPU)
-    return {"note: the host reads " + std::to_string(reads.size()) +
-            " value(s) back from the GPU (sizes, shapes or pads decided at run time, given "
-            "as inputs or computed): each run waits for them and is not captured into a "
-            "CUDA Graph (--constant-shapes with --freeze-input makes those given as inputs "
-            "constants)"};
+    std::vector<std::string> notes;
+    auto reads = module->getAttrOfType<ArrayAttr>(kDeviceReadsAttr);
+    if (reads && !reads.empty())
+      notes.push_back(
+          "note: the host reads " + std::to_string(reads.size()) +
+          " value(s) back from the GPU (sizes, shapes or pads decided at run time, given "
+          "as inputs or computed): each run waits for them and is not captured into a "
+          "CUDA Graph (--constant-shapes with --freeze-input makes those given as inputs "
+          "constants)");
+    auto calls = module->getAttrOfType<ArrayAttr>(kHostCallsAttr);
+    if (calls && !calls.empty())
+      notes.push_back("note: the host runs " + std::to_string(calls.size()) +
+                      " string operation(s) on copies of their GPU buffers: each run waits "
+                      "for them and is not captured into a CUDA Graph");
+    return notes;
   }
 
   llvm::Error emitArtifact(ModuleOp module, const ArtifactContents &contents,

@@ -483,6 +483,49 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     return success();
   }
 
+  /// A call of a host function (kHostFunctionPrefix: a string operation)
+  /// on 1-D buffers, whose last operand it writes, as a call of a
+  /// C-interface function the artifact defines (kHostCallPrefix + n):
+  /// operands in device memory copied to the host (read_device), the
+  /// function called on the copies, the last copied back (write_device);
+  /// recorded in the module's kHostCallsAttr. Emulated too (copies on the
+  /// CPU).
+  LogicalResult callOnHost(func::CallOp call) {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
+    if (call.getNumResults() != 0 || call.getNumOperands() == 0)
+      return call.emitError("the CUDA backend runs host function ")
+             << call.getCallee() << " only on buffers, writing the last";
+    SmallVector<Attribute> args, staged;
+    for (Value operand : call.getOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type || type.getRank() != 1 || !type.getElementType().isIntOrFloat())
+        return call.emitError("the CUDA backend cannot pass ")
+               << operand.getType() << " to host function " << call.getCallee()
+               << " (1-D buffers of integers or floats only)";
+      args.push_back(TypeAttr::get(type));
+      staged.push_back(BoolAttr::get(ctx, !hostMemory(operand)));
+    }
+    SmallVector<Attribute> calls;
+    if (auto known = module->getAttrOfType<ArrayAttr>(kHostCallsAttr))
+      llvm::append_range(calls, known);
+    std::string callee = (kHostCallPrefix + llvm::Twine(calls.size())).str();
+    NamedAttribute fields[] = {
+        NamedAttribute(StringAttr::get(ctx, "callee"), call.getCalleeAttr().getAttr()),
+        NamedAttribute(StringAttr::get(ctx, "args"), ArrayAttr::get(ctx, args)),
+        NamedAttribute(StringAttr::get(ctx, "staged"), ArrayAttr::get(ctx, staged))};
+    calls.push_back(DictionaryAttr::get(ctx, fields));
+    module->setAttr(kHostCallsAttr, ArrayAttr::get(ctx, calls));
+    OpBuilder top(ctx);
+    top.setInsertionPointToEnd(module.getBody());
+    auto decl = func::FuncOp::create(top, call.getLoc(), callee,
+                                     top.getFunctionType(call.getOperandTypes(), {}));
+    decl.setPrivate();
+    decl->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+    call.setCallee(callee);
+    return success();
+  }
+
   /// A run of scalar code whose values the host uses: its loads become
   /// reads of device memory by the host; the rest stays on the host.
   LogicalResult readOnHost(SmallVectorImpl<Operation *> &group, llvm::DenseSet<Value> &tainted) {
@@ -569,6 +612,9 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
             done = mapSequential(&op);
           else if (auto load = dyn_cast<memref::LoadOp>(op); load && !load.use_empty())
             done = readOnHost(load);
+          else if (auto call = dyn_cast<func::CallOp>(op);
+                   call && call.getCallee().starts_with(kHostFunctionPrefix))
+            done = callOnHost(call);
           if (failed(done))
             return signalPassFailure();
         }

@@ -35,10 +35,18 @@ inline constexpr llvm::StringLiteral kPtxAttr = "kiln_cuda.ptx";
 /// kiln-gpu-map-loops: the memref type of each value the host reads from
 /// device memory (kDeviceReadPrefix + its index).
 inline constexpr llvm::StringLiteral kDeviceReadsAttr = "kiln_cuda.device_reads";
+/// kiln-gpu-map-loops: each host function called on device buffers (a
+/// string operation, kHostCallPrefix + its index): {callee, args (their
+/// memref types), staged (whether each is device memory, copied to the
+/// host and, the last, back)}.
+inline constexpr llvm::StringLiteral kHostCallsAttr = "kiln_cuda.host_calls";
 /// The C-interface functions the entry point defines.
 inline constexpr llvm::StringLiteral kLaunchPrefix = "__kiln_cuda_launch_";
 inline constexpr llvm::StringLiteral kConstantPrefix = "__kiln_cuda_constant_";
 inline constexpr llvm::StringLiteral kDeviceReadPrefix = "__kiln_cuda_read_";
+inline constexpr llvm::StringLiteral kHostCallPrefix = "__kiln_cuda_host_";
+/// The host functions a GPU backend runs on copies of device buffers.
+inline constexpr llvm::StringLiteral kHostFunctionPrefix = "kiln_string_";
 /// The one GPU module every kernel ends up in.
 inline constexpr llvm::StringLiteral kKernelModule = "kiln_kernels";
 

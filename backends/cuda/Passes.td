@@ -46,6 +46,16 @@ def GpuMapLoops : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     module's `kiln_cuda.device_reads`; scalar code whose values only the
     device uses stays a kernel of one thread.
 
+    A call of a host function on 1-D buffers (a string operation,
+    `kiln_string_*`, whose C the artifact carries) becomes a call of
+    `__kiln_cuda_host_<n>` with the same operands, a C-interface function
+    the artifact defines: it copies the operands in device memory to the
+    host (read_device), calls the function on the copies and copies its
+    result, the last operand, back (write_device); the callee, operand
+    types and which are device memory recorded in `kiln_cuda.host_calls`.
+    Operands in host memory (the artifact's constants) are passed as they
+    are.
+
     Refused, naming the op: allocation or calls inside a loop nest (a
     kernel cannot call the runtime), an element type the host cannot
     read back (f16, bf16), a parallel loop with reductions.

@@ -471,22 +471,34 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   return kiln_ok();
 }
 
-/* A block of strings a run made; the strings follow the header. */
+/* A block of strings a run made; the strings follow the header. The code
+ * writes them on the host: from the session's pool where its memory is
+ * the host's, else from malloc (a GPU session's pool is device memory). */
 struct kiln_string_block {
   struct kiln_string_block *next;
+  int malloced;
   max_align_t align;
 };
+
+/* Frees the run's string blocks: all of them, or (`malloced_only`, when
+ * the pool is about to be emptied) those the pool does not hold. */
+static void free_strings(kiln_session *s, int malloced_only) {
+  while (s->strings) {
+    struct kiln_string_block *next = s->strings->next;
+    if (s->strings->malloced)
+      free(s->strings);
+    else if (!malloced_only)
+      kiln_pool_free(s->pool, s->strings);
+    s->strings = next;
+  }
+}
 
 static void release_outputs(kiln_session *s) {
   for (uint32_t i = 0; i < s->model->abi->num_outputs; ++i) {
     kiln_pool_free(s->pool, s->out_alloc[i]);
     s->out_alloc[i] = s->out_data[i] = NULL;
   }
-  while (s->strings) {
-    struct kiln_string_block *next = s->strings->next;
-    kiln_pool_free(s->pool, s->strings);
-    s->strings = next;
-  }
+  free_strings(s, 0);
 }
 
 /* The services compiled code calls back into; `state` is the session. */
@@ -537,12 +549,14 @@ static void *service_device_constant(void *state, uint32_t index, const void *ho
 static void *service_allocate_strings(void *state, size_t bytes) {
   kiln_session *session = state;
   size_t header = offsetof(struct kiln_string_block, align);
-  /* The code writes the strings on the host. */
-  if (!session->device->memory_is_host || bytes > SIZE_MAX - header)
+  if (bytes > SIZE_MAX - header)
     return NULL;
-  struct kiln_string_block *block = kiln_pool_alloc(session->pool, header + bytes);
+  int malloced = !session->device->memory_is_host;
+  struct kiln_string_block *block =
+      malloced ? malloc(header + bytes) : kiln_pool_alloc(session->pool, header + bytes);
   if (!block)
     return NULL;
+  block->malloced = malloced;
   block->next = session->strings;
   session->strings = block;
   return (char *)block + header;
@@ -556,10 +570,19 @@ static int service_read_device(void *state, void *host, const void *device, size
   return 0;
 }
 
+static int service_write_device(void *state, void *device, const void *host, size_t bytes) {
+  kiln_session *session = state;
+  if (session->device->write)
+    return session->device->write(session->library, device, host, bytes);
+  memcpy(device, host, bytes);
+  return 0;
+}
+
 static const kiln_runtime_services services = {
     service_library_call,    service_allocate,         service_release,
     service_parallel_for,    service_kernel_begin,     service_launch_kernel,
-    service_device_constant, service_allocate_strings, service_read_device};
+    service_device_constant, service_allocate_strings, service_read_device,
+    service_write_device};
 
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user) {
@@ -711,8 +734,8 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   if (rc != 0) {
     /* What the run allocated and did not free (it may have stopped half
      * way) goes back to the pool; the session stays usable. */
+    free_strings(session, 1);
     kiln_pool_free_all(session->pool);
-    session->strings = NULL;
     for (uint32_t i = 0; i < abi->num_outputs; ++i)
       session->out_alloc[i] = session->out_data[i] = NULL;
     if (rc == KILN_RUN_OUT_OF_MEMORY)

@@ -14,11 +14,14 @@
  * checked on a GPU by test/gpu/run.sh. Mode `reads` runs a NonZero
  * (a size the model computes on the GPU, which the host reads back): its
  * runs are never captured nor padded, each waits for the read between
- * its kernels, and the stats say why.
+ * its kernels, and the stats say why. Mode `strings` runs string
+ * operations, which the host runs on copies of their device buffers.
  *
  * usage: cuda-device-test MODE model.so stand-in.so [expected]
  *   MODE graphs | fallback | threads | binary (expected: cubin or ptx) | old-gpu | no-driver
  *        | reads (model: NonZero of a bool [batch, 2], buckets 1,2,4)
+ *        | strings (model: Cast string -> float [3, 4]; expected: Cast float
+ *          -> string [3, 4])
  *        | train (model: a training step, kiln compile --train; its inputs
  *          zeros, int64 target)
  * Mode `train`: a training step's parameters (host buffers the session
@@ -195,8 +198,88 @@ static void reads(kiln_session *session) {
         (unsigned long long)s.stream_runs, driver->captures);
   CHECK(driver->synchronizations_in_capture == 0 && driver->bad_launches == 0,
         "nothing illegal, every launch valid");
-  CHECK(strstr(s.fallback, "reads sizes it computes on the GPU") != NULL,
+  CHECK(strstr(s.fallback, "reads values the model computes on the GPU") != NULL,
         "the stats say why: '%s'", s.fallback);
+}
+
+/* String operations, which the host runs on copies of their device
+ * buffers: the model a Cast from string (the strings' handles go to the
+ * GPU as the input, the host reads them back, parses them and writes the
+ * floats to the GPU), `format_path` a Cast to string (the floats read
+ * back, the strings made in the session's host storage, their handles
+ * written to the GPU and fetched as the output). Both [3, 4]; no kernel of
+ * theirs computes what is checked, so the stand-in's numbers are real. */
+static void strings(kiln_session *session, const char *format_path) {
+  static const char *text[12] = {"1.5", "-2", "abc", "1e3", "0.25", " 7",
+                                 "-0",  "inf", "",   "3.75", "1e-3", "42"};
+  for (int run = 0; run < 3; ++run) {
+    unsigned long long synchronizations = driver->synchronizations;
+    const char *in_text[12];
+    for (int i = 0; i < 12; ++i)
+      in_text[i] = text[(i + 5 * run) % 12];
+    kiln_tensor in = {(void *)in_text, KILN_DTYPE_STRING, 2, {3, 4}};
+    kiln_status status = kiln_session_run(session, &in, 1);
+    CHECK(status == KILN_OK, "parse run %d: %s", run, status == KILN_OK ? "" : kiln_last_error());
+    kiln_tensor out;
+    int same = status == KILN_OK && kiln_session_output(session, 0, &out) == KILN_OK &&
+               out.dtype == KILN_DTYPE_F32 && out.rank == 2 && out.dims[0] == 3 &&
+               out.dims[1] == 4;
+    for (int i = 0; same && i < 12; ++i) {
+      char *end;
+      float want = strtof(in_text[i], &end);
+      float got = ((const float *)out.data)[i];
+      if (end == in_text[i])
+        same = got != got; /* no number: NaN */
+      else
+        same = memcmp(&got, &want, sizeof got) == 0;
+    }
+    CHECK(same, "parse run %d: the floats the host wrote to the GPU", run);
+    /* The strings read back (1), the floats written (1), the run's end (1). */
+    CHECK(driver->synchronizations - synchronizations >= 3,
+          "parse run %d waits for its copies (%llu synchronisations)", run,
+          driver->synchronizations - synchronizations);
+  }
+  kiln_device_stats s = stats_of(session);
+  CHECK(s.stream_runs == 3 && s.graph_captures == 0 && driver->captures == 0,
+        "every run on the stream, none captured (%llu, %llu)",
+        (unsigned long long)s.stream_runs, driver->captures);
+  CHECK(strstr(s.fallback, "string operations, run on the host") != NULL,
+        "the stats say why: '%s'", s.fallback);
+
+  kiln_model *format = NULL;
+  kiln_session *formatting = NULL;
+  CHECK(kiln_model_load(format_path, &format) == KILN_OK &&
+            kiln_session_create(format, &formatting) == KILN_OK,
+        "the Cast to string loads: %s", kiln_last_error());
+  if (!formatting) {
+    kiln_model_free(format);
+    return;
+  }
+  static const float values[12] = {1.5f, -2.0f, 0.1f, 1e20f, -3.25e-7f, 0.0f,
+                                   7.0f, 100.0f, 0.5f, 65504.0f, -1.0f, 2.75f};
+  for (int run = 0; run < 2; ++run) {
+    float in_values[12];
+    for (int i = 0; i < 12; ++i)
+      in_values[i] = values[(i + 7 * run) % 12];
+    kiln_tensor in = {in_values, KILN_DTYPE_F32, 2, {3, 4}};
+    kiln_status status = kiln_session_run(formatting, &in, 1);
+    CHECK(status == KILN_OK, "format run %d: %s", run,
+          status == KILN_OK ? "" : kiln_last_error());
+    kiln_tensor out;
+    int same = status == KILN_OK && kiln_session_output(formatting, 0, &out) == KILN_OK &&
+               out.dtype == KILN_DTYPE_STRING && out.rank == 2;
+    /* Each string reads back to its float (the digits are the conformance
+     * suite's to check). */
+    for (int i = 0; same && i < 12; ++i) {
+      const char *got = ((const char *const *)out.data)[i];
+      same = got && strtof(got, NULL) == in_values[i];
+    }
+    CHECK(same, "format run %d: strings made on the host, their handles through the GPU", run);
+    if (same && run == 0)
+      CHECK(strcmp(((const char *const *)out.data)[0], "1.5") == 0, "1.5 is '1.5'");
+  }
+  kiln_session_free(formatting);
+  kiln_model_free(format);
 }
 
 /* Zero inputs for `model`'s non-parameter inputs (dynamic dims 4), in
@@ -338,6 +421,8 @@ int main(int argc, char **argv) {
         threads(session, model, library);
       else if (strcmp(mode, "reads") == 0)
         reads(session);
+      else if (strcmp(mode, "strings") == 0 && argc > 4)
+        strings(session, argv[4]);
       else if (strcmp(mode, "train") == 0)
         train(session, model);
       else if (strcmp(mode, "binary") == 0) {

@@ -382,11 +382,14 @@ def main():
             improvements.append(n)
         if args.verbose and status != "passed":
             print(f"{n}: {status}: {reason}")
+    # The command that regenerates this mode's list.
+    regenerate = ("cmake --build build --target conformance-gpu-emulated-update"
+                  if args.mode == "gpu-emulated" else "make conformance-update")
     if args.update:
         write_expected(args.expected, results,
                        f"Expected conformance status ({args.mode} mode) of every "
                        f"{args.suite} backend test case, with the reason of each failure or skip.",
-                       "make conformance-update")
+                       regenerate)
         if args.report and args.suite != "ONNX 1.12":
             write_section(args.report, args.suite, results, read_excluded(args.data))
         elif args.report and args.other_expected:
@@ -395,7 +398,7 @@ def main():
             write_report(args.report, static, dynamic)
     elif improvements:
         print(f"{len(improvements)} cases pass that the expected list does not record "
-              "(make conformance-update)")
+              f"({regenerate})")
     for line in regressions:
         print("REGRESSION:", line)
     skipped = skipped_op_types(results)

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 14u
+#define KILN_MODEL_ABI_VERSION 15u
 #define KILN_MODEL_MAGIC 0x4e4c494bu /* "KILN" */
 
 /* Element types: the one table of them. X(NAME, value, bytes, "name")
@@ -220,6 +220,13 @@ typedef struct kiln_runtime_services {
    * CPU, a copy. A GPU artifact that calls it has KILN_GPU_READS_DEVICE:
    * its runs synchronise, so they are never captured. */
   int (*read_device)(void *state, void *host, const void *device, size_t bytes);
+  /* Copies `bytes` at `host` to device memory at `device` once the work
+   * enqueued before has finished, and returns when the copy is done: what
+   * the host computes for the device (a string operation's result, which
+   * the host code computes on copies it read with read_device); 0 on
+   * success. On the CPU, a copy. Like read_device, a GPU artifact that
+   * calls it has KILN_GPU_READS_DEVICE. */
+  int (*write_device)(void *state, void *device, const void *host, size_t bytes);
 } kiln_runtime_services;
 
 /* Runs the model on row-major inputs `in_data[i]` with dims `in_dims[i]`.
@@ -274,8 +281,9 @@ typedef enum kiln_gpu_flags {
    * summing with atomics); without it, only deterministic ones. */
   KILN_GPU_ALLOW_NONDETERMINISTIC = 1u,
   /* The host code reads values from device memory (read_device): sizes
-   * the model computes from data (NonZero, Unique, ...). Its runs are not
-   * captured into CUDA Graphs and a batch runs unpadded. */
+   * the model computes from data (NonZero, Unique, ...), or computes on
+   * the host what it writes back (write_device: string operations). Its
+   * runs are not captured into CUDA Graphs and a batch runs unpadded. */
   KILN_GPU_READS_DEVICE = 2u
 } kiln_gpu_flags;
 

@@ -28,8 +28,10 @@
  * copied back with the outputs, so a step is captured and replayed too.
  *
  * A model whose host code reads values back from the GPU (read_device:
- * NonZero's count, a shape given as an input) synchronises inside a run:
- * it is never captured, and a batch runs at its own size, unpadded.
+ * NonZero's count, a shape given as an input; a string operation, which
+ * the host runs on copies and writes back with write_device) synchronises
+ * inside a run: it is never captured, and a batch runs at its own size,
+ * unpadded.
  *
  * Between runs, graphs share the pool's memory (one session runs one graph
  * at a time, and each run's outputs are copied to the host before the next
@@ -256,7 +258,8 @@ typedef struct cuda_session {
   bucket buckets[KILN_CUDA_MAX_GRAPHS];
   int graphs_enabled;
   /* KILN_GPU_READS_DEVICE: the host code waits for values the GPU computes
-   * (read_device), so no run is captured and none is padded to a bucket. */
+   * (read_device; write_device after a string operation), so no run is
+   * captured and none is padded to a bucket. */
   int reads_device;
   kiln_device_stats stats;
   /* The matmul calls (cublaslt.c), the convolutions (cudnn.c) and the
@@ -340,8 +343,9 @@ static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
     snprintf(s->stats.fallback, sizeof s->stats.fallback, "CUDA Graphs off (KILN_CUDA_GRAPHS=0)");
   else if (s->reads_device)
     snprintf(s->stats.fallback, sizeof s->stats.fallback,
-             "the model reads sizes it computes on the GPU (NonZero, Unique, ...): every run "
-             "on the stream, at its own batch");
+             "the host reads values the model computes on the GPU (sizes: NonZero, Unique, "
+             "...; string operations, run on the host): every run on the stream, at its own "
+             "batch");
   s->functions = calloc(gpu->num_kernels + 1, sizeof(CUfunction));
   s->constants = calloc(gpu->num_constants + 1, sizeof(void *));
   s->host_outputs = calloc(abi->num_outputs + 1, sizeof(void *));
@@ -464,6 +468,21 @@ static int cuda_read(void *state, void *host, const void *device, size_t bytes) 
   if (r == KILN_CUDA_SUCCESS)
     r = driver.api.cuStreamSynchronize(s->stream);
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "reading a value from the GPU", r);
+}
+
+static int cuda_write(void *state, void *device, const void *host, size_t bytes) {
+  cuda_session *s = state;
+  if (capturing) {
+    kiln_fail(KILN_ERROR_RUN, "the model wrote device memory from the host inside a CUDA Graph "
+                              "capture");
+    return -1;
+  }
+  /* On the stream, after its work; the host buffer may go once it returns. */
+  CUresult r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device, host, bytes,
+                                            s->stream);
+  if (r == KILN_CUDA_SUCCESS)
+    r = driver.api.cuStreamSynchronize(s->stream);
+  return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "writing values to the GPU", r);
 }
 
 static void *cuda_device_constant(void *state, uint32_t index, const void *host, size_t bytes) {
@@ -744,6 +763,6 @@ static const kiln_device cuda_device = {
     cuda_release,     cuda_library_create,  cuda_library_free,    cuda_library_execute,
     cuda_parallel_for, cuda_enter,          cuda_leave,           cuda_synchronize,
     /* memory_is_host */ 0, cuda_run,       cuda_launch_kernel,   cuda_device_constant,
-    cuda_stats,       cuda_plan_stats,      cuda_read};
+    cuda_stats,       cuda_plan_stats,      cuda_read,            cuda_write};
 
 const kiln_device *kiln_cuda_device(void) { return &cuda_device; }

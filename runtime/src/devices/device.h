@@ -64,6 +64,10 @@ typedef struct kiln_device {
   /* kiln_runtime_services.read_device: `bytes` of device memory to the
    * host after the work enqueued so far; NULL where memory is the host's. */
   int (*read)(void *library_state, void *host, const void *device, size_t bytes);
+  /* kiln_runtime_services.write_device: `bytes` from the host to device
+   * memory after the work enqueued so far, done when it returns; NULL
+   * where memory is the host's. */
+  int (*write)(void *library_state, void *device, const void *host, size_t bytes);
 } kiln_device;
 
 /* The CUDA device (devices/cuda.c). */
