@@ -25,7 +25,7 @@ namespace {
 
 /// "kiln_string_lower", "kiln_string_parse_f32", ...
 std::string functionName(StringOp op) {
-  std::string name = "kiln_string_" + op.getKind().str();
+  std::string name = kFunctionPrefix.str() + op.getKind().str();
   Type typed = op.getKind() == "parse"    ? op.getElementType()
                : op.getKind() == "format" ? getElementTypeOrSelf(op.getOperands()[0].getType())
                                           : Type();

@@ -10,10 +10,15 @@
 #define KILN_BACKENDS_COMMON_STRINGCALLS_H
 
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 
 namespace kiln::strings {
+
+/// What the name of every function a `kiln.string` calls starts with
+/// ("kiln_string_lower", "kiln_string_parse_f32", ...).
+inline constexpr llvm::StringLiteral kFunctionPrefix = "kiln_string_";
 
 /// The bufferisation of `kiln.string` (host code: the CUDA backend calls
 /// the functions on host copies of its device buffers).

@@ -13,6 +13,8 @@
 
 #include "backends/cuda/Passes.h"
 
+#include "backends/common/StringCalls.h"
+
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -483,7 +485,7 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     return success();
   }
 
-  /// A call of a host function (kHostFunctionPrefix: a string operation)
+  /// A call of a host function (strings::kFunctionPrefix: a string operation)
   /// on 1-D buffers, whose last operand it writes, as a call of a
   /// C-interface function the artifact defines (kHostCallPrefix + n):
   /// operands in device memory copied to the host (read_device), the
@@ -613,7 +615,7 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
           else if (auto load = dyn_cast<memref::LoadOp>(op); load && !load.use_empty())
             done = readOnHost(load);
           else if (auto call = dyn_cast<func::CallOp>(op);
-                   call && call.getCallee().starts_with(kHostFunctionPrefix))
+                   call && call.getCallee().starts_with(strings::kFunctionPrefix))
             done = callOnHost(call);
           if (failed(done))
             return signalPassFailure();

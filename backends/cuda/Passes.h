@@ -45,8 +45,6 @@ inline constexpr llvm::StringLiteral kLaunchPrefix = "__kiln_cuda_launch_";
 inline constexpr llvm::StringLiteral kConstantPrefix = "__kiln_cuda_constant_";
 inline constexpr llvm::StringLiteral kDeviceReadPrefix = "__kiln_cuda_read_";
 inline constexpr llvm::StringLiteral kHostCallPrefix = "__kiln_cuda_host_";
-/// The host functions a GPU backend runs on copies of device buffers.
-inline constexpr llvm::StringLiteral kHostFunctionPrefix = "kiln_string_";
 /// The one GPU module every kernel ends up in.
 inline constexpr llvm::StringLiteral kKernelModule = "kiln_kernels";
 
