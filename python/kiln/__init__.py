@@ -14,7 +14,8 @@ String tensors go in as str or bytes (a list, an object or 'U' array) and
 come out as NumPy arrays of str.
 Failures raise kiln.Error with the runtime's message (.status names it).
 Training steps (`kiln compile --train`): `model.parameters` lists what the
-session owns, `session.parameter(name)` is a writable view of it, and
+session owns, `session.parameter(name)` is a writable view of it (on a
+GPU, of its host copy: each call refreshes it from GPU memory), and
 `kiln.export_weights(session, "model.onnx", "trained.onnx")` writes the
 trained values back into the ONNX model.
 A session is used by one thread at a time (the GIL is released while it

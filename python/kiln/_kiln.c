@@ -561,7 +561,9 @@ done:
 }
 
 /* session.parameter(name) -> a writable numpy array over the session's
- * buffer (it keeps the session alive; each run updates it). */
+ * buffer (it keeps the session alive). On the CPU each run updates it; on
+ * a GPU the parameter lives in device memory and the buffer is its host
+ * copy, refreshed by each call (kiln_session_parameter). */
 static PyObject *session_parameter(SessionObject *self, PyObject *arg) {
   const char *name = PyUnicode_AsUTF8(arg);
   if (!name)
@@ -645,10 +647,11 @@ static PyObject *session_device(SessionObject *self, PyObject *unused) {
   if (kiln_session_device_stats(self->session, &s) != KILN_OK ||
       kiln_session_library_plan_stats(self->session, &plans) != KILN_OK)
     return raise_status(KILN_ERROR_INVALID_ARGUMENT);
-  return Py_BuildValue("{sKsKsKsKsKsKsssKsKss}", "stream_runs", s.stream_runs,
+  return Py_BuildValue("{sKsKsKsKsKsKsKsKsssKsKss}", "stream_runs", s.stream_runs,
                        "graph_captures", s.graph_captures, "graph_replays", s.graph_replays,
                        "kernel_launches", s.kernel_launches, "library_calls", s.library_calls,
-                       "device_allocations", s.device_allocations, "fallback", s.fallback,
+                       "device_allocations", s.device_allocations, "bytes_to_device",
+                       s.bytes_to_device, "bytes_to_host", s.bytes_to_host, "fallback", s.fallback,
                        "cudnn_graph_plans", plans.cudnn_graph_plans, "cudnn_api_plans",
                        plans.cudnn_api_plans, "cudnn_fallback", plans.cudnn_fallback);
 }
@@ -665,7 +668,9 @@ static PyMethodDef session_methods[] = {
      "convolution API and why one left the graph API (all zero on the CPU)"},
     {"parameter", (PyCFunction)session_parameter, METH_O,
      "parameter(name) -> numpy array over the session's buffer of that parameter (writable; "
-     "each run updates it; valid while the session lives)"},
+     "valid while the session lives). On the CPU each run updates it; on a GPU it is the host "
+     "copy of the parameter, which stays in GPU memory: each call refreshes it, and what it "
+     "holds when the next run starts is what that run uses"},
     {"inference", (PyCFunction)session_inference, METH_NOARGS,
      "inference() -> Session of the model's inference entry computing with this training "
      "session's current parameters (shared, not copied; do not run both at once)"},

@@ -494,6 +494,7 @@ static void free_strings(kiln_session *s, int malloced_only) {
 }
 
 static void release_outputs(kiln_session *s) {
+  s->ran = 0;
   for (uint32_t i = 0; i < s->model->abi->num_outputs; ++i) {
     kiln_pool_free(s->pool, s->out_alloc[i]);
     s->out_alloc[i] = s->out_data[i] = NULL;
@@ -628,8 +629,10 @@ static kiln_status copy_to_bound_outputs(kiln_session *session) {
                     "output '%s' dim %d is %lld, but its bound buffer has %lld",
                     abi->outputs[i].name, d, (long long)session->out_dims[i][d],
                     (long long)to->dims[d]);
-    memcpy(to->data, session->out_data[i],
-           kiln_element_count(to->rank, to->dims) * kiln_dtype_size(to->dtype));
+    const void *from = kiln_state_output(session, i);
+    if (!from)
+      return KILN_ERROR_RUN; /* the device's message */
+    memcpy(to->data, from, kiln_element_count(to->rank, to->dims) * kiln_dtype_size(to->dtype));
   }
   return KILN_OK;
 }
@@ -717,9 +720,17 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   release_outputs(session);
   const kiln_device *device = session->device;
   int saved_threads = device->enter(session->num_threads);
+  /* Session-owned tensors that stay in device memory: current there. */
+  const kiln_resident *resident = NULL;
+  kiln_status placed = kiln_state_to_device(session, &resident);
+  if (placed != KILN_OK) {
+    device->leave(session->num_threads, saved_threads);
+    return placed;
+  }
   int rc = device->run ? device->run(session->library, abi, &services, session,
-                                     session->in_data, session->in_dims, session->out_alloc,
-                                     session->out_data, session->out_dims_ptrs)
+                                     session->in_data, session->in_dims, resident,
+                                     session->out_alloc, session->out_data,
+                                     session->out_dims_ptrs)
                        : abi->run(&services, session, session->in_data, session->in_dims,
                                   session->out_alloc, session->out_data,
                                   session->out_dims_ptrs);
@@ -749,6 +760,7 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                        "abandoned");
     return kiln_fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
   }
+  session->ran = 1;
   kiln_status copied = copy_to_bound_outputs(session);
   return copied == KILN_OK ? kiln_ok() : copied;
 }
@@ -761,9 +773,12 @@ kiln_status kiln_session_output(const kiln_session *session, uint32_t i,
   if (i >= abi->num_outputs)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "output %u out of range (the model has %u)", i,
                 abi->num_outputs);
-  if (!session->out_data[i])
+  if (!session->out_data[i] && !session->ran)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "no output yet: run the session first");
-  output->data = session->out_data[i];
+  /* A parameter's update that stayed on the device: its current value. */
+  output->data = kiln_state_output(session, i);
+  if (!output->data)
+    return KILN_ERROR_RUN; /* the device's message */
   output->dtype = abi->outputs[i].dtype;
   output->rank = abi->outputs[i].rank;
   for (int32_t d = 0; d < output->rank; ++d)

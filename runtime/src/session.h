@@ -32,11 +32,21 @@ struct kiln_model {
 };
 
 /* Session-owned tensors' buffers (kiln_model_state), shared by a training
- * session and the inference sessions bound to it: freed with the last. */
+ * session and the inference sessions bound to it: freed with the last.
+ * On a device whose memory is not the host's (`device`), each tensor has
+ * a device buffer too, made at the first run; `where[k]` says which copy
+ * holds its current value (either or both): runs use and update the
+ * device's, the host's is brought up to date when it is read by name or
+ * saved (state.c). */
+#define KILN_STATE_ON_HOST 1
+#define KILN_STATE_ON_DEVICE 2
 typedef struct kiln_state_store {
   int references;
   uint32_t count;
   void **buffers;
+  const kiln_device *device;
+  void **device_buffers; /* NULL where memory is the host's */
+  uint8_t *where;
 } kiln_state_store;
 
 struct kiln_session {
@@ -50,6 +60,7 @@ struct kiln_session {
   void **out_data;
   int64_t (*out_dims)[KILN_MAX_RANK];
   int64_t **out_dims_ptrs;
+  int ran; /* the last run succeeded: its outputs are there */
   void **in_data;
   const int64_t **in_dims;
   /* Per output: a caller-owned buffer the result is copied to, if bound. */
@@ -61,6 +72,13 @@ struct kiln_session {
   void **state;
   int32_t *state_of;
   kiln_state_store *store;
+  /* Per input and per output: the device buffers of the session-owned
+   * tensors the device run reads and updates in place (kiln_resident). */
+  void **resident_in;
+  void **resident_out;
+  kiln_resident resident;
+  /* store_of[k]: the index in `store` of the session's tensor k. */
+  uint32_t *store_of;
   /* The blocks holding the strings of the last run's string outputs
    * (services' allocate_strings), freed when the next run starts. */
   struct kiln_string_block *strings;
@@ -82,6 +100,19 @@ kiln_status kiln_state_create(kiln_session *session, const kiln_session *bind_to
 void kiln_state_free(kiln_session *session);
 /* After a successful run: the updated tensors become the session's. */
 void kiln_state_update(kiln_session *session);
+/* Before a run on a device whose memory is not the host's: every
+ * session-owned tensor current in device memory (made on the first run,
+ * uploaded where the host's copy is newer); `*resident` names their
+ * buffers (NULL where memory is the host's: nothing to do). The device's
+ * context must be current (device->enter). */
+kiln_status kiln_state_to_device(kiln_session *session, const kiln_resident **resident);
+/* Tensor k's host buffer, its current value downloaded first if only the
+ * device has it; NULL (the error set) if that fails. */
+void *kiln_state_on_host(const kiln_session *session, uint32_t k);
+/* The data of output `i` when it updates a session-owned tensor that
+ * stays in device memory (its out_data is NULL): that tensor's current
+ * value, on the host; else out_data. */
+void *kiln_state_output(const kiln_session *session, uint32_t i);
 /* Creates a session (kiln_runtime.c), its state bound as above. */
 kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_options *options,
                                       const kiln_session *bind_to, kiln_session **session);

@@ -2,7 +2,11 @@
  *
  * A training step's parameters and optimiser state live in the session
  * (kiln_model_state): created here from the artifact's initial bytes,
- * updated after each run, read and written by name. An inference session
+ * updated after each run, read and written by name. On a device whose
+ * memory is not the host's (CUDA) they stay in device memory between
+ * runs: each tensor crosses to the host only when it is read by name or
+ * saved, and back only after the caller may have written it (by name, or
+ * a checkpoint loaded). An inference session
  * (kiln_session_create_inference) uses a training session's buffers
  * instead of its own, so it computes with the current parameters; the
  * buffers go with the last session using them. Checkpoints save and load
@@ -30,8 +34,22 @@ static void release_store(kiln_state_store *store) {
     return;
   for (uint32_t k = 0; k < store->count; ++k)
     free(store->buffers[k]);
+  if (store->device_buffers) {
+    int saved = store->device->enter(0);
+    for (uint32_t k = 0; k < store->count; ++k)
+      if (store->device_buffers[k])
+        store->device->release(NULL, store->device_buffers[k]);
+    store->device->leave(0, saved);
+  }
   free(store->buffers);
+  free(store->device_buffers);
+  free(store->where);
   free(store);
+}
+
+/* Whether the session's tensors stay in device memory between runs. */
+static int resident(const kiln_session *s) {
+  return s->store && s->store->device_buffers != NULL;
 }
 
 kiln_status kiln_state_create(kiln_session *s, const kiln_session *bind_to) {
@@ -39,12 +57,20 @@ kiln_status kiln_state_create(kiln_session *s, const kiln_session *bind_to) {
   uint32_t n_state = abi->num_state, n_in = abi->num_inputs;
   s->state = calloc(n_state + 1, sizeof(void *));
   s->state_of = malloc((n_in + 1) * sizeof(int32_t));
-  if (!s->state || !s->state_of)
+  s->store_of = calloc(n_state + 1, sizeof(uint32_t));
+  if (!s->state || !s->state_of || !s->store_of)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < n_in; ++i)
     s->state_of[i] = -1;
   for (uint32_t k = 0; k < n_state; ++k)
     s->state_of[abi->state[k].input] = (int32_t)k;
+  const kiln_device *device = s->model->device;
+  if (n_state && !device->memory_is_host) {
+    s->resident_in = calloc(n_in + 1, sizeof(void *));
+    s->resident_out = calloc(abi->num_outputs + 1, sizeof(void *));
+    if (!s->resident_in || !s->resident_out)
+      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
   if (bind_to) {
     /* Each tensor is the training session's of the same name, dtype and
      * dims. */
@@ -54,8 +80,10 @@ kiln_status kiln_state_create(kiln_session *s, const kiln_session *bind_to) {
       for (uint32_t j = 0; j < from->num_state && !s->state[k]; ++j) {
         const kiln_model_tensor *f = &from->inputs[from->state[j].input];
         if (strcmp(f->name, t->name) == 0 && f->dtype == t->dtype && f->rank == t->rank &&
-            memcmp(f->dims, t->dims, (size_t)t->rank * sizeof(int64_t)) == 0)
+            memcmp(f->dims, t->dims, (size_t)t->rank * sizeof(int64_t)) == 0) {
           s->state[k] = bind_to->state[j];
+          s->store_of[k] = bind_to->store_of[j];
+        }
       }
       if (!s->state[k])
         return kiln_fail(KILN_ERROR_FORMAT,
@@ -71,9 +99,13 @@ kiln_status kiln_state_create(kiln_session *s, const kiln_session *bind_to) {
   if (!store)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   store->references = 1;
+  store->device = device;
   store->buffers = calloc(n_state + 1, sizeof(void *));
+  store->where = calloc(n_state + 1, 1);
+  if (s->resident_in)
+    store->device_buffers = calloc(n_state + 1, sizeof(void *));
   s->store = store;
-  if (!store->buffers)
+  if (!store->buffers || !store->where || (s->resident_in && !store->device_buffers))
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   store->count = n_state;
   for (uint32_t k = 0; k < n_state; ++k) {
@@ -83,7 +115,9 @@ kiln_status kiln_state_create(kiln_session *s, const kiln_session *bind_to) {
       return kiln_fail(KILN_ERROR_OUT_OF_MEMORY,
                        "out of memory for parameter '%s' (%zu bytes)", state_name(abi, k), bytes);
     memcpy(store->buffers[k], abi->state[k].initial, bytes);
+    store->where[k] = KILN_STATE_ON_HOST;
     s->state[k] = store->buffers[k];
+    s->store_of[k] = k;
   }
   return KILN_OK;
 }
@@ -92,15 +126,90 @@ void kiln_state_free(kiln_session *s) {
   release_store(s->store);
   free(s->state);
   free(s->state_of);
+  free(s->resident_in);
+  free(s->resident_out);
+  free(s->store_of);
 }
+
+/* The store's index of the session's tensor k (an inference session's
+ * tensors are a subset of the training session's, in another order). */
+static uint32_t store_index(const kiln_session *s, uint32_t k) { return s->store_of[k]; }
 
 void kiln_state_update(kiln_session *s) {
   const kiln_model_v1 *abi = s->model->abi;
   for (uint32_t k = 0; k < abi->num_state; ++k) {
     const kiln_model_state *st = &abi->state[k];
-    if (st->output != KILN_STATE_READ_ONLY)
+    if (st->output == KILN_STATE_READ_ONLY)
+      continue;
+    if (resident(s))
+      s->store->where[store_index(s, k)] = KILN_STATE_ON_DEVICE; /* updated there */
+    else
       memmove(s->state[k], s->out_data[st->output], kiln_input_bytes(abi, st->input));
   }
+}
+
+kiln_status kiln_state_to_device(kiln_session *s, const kiln_resident **out) {
+  *out = NULL;
+  if (!resident(s))
+    return KILN_OK;
+  const kiln_model_v1 *abi = s->model->abi;
+  kiln_state_store *store = s->store;
+  for (uint32_t k = 0; k < abi->num_state; ++k) {
+    uint32_t j = store_index(s, k);
+    size_t bytes = kiln_input_bytes(abi, abi->state[k].input);
+    if (!store->device_buffers[j] &&
+        !(store->device_buffers[j] = store->device->allocate(NULL, bytes, 256)))
+      return kiln_fail(KILN_ERROR_OUT_OF_MEMORY,
+                       "out of device memory for parameter '%s' (%zu bytes)", state_name(abi, k),
+                       bytes);
+    if (!(store->where[j] & KILN_STATE_ON_DEVICE)) {
+      if (store->device->write(s->library, store->device_buffers[j], store->buffers[j], bytes) !=
+          0)
+        return KILN_ERROR_RUN; /* the device's message */
+      store->where[j] |= KILN_STATE_ON_DEVICE;
+    }
+    s->resident_in[abi->state[k].input] = store->device_buffers[j];
+    if (abi->state[k].output != KILN_STATE_READ_ONLY)
+      s->resident_out[abi->state[k].output] = store->device_buffers[j];
+  }
+  s->resident.inputs = s->resident_in;
+  s->resident.outputs = s->resident_out;
+  *out = &s->resident;
+  return KILN_OK;
+}
+
+void *kiln_state_on_host(const kiln_session *s, uint32_t k) {
+  if (!resident(s))
+    return s->state[k];
+  uint32_t j = store_index(s, k);
+  kiln_state_store *store = s->store;
+  if (!(store->where[j] & KILN_STATE_ON_HOST)) {
+    const kiln_model_v1 *abi = s->model->abi;
+    int saved = store->device->enter(s->num_threads);
+    int rc = store->device->read(s->library, store->buffers[j], store->device_buffers[j],
+                                 kiln_input_bytes(abi, abi->state[k].input));
+    store->device->leave(s->num_threads, saved);
+    if (rc != 0)
+      return NULL;
+    store->where[j] |= KILN_STATE_ON_HOST;
+  }
+  return store->buffers[j];
+}
+
+/* The caller may write tensor k's host buffer: the next run uploads it. */
+static void host_written(const kiln_session *s, uint32_t k) {
+  if (resident(s))
+    s->store->where[store_index(s, k)] = KILN_STATE_ON_HOST;
+}
+
+void *kiln_state_output(const kiln_session *s, uint32_t i) {
+  if (s->out_data[i] || !resident(s))
+    return s->out_data[i];
+  const kiln_model_v1 *abi = s->model->abi;
+  for (uint32_t k = 0; k < abi->num_state; ++k)
+    if (abi->state[k].output == i)
+      return kiln_state_on_host(s, k);
+  return NULL;
 }
 
 int kiln_model_input_is_parameter(const kiln_model *model, uint32_t i) {
@@ -131,7 +240,10 @@ kiln_status kiln_session_parameter(kiln_session *session, const char *name,
     if (strcmp(t->name, name) != 0)
       continue;
     memset(parameter, 0, sizeof(*parameter));
-    parameter->data = session->state[k];
+    parameter->data = kiln_state_on_host(session, k);
+    if (!parameter->data)
+      return KILN_ERROR_RUN; /* the device's message */
+    host_written(session, k);
     parameter->dtype = t->dtype;
     parameter->rank = t->rank;
     for (int32_t d = 0; d < t->rank; ++d)
@@ -319,8 +431,8 @@ kiln_status kiln_session_save_state(const kiln_session *session, const char *pat
     at += 4 + (long)name_bytes + 8 + 8L * t->rank;
     size_t pad = (size_t)((64 - at % 64) % 64);
     size_t bytes = kiln_input_bytes(abi, abi->state[k].input);
-    ok = ok && fwrite(zeros, 1, pad, f) == pad &&
-         fwrite(session->state[k], 1, bytes, f) == bytes;
+    const void *value = kiln_state_on_host(session, k);
+    ok = ok && value && fwrite(zeros, 1, pad, f) == pad && fwrite(value, 1, bytes, f) == bytes;
     at += (long)(pad + bytes);
   }
   ok = fclose(f) == 0 && ok;
@@ -368,9 +480,11 @@ kiln_status kiln_session_load_state(kiln_session *session, const char *path) {
     from[k] = i;
   }
   if (status == KILN_OK) {
-    for (uint32_t k = 0; k < abi->num_state; ++k)
+    for (uint32_t k = 0; k < abi->num_state; ++k) {
       memcpy(session->state[k], c->tensors[from[k]].data,
              kiln_input_bytes(abi, abi->state[k].input));
+      host_written(session, k);
+    }
     status = kiln_ok();
   }
   free(from);

@@ -24,11 +24,14 @@
  *          -> string [3, 4])
  *        | train (model: a training step, kiln compile --train; its inputs
  *          zeros, int64 target)
- * Mode `train`: a training step's parameters (host buffers the session
- * owns) go to the GPU with the other inputs every run and come back with
- * the outputs: the second run is captured and later ones replay, the
- * parameters' updates land in the session's buffers (kiln_session_parameter)
- * and the inference entry runs on them.
+ * Mode `train`: a training step's parameters and optimiser state stay on
+ * the GPU: the first step uploads them once, every step uploads only its
+ * inputs and downloads only its loss (the driver's byte counts), the
+ * updates are copied into them on the device (inside the replayed graph);
+ * the second run is captured and later ones replay; reading a parameter by
+ * name downloads it and the next step uploads it again; a checkpoint saves
+ * and loads through the host; the inference entry runs on the same device
+ * buffers.
  *
  *===----------------------------------------------------------------------===*/
 #include "check.h"
@@ -311,29 +314,98 @@ static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **stora
   return n;
 }
 
+/* Elements of `t`. */
+static size_t elements_of(const kiln_tensor *t) {
+  size_t n = 1;
+  for (int32_t d = 0; d < t->rank; ++d)
+    n *= (size_t)t->dims[d];
+  return n;
+}
+
+/* Bytes of a tensor of `model` with dims `dims`. */
+static size_t bytes_of(const kiln_model_tensor *t, const int64_t *dims) {
+  size_t bytes = kiln_dtype_size(t->dtype);
+  for (int32_t d = 0; d < t->rank; ++d)
+    bytes *= (size_t)dims[d];
+  return bytes;
+}
+
+/* What the driver copied across PCIe and on the device since `*since`
+ * (updated to now). */
+typedef struct traffic {
+  unsigned long long to_device, to_host, on_device;
+} traffic;
+static traffic traffic_since(traffic *since) {
+  traffic now = {driver->bytes_to_device, driver->bytes_to_host, driver->bytes_device_to_device};
+  traffic d = {now.to_device - since->to_device, now.to_host - since->to_host,
+               now.on_device - since->on_device};
+  *since = now;
+  return d;
+}
+
 static void train(kiln_session *session, kiln_model *model) {
   kiln_tensor in[8];
   void *storage[8] = {0};
   size_t n = zero_inputs(model, in, storage, 8);
+  size_t input_bytes = 0, state_bytes = 0, update_bytes = 0;
+  for (size_t k = 0; k < n; ++k)
+    input_bytes += kiln_dtype_size(in[k].dtype) * elements_of(&in[k]);
   const kiln_model_tensor *first = NULL;
-  for (uint32_t i = 0; i < kiln_model_num_inputs(model) && !first; ++i)
-    if (kiln_model_input_is_parameter(model, i))
-      first = kiln_model_input(model, i);
-  CHECK(first != NULL, "the step has parameters");
+  for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i)
+    if (kiln_model_input_is_parameter(model, i)) {
+      const kiln_model_tensor *t = kiln_model_input(model, i);
+      state_bytes += bytes_of(t, t->dims);
+      if (!first)
+        first = t;
+    }
+  for (uint32_t i = 0; i < kiln_model_num_outputs(model); ++i)
+    if (kiln_model_output_updates_parameter(model, i)) {
+      const kiln_model_tensor *t = kiln_model_output(model, i);
+      update_bytes += bytes_of(t, t->dims);
+    }
+  CHECK(first != NULL && update_bytes > 0, "the step has parameters and updates them");
   kiln_tensor parameter;
   int have = first && kiln_session_parameter(session, first->name, &parameter) == KILN_OK;
   CHECK(have, "parameter '%s' readable", first ? first->name : "?");
-  size_t bytes = have ? kiln_dtype_size(parameter.dtype) : 0;
-  for (int32_t d = 0; have && d < parameter.rank; ++d)
-    bytes *= (size_t)parameter.dims[d];
-  /* A marker the next run's update (the stand-in runs no kernel: the
-   * update is what the device memory held) must replace. */
+  size_t bytes = have ? bytes_of(first, first->dims) : 0;
+  /* A marker written before the first step: that step starts from it
+   * (uploaded), and its update (the stand-in runs no kernel: whatever the
+   * update's device buffer held) replaces it on the device. */
   if (have)
     memset(parameter.data, 0x7f, bytes);
+  traffic seen = {driver->bytes_to_device, driver->bytes_to_host, driver->bytes_device_to_device};
   unsigned long long allocations = 0;
+  size_t result_bytes = 0; /* the outputs that are not updates (the loss) */
   for (int run = 0; run < 4; ++run) {
     kiln_status s = kiln_session_run(session, in, n);
     CHECK(s == KILN_OK, "step %d: %s", run, s == KILN_OK ? "ok" : kiln_last_error());
+    if (s != KILN_OK)
+      break;
+    if (run == 0) {
+      for (uint32_t i = 0; i < kiln_model_num_outputs(model); ++i) {
+        kiln_tensor out;
+        if (!kiln_model_output_updates_parameter(model, i) &&
+            kiln_session_output(session, i, &out) == KILN_OK)
+          result_bytes += bytes_of(kiln_model_output(model, i), out.dims);
+      }
+    }
+    traffic t = traffic_since(&seen);
+    if (run == 0)
+      CHECK(t.to_device >= state_bytes + input_bytes,
+            "the first step uploads the parameters and optimiser state (%llu bytes: %zu, %zu of "
+            "inputs, the rest constants)",
+            t.to_device, state_bytes, input_bytes);
+    else
+      CHECK(t.to_device == input_bytes,
+            "step %d uploads only its inputs (%llu bytes, expected %zu): the parameters stay on "
+            "the GPU",
+            run, t.to_device, input_bytes);
+    CHECK(t.to_host == result_bytes,
+          "step %d downloads only its results (%llu bytes, expected %zu): updates stay on the GPU",
+          run, t.to_host, result_bytes);
+    CHECK(t.on_device == update_bytes,
+          "step %d copies its updates into the parameters on the GPU (%llu bytes, expected %zu%s)",
+          run, t.on_device, update_bytes, run >= 2 ? ", inside the replayed graph" : "");
     if (run == 2)
       allocations = driver->allocations;
   }
@@ -346,13 +418,61 @@ static void train(kiln_session *session, kiln_model *model) {
   CHECK(driver->allocations_in_capture == 0 && driver->synchronizations_in_capture == 0 &&
             driver->bad_launches == 0,
         "nothing illegal in the capture, every launch valid");
+  CHECK(s.bytes_to_device == driver->bytes_to_device && s.bytes_to_host == driver->bytes_to_host,
+        "the session's stats count the bytes the driver copied (%llu to the GPU, %llu back)",
+        (unsigned long long)s.bytes_to_device, (unsigned long long)s.bytes_to_host);
   if (have) {
     unsigned char marker[4];
     memset(marker, 0x7f, sizeof marker);
-    CHECK(bytes >= 4 && memcmp(parameter.data, marker, 4) != 0,
-          "the step's update replaced the parameter in the session's buffer");
+    CHECK(bytes >= 4 && memcmp(parameter.data, marker, 4) == 0,
+          "runs leave the host copy alone (it is refreshed when read by name)");
+    kiln_tensor again;
+    CHECK(kiln_session_parameter(session, first->name, &again) == KILN_OK &&
+              again.data == parameter.data,
+          "the parameter's host buffer stays where it was");
+    traffic t = traffic_since(&seen);
+    CHECK(t.to_host == bytes && t.to_device == 0,
+          "reading it by name downloads it alone (%llu bytes, expected %zu)", t.to_host, bytes);
+    CHECK(memcmp(parameter.data, marker, 4) != 0,
+          "the step's update replaced the parameter (read back from the GPU)");
+    /* What the caller writes now is what the next step starts from: that
+     * tensor alone is uploaded. */
+    kiln_status r = kiln_session_run(session, in, n);
+    t = traffic_since(&seen);
+    CHECK(r == KILN_OK && t.to_device == input_bytes + bytes,
+          "after a read by name the next step uploads that parameter again (%llu bytes, "
+          "expected %zu + %zu)",
+          t.to_device, input_bytes, bytes);
+    /* A parameter's update output reads the parameter's current value. */
+    for (uint32_t i = 0; i < kiln_model_num_outputs(model); ++i) {
+      kiln_tensor out;
+      if (kiln_model_output_updates_parameter(model, i)) {
+        CHECK(kiln_session_output(session, i, &out) == KILN_OK && out.data != NULL,
+              "an update output (%s) is readable: %s", kiln_model_output(model, i)->name,
+              kiln_last_error());
+        break;
+      }
+    }
+    /* A checkpoint brings every tensor to the host; loading one makes the
+     * next step upload them all. */
+    const char *path = "cuda-device-train.ckpt";
+    CHECK(kiln_session_save_state(session, path) == KILN_OK, "save_state: %s",
+          kiln_last_error());
+    t = traffic_since(&seen);
+    CHECK(t.to_host > 0 && t.to_host <= state_bytes,
+          "saving downloads what the host lacked (%llu of %zu bytes)", t.to_host, state_bytes);
+    CHECK(kiln_session_load_state(session, path) == KILN_OK, "load_state: %s",
+          kiln_last_error());
+    r = kiln_session_run(session, in, n);
+    t = traffic_since(&seen);
+    CHECK(r == KILN_OK && t.to_device == input_bytes + state_bytes,
+          "after loading a checkpoint the next step uploads every tensor (%llu bytes, expected "
+          "%zu + %zu)",
+          t.to_device, input_bytes, state_bytes);
+    remove(path);
   }
-  /* The inference entry on the training session's parameters. */
+  /* The inference entry on the training session's parameters, which it
+   * reads where they are on the GPU. */
   kiln_model *entry = kiln_model_inference(model);
   CHECK(entry != NULL, "the artifact has an inference entry");
   kiln_session *infer = NULL;
@@ -360,9 +480,18 @@ static void train(kiln_session *session, kiln_model *model) {
     kiln_tensor x[8];
     void *xs[8] = {0};
     size_t m = zero_inputs(entry, x, xs, 8);
+    size_t x_bytes = 0;
+    for (size_t k = 0; k < m; ++k)
+      x_bytes += kiln_dtype_size(x[k].dtype) * elements_of(&x[k]);
+    traffic_since(&seen);
     kiln_status r = kiln_session_run(infer, x, m);
     CHECK(r == KILN_OK, "the inference entry runs on the GPU: %s",
           r == KILN_OK ? "ok" : kiln_last_error());
+    traffic t = traffic_since(&seen);
+    CHECK(t.to_device == x_bytes,
+          "it uploads only its input (%llu bytes, expected %zu): the parameters are the "
+          "training session's on the GPU",
+          t.to_device, x_bytes);
     kiln_tensor out;
     CHECK(r == KILN_OK && kiln_session_output(infer, 0, &out) == KILN_OK && out.rank == 2 &&
               out.dims[0] == 4,

@@ -4,7 +4,8 @@
  * cuda_api.h), on host memory: allocations are malloc, copies memcpy,
  * kernels are checked (known function, a non-empty grid, at most 1024
  * threads a block) and counted but not run, a capture records the launches
- * into a graph that cuGraphLaunch counts. Environment: KILN_STAND_IN_CC
+ * into a graph that cuGraphLaunch counts (and its device-to-device copies,
+ * which cuGraphLaunch does). Environment: KILN_STAND_IN_CC
  * (the GPU's compute capability times 10, default 90),
  * KILN_STAND_IN_FAIL_CAPTURE=1 (cuStreamEndCapture fails as a real driver
  * does when a capture was invalidated). What is illegal during a capture
@@ -46,8 +47,17 @@ struct module {
 struct function {
   int magic;
 };
+/* A captured device-to-device copy, done at each launch of its graph. */
+struct copy_node {
+  void *to;
+  const void *from;
+  size_t bytes;
+};
+#define MAX_COPY_NODES 4096
 struct graph {
   unsigned long long nodes;
+  unsigned copies;
+  struct copy_node copy[MAX_COPY_NODES];
 };
 static struct function known_function = {0x4b465554};
 
@@ -110,6 +120,7 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void *from, size_t by
   (void)s;
   if (capturing)
     counters.copies_in_capture++;
+  counters.bytes_to_device += bytes;
   memcpy((void *)(uintptr_t)to, from, bytes);
   return OK;
 }
@@ -117,7 +128,26 @@ EXPORT CUresult cuMemcpyDtoHAsync_v2(void *to, CUdeviceptr from, size_t bytes, v
   (void)s;
   if (capturing)
     counters.copies_in_capture++;
+  counters.bytes_to_host += bytes;
   memcpy(to, (const void *)(uintptr_t)from, bytes);
+  return OK;
+}
+static __thread struct graph *recording;
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, void *s) {
+  (void)s;
+  if (capturing) {
+    counters.copies_in_capture++;
+    if (!recording || recording->copies == MAX_COPY_NODES)
+      return CAPTURE_UNSUPPORTED;
+    struct copy_node *c = &recording->copy[recording->copies++];
+    c->to = (void *)(uintptr_t)to;
+    c->from = (const void *)(uintptr_t)from;
+    c->bytes = bytes;
+    recording->nodes++;
+    return OK;
+  }
+  counters.bytes_device_to_device += bytes;
+  memmove((void *)(uintptr_t)to, (const void *)(uintptr_t)from, bytes);
   return OK;
 }
 EXPORT CUresult cuMemsetD8Async(CUdeviceptr to, unsigned char value, size_t bytes, void *s) {
@@ -143,7 +173,6 @@ EXPORT CUresult cuStreamSynchronize(void *stream) {
   counters.synchronizations++;
   return OK;
 }
-static __thread struct graph *recording;
 EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
   (void)stream, (void)mode;
   if (capturing)
@@ -186,6 +215,10 @@ EXPORT CUresult cuGraphLaunch(struct graph *exec, void *stream) {
   (void)stream;
   counters.graph_launches++;
   counters.graph_nodes_launched += exec->nodes;
+  for (unsigned k = 0; k < exec->copies; ++k) {
+    memmove(exec->copy[k].to, exec->copy[k].from, exec->copy[k].bytes);
+    counters.bytes_device_to_device += exec->copy[k].bytes;
+  }
   return OK;
 }
 EXPORT CUresult cuGraphExecDestroy(struct graph *exec) { free(exec); return OK; }

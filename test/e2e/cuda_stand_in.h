@@ -24,6 +24,11 @@ typedef struct kiln_stand_in_counters {
   unsigned long long module_loads;
   int module_format;                       /* of the last module: 1 cubin (ELF), 2 PTX */
   unsigned long long bad_launches;         /* unknown function, empty grid, > 1024 threads */
+  unsigned long long bytes_to_device;      /* cuMemcpyHtoDAsync */
+  unsigned long long bytes_to_host;        /* cuMemcpyDtoHAsync */
+  /* cuMemcpyDtoDAsync: done on the stream, or by graph launches (a copy
+   * captured is recorded into the graph and done at each launch). */
+  unsigned long long bytes_device_to_device;
 } kiln_stand_in_counters;
 
 /* The library's counters (dlsym "kiln_stand_in_get_counters"). */

@@ -267,7 +267,9 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                  << device.graph_captures << " CUDA Graph captures, " << device.graph_replays
                  << " replays; " << device.kernel_launches << " kernels and "
                  << device.library_calls << " library calls launched or captured, "
-                 << device.device_allocations << " device allocations"
+                 << device.device_allocations << " device allocations; "
+                 << (device.bytes_to_device + 512) / 1024 << " KiB to the GPU and "
+                 << (device.bytes_to_host + 512) / 1024 << " KiB back in all"
                  << (device.fallback[0] ? std::string("; ") + device.fallback : std::string())
                  << "\n";
   kiln_library_plan_stats plans;

@@ -160,10 +160,17 @@ kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
  * order), initialised from the artifact when the session is created and
  * updated by every run. kiln_session_parameter gives parameter `name`'s
  * buffer (read it, or write it to set the value the next run starts
- * from); it stays valid while the session lives. */
+ * from); it stays valid while the session lives.
+ * On a GPU (a CUDA artifact) the parameters stay in device memory between
+ * runs, and runs do not update the buffer: it is the parameter's host
+ * copy, which each call of kiln_session_parameter refreshes (a download of
+ * that parameter) and the next run uploads (it may have been written), so
+ * call it again after runs to read the current value. Saving a checkpoint
+ * downloads what the host lacks; loading one uploads at the next run. */
 int kiln_model_input_is_parameter(const kiln_model *model, uint32_t i);
 /* Whether output i is a parameter's update (the session copies it into
- * the parameter after each run; callers rarely need to read it). */
+ * the parameter after each run; callers rarely need to read it: on a GPU
+ * kiln_session_output gives the parameter's current value, downloaded). */
 int kiln_model_output_updates_parameter(const kiln_model *model, uint32_t i);
 kiln_status kiln_session_parameter(kiln_session *session, const char *name,
                                    kiln_tensor *parameter);
@@ -233,6 +240,11 @@ typedef struct kiln_device_stats {
   uint64_t kernel_launches;    /* kernels launched on the stream or captured */
   uint64_t library_calls;      /* cuBLASLt and cuDNN calls enqueued or captured */
   uint64_t device_allocations; /* device memory allocations, all time */
+  /* Bytes copied between host and device memory by the session, all
+   * time: inputs, outputs, values the host reads back or writes, a
+   * training step's parameters when they cross (kiln_session_parameter). */
+  uint64_t bytes_to_device;
+  uint64_t bytes_to_host;
   char fallback[256];          /* why a capture failed, or "" */
 } kiln_device_stats;
 kiln_status kiln_session_device_stats(const kiln_session *session,

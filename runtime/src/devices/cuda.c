@@ -23,9 +23,12 @@
  * a capture fails anyway the bucket stays on the stream and
  * kiln_session_device_stats says why. $KILN_CUDA_GRAPHS=0 turns graphs off.
  *
- * A training step's parameters and optimiser state (state.c) are host
- * buffers like any input: staged into the device every run, their updates
- * copied back with the outputs, so a step is captured and replayed too.
+ * A training step's parameters and optimiser state (state.c) stay in
+ * device memory between runs (kiln_resident): the run reads them where
+ * they are, and their updates are copied into them on the device, inside
+ * the captured graph; only what the caller reads or writes by name
+ * crosses to the host (state.c). A step is captured and replayed like any
+ * run.
  *
  * A model whose host code reads values back from the GPU (read_device:
  * NonZero's count, a shape given as an input; a string operation, which
@@ -467,6 +470,7 @@ static int cuda_read(void *state, void *host, const void *device, size_t bytes) 
                                             s->stream);
   if (r == KILN_CUDA_SUCCESS)
     r = driver.api.cuStreamSynchronize(s->stream);
+  s->stats.bytes_to_host += bytes;
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "reading a value from the GPU", r);
 }
 
@@ -482,6 +486,7 @@ static int cuda_write(void *state, void *device, const void *host, size_t bytes)
                                             s->stream);
   if (r == KILN_CUDA_SUCCESS)
     r = driver.api.cuStreamSynchronize(s->stream);
+  s->stats.bytes_to_device += bytes;
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "writing values to the GPU", r);
 }
 
@@ -496,6 +501,7 @@ static void *cuda_device_constant(void *state, uint32_t index, const void *host,
   void *p = cuda_allocate(NULL, bytes, 256);
   if (!p)
     return NULL;
+  s->stats.bytes_to_device += bytes;
   if (driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)p, host, bytes, s->stream) !=
           KILN_CUDA_SUCCESS ||
       driver.api.cuStreamSynchronize(s->stream) != KILN_CUDA_SUCCESS) {
@@ -614,12 +620,34 @@ static int fetch_output(cuda_session *s, uint32_t i, const void *from, const int
   if (bytes == 0)
     return 0;
   CUresult r = driver.api.cuMemcpyDtoHAsync(*to, (CUdeviceptr)(uintptr_t)from, bytes, s->stream);
+  s->stats.bytes_to_host += bytes;
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "copying an output to the host", r);
+}
+
+/* Enqueues the copies of the run's outputs that stay on the device into
+ * their buffers (inside a capture: memcpy nodes of the graph). */
+static int copy_resident_outputs(cuda_session *s, const kiln_resident *resident,
+                                 void *const *device_out, int64_t *const *out_dims) {
+  if (!resident || !resident->outputs)
+    return 0;
+  for (uint32_t i = 0; i < s->abi->num_outputs; ++i) {
+    void *to = resident->outputs[i];
+    size_t bytes = to ? tensor_bytes(&s->abi->outputs[i], out_dims[i]) : 0;
+    if (!bytes || to == device_out[i]) /* the run returned the buffer itself */
+      continue;
+    CUresult r = driver.api.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)to,
+                                              (CUdeviceptr)(uintptr_t)device_out[i], bytes,
+                                              s->stream);
+    if (r != KILN_CUDA_SUCCESS)
+      return set_error(s, "copying a parameter's update on the GPU", r);
+  }
+  return 0;
 }
 
 static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
                     void *session, void *const *in_data, const int64_t *const *in_dims,
-                    void **out_alloc, void **out_data, int64_t *const *out_dims) {
+                    const kiln_resident *resident, void **out_alloc, void **out_data,
+                    int64_t *const *out_dims) {
   cuda_session *s = state;
   uint32_t n_in = abi->num_inputs, n_out = abi->num_outputs;
   int64_t batch = batch_of(abi, in_dims);
@@ -641,6 +669,10 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     if (b && t->rank > 0 && t->dims[0] < 0)
       dims_storage[i][0] = padded;
     dims_in[i] = dims_storage[i];
+    if (resident && resident->inputs && resident->inputs[i]) {
+      device_in[i] = resident->inputs[i]; /* in device memory already (static dims) */
+      continue;
+    }
     size_t given = tensor_bytes(t, in_dims[i]), bytes = tensor_bytes(t, dims_storage[i]);
     if (b) {
       if (!b->inputs[i] && !(b->inputs[i] = cuda_allocate(NULL, bytes, 256)))
@@ -661,6 +693,7 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
       memcpy(s->host_inputs[i], in_data[i], given);
       r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], s->host_inputs[i],
                                        given, s->stream);
+      s->stats.bytes_to_device += given;
     }
     if (r == KILN_CUDA_SUCCESS && bytes > given)
       r = driver.api.cuMemsetD8Async((CUdeviceptr)(uintptr_t)device_in[i] + given, 0,
@@ -690,6 +723,8 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     if (r == KILN_CUDA_SUCCESS) {
       capturing = 1;
       rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+      if (rc == 0)
+        rc = copy_resident_outputs(s, resident, device_out, out_dims);
       capturing = 0;
       CUgraph graph = NULL;
       CUresult ended = driver.api.cuStreamEndCapture(s->stream, &graph);
@@ -724,6 +759,8 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
         out_alloc[i] = NULL;
       }
       rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+      if (rc == 0)
+        rc = copy_resident_outputs(s, resident, device_out, out_dims);
       s->stats.stream_runs += 1;
     } else {
       for (uint32_t i = 0; i < n_out; ++i) {
@@ -737,6 +774,8 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     }
   } else {
     rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+    if (rc == 0)
+      rc = copy_resident_outputs(s, resident, device_out, out_dims);
     s->stats.stream_runs += 1;
   }
   if (b)
@@ -746,14 +785,18 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     if (b && batch > 0 && abi->outputs[i].rank > 0 && abi->outputs[i].dims[0] < 0 &&
         out_dims[i][0] == padded)
       out_dims[i][0] = batch;
-    rc = fetch_output(s, i, device_out[i], out_dims[i], &out_data[i]);
+    if (resident && resident->outputs && resident->outputs[i])
+      out_data[i] = NULL; /* copied on the device above */
+    else
+      rc = fetch_output(s, i, device_out[i], out_dims[i], &out_data[i]);
   }
   CUresult r = driver.api.cuStreamSynchronize(s->stream);
   if (rc == 0 && r != KILN_CUDA_SUCCESS)
     rc = set_error(s, "running the model on the GPU", r);
   if (!b)
     for (uint32_t i = 0; i < n_in; ++i)
-      services->release(session, device_in[i]);
+      if (!resident || !resident->inputs || !resident->inputs[i])
+        services->release(session, device_in[i]);
   (void)replayed;
   return rc;
 }

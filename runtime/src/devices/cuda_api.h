@@ -48,6 +48,8 @@ typedef struct CUgraphExec_st *CUgraphExec;
     (CUdeviceptr to, const void *from, size_t bytes, CUstream stream))                         \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                                 \
     (void *to, CUdeviceptr from, size_t bytes, CUstream stream))                               \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                                 \
+    (CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream stream))                         \
   X(cuMemsetD8Async, "cuMemsetD8Async",                                                        \
     (CUdeviceptr to, unsigned char value, size_t bytes, CUstream stream))                      \
   X(cuStreamCreate, "cuStreamCreate", (CUstream * stream, unsigned flags))                     \

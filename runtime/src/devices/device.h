@@ -16,6 +16,17 @@
 
 #include "kiln/kiln.h"
 
+/* Tensors that stay in device memory between runs (a training step's
+ * parameters and optimiser state, state.c) on a device whose memory is
+ * not the host's. Per input: the device buffer holding it (the run reads
+ * it there; nothing is staged) or NULL. Per output: the device buffer it
+ * is copied into on the device after the run (captured with it; nothing
+ * goes to the host: its out_data is NULL) or NULL. */
+typedef struct kiln_resident {
+  void *const *inputs;
+  void *const *outputs;
+} kiln_resident;
+
 typedef struct kiln_device {
   const char *name;
   uint32_t kind; /* kiln_device_kind */
@@ -49,13 +60,15 @@ typedef struct kiln_device {
    * the host. `run` does what kiln_session_run does with the compiled
    * code (`abi->run` with `services`): staging inputs into device memory,
    * launching (or replaying a captured graph) and copying the outputs
-   * into host memory it owns (out_data), leaving out_alloc to the pool.
-   * `launch_kernel` / `device_constant` serve kiln_runtime_services. */
+   * into host memory it owns (out_data), leaving out_alloc to the pool;
+   * `resident` (NULL: none) names inputs and outputs that stay in device
+   * memory. `launch_kernel` / `device_constant` serve
+   * kiln_runtime_services. */
   int memory_is_host;
   int (*run)(void *library_state, const kiln_model_v1 *abi,
              const kiln_runtime_services *services, void *session, void *const *in_data,
-             const int64_t *const *in_dims, void **out_alloc, void **out_data,
-             int64_t *const *out_dims);
+             const int64_t *const *in_dims, const kiln_resident *resident, void **out_alloc,
+             void **out_data, int64_t *const *out_dims);
   int (*launch_kernel)(void *library_state, uint32_t kernel, const uint32_t grid[3],
                        const uint32_t block[3], void **params);
   void *(*device_constant)(void *library_state, uint32_t index, const void *host, size_t bytes);
