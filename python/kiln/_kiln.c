@@ -647,11 +647,13 @@ static PyObject *session_device(SessionObject *self, PyObject *unused) {
   if (kiln_session_device_stats(self->session, &s) != KILN_OK ||
       kiln_session_library_plan_stats(self->session, &plans) != KILN_OK)
     return raise_status(KILN_ERROR_INVALID_ARGUMENT);
-  return Py_BuildValue("{sKsKsKsKsKsKsKsKsssKsKss}", "stream_runs", s.stream_runs,
+  return Py_BuildValue("{sKsKsKsKsKsKsKsKsKsKsssKsKss}", "stream_runs", s.stream_runs,
                        "graph_captures", s.graph_captures, "graph_replays", s.graph_replays,
                        "kernel_launches", s.kernel_launches, "library_calls", s.library_calls,
                        "device_allocations", s.device_allocations, "bytes_to_device",
-                       s.bytes_to_device, "bytes_to_host", s.bytes_to_host, "fallback", s.fallback,
+                       s.bytes_to_device, "bytes_to_host", s.bytes_to_host, "replay_host_ns",
+                       s.replay_host_ns, "replay_staging_ns", s.replay_staging_ns, "fallback",
+                       s.fallback,
                        "cudnn_graph_plans", plans.cudnn_graph_plans, "cudnn_api_plans",
                        plans.cudnn_api_plans, "cudnn_fallback", plans.cudnn_fallback);
 }

@@ -77,6 +77,11 @@ static void graphs(kiln_session *session) {
   kiln_device_stats s = stats_of(session);
   CHECK(s.stream_runs == 1 && s.graph_captures == 0, "first run on the stream (%llu, %llu)",
         (unsigned long long)s.stream_runs, (unsigned long long)s.graph_captures);
+  CHECK(s.replay_host_ns == 0 && s.replay_staging_ns == 0,
+        "no replay yet: no replay overhead counted");
+  CHECK(s.bytes_to_device >= 3 * 4 * 5 * sizeof(float) && s.bytes_to_host == 3 * 4 * 5 * sizeof(float),
+        "the bytes each way: the input (and constants) to the GPU, the output back (%llu, %llu)",
+        (unsigned long long)s.bytes_to_device, (unsigned long long)s.bytes_to_host);
   unsigned long long kernels = driver->launches;
   CHECK(kernels > 0, "the first run launched its kernels");
   /* The second is captured, then launched. */
@@ -107,6 +112,9 @@ static void graphs(kiln_session *session) {
   s = stats_of(session);
   CHECK(s.graph_replays == 3 && driver->graph_launches == 4, "three replays (%llu)",
         (unsigned long long)s.graph_replays);
+  CHECK(s.replay_host_ns > 0 && s.replay_staging_ns <= s.replay_host_ns,
+        "the replays' host time is counted, staging part of it (%llu ns, %llu ns)",
+        (unsigned long long)s.replay_host_ns, (unsigned long long)s.replay_staging_ns);
   CHECK(driver->allocations == allocations, "replays allocate no device memory (%llu more)",
         driver->allocations - allocations);
   CHECK(driver->launches == launches, "replays launch nothing kernel by kernel");

@@ -272,6 +272,13 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                  << (device.bytes_to_host + 512) / 1024 << " KiB back in all"
                  << (device.fallback[0] ? std::string("; ") + device.fallback : std::string())
                  << "\n";
+  if (device.graph_replays > 0)
+    llvm::outs() << llvm::format(
+        "  GPU replays: host overhead %.2f us a replay (%.2f us of it copying inputs into "
+        "pinned staging; the rest enqueueing copies and the graph launch), waiting for the GPU "
+        "excluded\n",
+        device.replay_host_ns / 1e3 / device.graph_replays,
+        device.replay_staging_ns / 1e3 / device.graph_replays);
   kiln_library_plan_stats plans;
   if (kiln_session_library_plan_stats(session, &plans) == KILN_OK &&
       plans.cudnn_graph_plans + plans.cudnn_api_plans > 0)

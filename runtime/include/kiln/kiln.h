@@ -245,6 +245,12 @@ typedef struct kiln_device_stats {
    * training step's parameters when they cross (kiln_session_parameter). */
   uint64_t bytes_to_device;
   uint64_t bytes_to_host;
+  /* The host's time in replayed runs, all of them, outside waiting for
+   * the GPU: copying inputs into pinned staging, enqueueing their copies,
+   * the graph's launch and the outputs' copies (`replay_staging_ns`: the
+   * first part). Divided by graph_replays: the host overhead a replay. */
+  uint64_t replay_host_ns;
+  uint64_t replay_staging_ns;
   char fallback[256];          /* why a capture failed, or "" */
 } kiln_device_stats;
 kiln_status kiln_session_device_stats(const kiln_session *session,

@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- The driver, once a process -------------------------------------- */
 
@@ -644,11 +645,18 @@ static int copy_resident_outputs(cuda_session *s, const kiln_resident *resident,
   return 0;
 }
 
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
                     void *session, void *const *in_data, const int64_t *const *in_dims,
                     const kiln_resident *resident, void **out_alloc, void **out_data,
                     int64_t *const *out_dims) {
   cuda_session *s = state;
+  uint64_t started = now_ns(), staging_ns = 0;
   uint32_t n_in = abi->num_inputs, n_out = abi->num_outputs;
   int64_t batch = batch_of(abi, in_dims);
   int64_t padded = batch > 0 ? bucket_batch(abi, batch) : batch;
@@ -690,7 +698,9 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     if (given) {
       if (ensure_pinned(s, &s->host_inputs[i], &s->host_in_bytes[i], given) != 0)
         return -1;
+      uint64_t copy_started = now_ns();
       memcpy(s->host_inputs[i], in_data[i], given);
+      staging_ns += now_ns() - copy_started;
       r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], s->host_inputs[i],
                                        given, s->stream);
       s->stats.bytes_to_device += given;
@@ -790,14 +800,18 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     else
       rc = fetch_output(s, i, device_out[i], out_dims[i], &out_data[i]);
   }
+  uint64_t enqueued = now_ns();
   CUresult r = driver.api.cuStreamSynchronize(s->stream);
   if (rc == 0 && r != KILN_CUDA_SUCCESS)
     rc = set_error(s, "running the model on the GPU", r);
+  if (replayed) {
+    s->stats.replay_host_ns += enqueued - started;
+    s->stats.replay_staging_ns += staging_ns;
+  }
   if (!b)
     for (uint32_t i = 0; i < n_in; ++i)
       if (!resident || !resident->inputs || !resident->inputs[i])
         services->release(session, device_in[i]);
-  (void)replayed;
   return rc;
 }
 
