@@ -560,6 +560,23 @@ done:
   return result;
 }
 
+/* A writable numpy array over `t`, memory the session owns (the array
+ * keeps the session alive). */
+static PyObject *array_over_session(SessionObject *self, const kiln_tensor *t) {
+  TensorObject *view = PyObject_New(TensorObject, &KilnTensorType);
+  if (!view)
+    return NULL;
+  view->data = t->data;
+  view->dtype = t->dtype;
+  view->rank = t->rank;
+  memcpy(view->dims, t->dims, sizeof(view->dims));
+  Py_INCREF(self);
+  view->owner = (PyObject *)self;
+  PyObject *array = PyObject_CallOneArg(numpy_asarray, (PyObject *)view);
+  Py_DECREF(view);
+  return array;
+}
+
 /* session.parameter(name) -> a writable numpy array over the session's
  * buffer (it keeps the session alive). On the CPU each run updates it; on
  * a GPU the parameter lives in device memory and the buffer is its host
@@ -572,18 +589,49 @@ static PyObject *session_parameter(SessionObject *self, PyObject *arg) {
   kiln_status status = kiln_session_parameter(self->session, name, &t);
   if (status != KILN_OK)
     return raise_status(status);
-  TensorObject *view = PyObject_New(TensorObject, &KilnTensorType);
-  if (!view)
+  return array_over_session(self, &t);
+}
+
+/* session.input_buffer(name, shape) -> a writable numpy array over the
+ * session's own buffer for that input (kiln_session_input_buffer: pinned
+ * memory on a GPU, which a run given this array copies to the device
+ * without staging it first). */
+static PyObject *session_input_buffer(SessionObject *self, PyObject *args) {
+  const char *name;
+  PyObject *shape;
+  if (!PyArg_ParseTuple(args, "sO", &name, &shape))
     return NULL;
-  view->data = t.data;
-  view->dtype = t.dtype;
-  view->rank = t.rank;
-  memcpy(view->dims, t.dims, sizeof(view->dims));
-  Py_INCREF(self);
-  view->owner = (PyObject *)self;
-  PyObject *array = PyObject_CallOneArg(numpy_asarray, (PyObject *)view);
-  Py_DECREF(view);
-  return array;
+  ModelObject *m = self->model;
+  uint32_t index = UINT32_MAX;
+  for (uint32_t k = 0; k < m->num_caller_inputs && index == UINT32_MAX; ++k)
+    if (strcmp(kiln_model_input(m->model, m->input_index[k])->name, name) == 0)
+      index = m->input_index[k];
+  if (index == UINT32_MAX) {
+    PyErr_Format(KilnError, "the model has no input '%s' the caller passes", name);
+    return NULL;
+  }
+  const kiln_model_tensor *want = kiln_model_input(m->model, index);
+  PyObject *dims_seq = PySequence_Fast(shape, "shape must be a sequence of ints");
+  if (!dims_seq)
+    return NULL;
+  int64_t dims[KILN_MAX_RANK] = {0};
+  Py_ssize_t rank = PySequence_Fast_GET_SIZE(dims_seq);
+  if (rank != want->rank) {
+    Py_DECREF(dims_seq);
+    PyErr_Format(KilnError, "input '%s' has rank %d, the shape %zd dims", name, want->rank,
+                 rank);
+    return NULL;
+  }
+  for (Py_ssize_t d = 0; d < rank; ++d)
+    dims[d] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(dims_seq, d));
+  Py_DECREF(dims_seq);
+  if (PyErr_Occurred())
+    return NULL;
+  kiln_tensor t;
+  kiln_status status = kiln_session_input_buffer(self->session, index, dims, &t);
+  if (status != KILN_OK)
+    return raise_status(status);
+  return array_over_session(self, &t);
 }
 
 /* session.inference(): a session of the inference entry on this
@@ -673,6 +721,10 @@ static PyMethodDef session_methods[] = {
      "valid while the session lives). On the CPU each run updates it; on a GPU it is the host "
      "copy of the parameter, which stays in GPU memory: each call refreshes it, and what it "
      "holds when the next run starts is what that run uses"},
+    {"input_buffer", (PyCFunction)session_input_buffer, METH_VARARGS,
+     "input_buffer(name, shape) -> numpy array over the session's own buffer for that input "
+     "(writable; valid until the session goes or a larger one is asked for). Pass it to run: "
+     "on a GPU it is pinned memory, copied to the device without staging it first"},
     {"inference", (PyCFunction)session_inference, METH_NOARGS,
      "inference() -> Session of the model's inference entry computing with this training "
      "session's current parameters (shared, not copied; do not run both at once)"},

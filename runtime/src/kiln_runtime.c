@@ -28,12 +28,14 @@
 #include <string.h>
 
 static _Thread_local char last_error[1024];
+static _Thread_local kiln_status last_status;
 
 kiln_status kiln_fail(kiln_status status, const char *format, ...) {
   va_list args;
   va_start(args, format);
   vsnprintf(last_error, sizeof(last_error), format, args);
   va_end(args);
+  last_status = status;
   return status;
 }
 
@@ -423,10 +425,12 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   s->out_dims_ptrs = calloc(n_out + 1, sizeof(int64_t *));
   s->in_data = calloc(n_in + 1, sizeof(void *));
   s->in_dims = calloc(n_in + 1, sizeof(int64_t *));
+  s->input_buffers = calloc(n_in + 1, sizeof(void *));
+  s->input_bytes = calloc(n_in + 1, sizeof(size_t));
   s->bound = calloc(n_out + 1, sizeof(kiln_tensor));
   s->is_bound = calloc(n_out + 1, 1);
   if (!s->out_alloc || !s->out_data || !s->out_dims || !s->out_dims_ptrs || !s->in_data ||
-      !s->in_dims || !s->bound || !s->is_bound) {
+      !s->in_dims || !s->bound || !s->is_bound || !s->input_buffers || !s->input_bytes) {
     kiln_session_free(s);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
@@ -608,6 +612,10 @@ void kiln_session_free(kiln_session *session) {
   free(session->out_dims_ptrs);
   free(session->in_data);
   free(session->in_dims);
+  for (uint32_t i = 0; session->input_buffers && i < session->model->abi->num_inputs; ++i)
+    free(session->input_buffers[i]);
+  free(session->input_buffers);
+  free(session->input_bytes);
   free(session->bound);
   free(session->is_bound);
   kiln_state_free(session);
@@ -668,6 +676,80 @@ kiln_status kiln_session_bind_output(kiln_session *session, uint32_t i,
   return kiln_ok();
 }
 
+/* Dims `dims` of rank `rank` for input `want`: its rank, its static dims,
+ * a size that does not wrap, a batch the arena was planned for. */
+static kiln_status check_input_dims(const kiln_model_v1 *abi, const kiln_model_tensor *want,
+                                    int32_t rank, const int64_t *dims) {
+  if (rank != want->rank)
+    return kiln_fail(KILN_ERROR_SHAPE, "input '%s' must have rank %d, got %d", want->name,
+                     want->rank, rank);
+  for (int32_t d = 0; d < want->rank; ++d) {
+    if (dims[d] < 0 || (want->dims[d] >= 0 && dims[d] != want->dims[d]))
+      return kiln_fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
+                       d, (long long)want->dims[d], (long long)dims[d]);
+  }
+  /* Sizes the compiled code computes from these dims must not wrap. */
+  if (!kiln_fits_in_memory(rank, dims, kiln_dtype_size(want->dtype)))
+    return kiln_fail(KILN_ERROR_SHAPE,
+                     "input '%s' is too large: its bytes (the product of its dims times "
+                     "%zu) exceed 2^%d",
+                     want->name, kiln_dtype_size(want->dtype), KILN_MAX_BYTES_LOG2);
+  /* The arena was planned for batches up to max_batch. */
+  if (abi->max_batch && want->rank > 0 && want->dims[0] < 0 &&
+      (uint64_t)dims[0] > abi->max_batch)
+    return kiln_fail(KILN_ERROR_SHAPE,
+                     "input '%s' dim 0 is %lld, above the batch of %llu the model was "
+                     "compiled for (kiln compile --max-batch)",
+                     want->name, (long long)dims[0], (unsigned long long)abi->max_batch);
+  return KILN_OK;
+}
+
+kiln_status kiln_session_input_buffer(kiln_session *session, uint32_t i, const int64_t *dims,
+                                      kiln_tensor *buffer) {
+  if (!session || !buffer || !dims)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_input_buffer: null argument");
+  const kiln_model_v1 *abi = session->model->abi;
+  if (i >= abi->num_inputs)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "input %u out of range (the model has %u)", i,
+                     abi->num_inputs);
+  const kiln_model_tensor *want = &abi->inputs[i];
+  if (session->state_of[i] >= 0)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "input '%s' is a parameter the session owns (kiln_session_parameter)",
+                     want->name);
+  if (want->dtype == KILN_DTYPE_STRING)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "input '%s' is a string tensor: its strings are the caller's", want->name);
+  kiln_status checked = check_input_dims(abi, want, want->rank, dims);
+  if (checked != KILN_OK)
+    return checked;
+  size_t bytes = kiln_element_count(want->rank, dims) * kiln_dtype_size(want->dtype);
+  void *data = NULL;
+  if (session->device->input_buffer) {
+    int saved = session->device->enter(session->num_threads);
+    data = session->device->input_buffer(session->library, i, bytes ? bytes : 1);
+    session->device->leave(session->num_threads, saved);
+  } else {
+    if (bytes > session->input_bytes[i]) {
+      free(session->input_buffers[i]);
+      session->input_bytes[i] = 0;
+      session->input_buffers[i] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+      if (session->input_buffers[i])
+        session->input_bytes[i] = bytes;
+    }
+    data = session->input_buffers[i];
+  }
+  if (!data)
+    return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory for input '%s' (%zu bytes)",
+                     want->name, bytes);
+  memset(buffer, 0, sizeof *buffer);
+  buffer->data = data;
+  buffer->dtype = want->dtype;
+  buffer->rank = want->rank;
+  memcpy(buffer->dims, dims, (size_t)want->rank * sizeof(int64_t));
+  return kiln_ok();
+}
+
 kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                              size_t num_inputs) {
   if (!session || (num_inputs && !inputs))
@@ -693,32 +775,15 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
     if (got->dtype != want->dtype)
       return kiln_fail(KILN_ERROR_DTYPE, "input '%s' must be %s, got %s", want->name,
                   kiln_dtype_name(want->dtype), kiln_dtype_name(got->dtype));
-    if (got->rank != want->rank)
-      return kiln_fail(KILN_ERROR_SHAPE, "input '%s' must have rank %d, got %d", want->name,
-                  want->rank, got->rank);
-    for (int32_t d = 0; d < want->rank; ++d) {
-      if (got->dims[d] < 0 || (want->dims[d] >= 0 && got->dims[d] != want->dims[d]))
-        return kiln_fail(KILN_ERROR_SHAPE, "input '%s' dim %d must be %lld, got %lld", want->name,
-                    d, (long long)want->dims[d], (long long)got->dims[d]);
-    }
-    /* Sizes the compiled code computes from these dims must not wrap. */
-    if (!kiln_fits_in_memory(got->rank, got->dims, kiln_dtype_size(got->dtype)))
-      return kiln_fail(KILN_ERROR_SHAPE,
-                       "input '%s' is too large: its bytes (the product of its dims times "
-                       "%zu) exceed 2^%d",
-                       want->name, kiln_dtype_size(got->dtype), KILN_MAX_BYTES_LOG2);
-    /* The arena was planned for batches up to max_batch. */
-    if (abi->max_batch && want->rank > 0 && want->dims[0] < 0 &&
-        (uint64_t)got->dims[0] > abi->max_batch)
-      return kiln_fail(KILN_ERROR_SHAPE,
-                  "input '%s' dim 0 is %lld, above the batch of %llu the model was "
-                  "compiled for (kiln compile --max-batch)",
-                  want->name, (long long)got->dims[0], (unsigned long long)abi->max_batch);
+    kiln_status checked = check_input_dims(abi, want, got->rank, got->dims);
+    if (checked != KILN_OK)
+      return checked;
     session->in_data[i] = got->data;
     session->in_dims[i] = got->dims;
   }
   release_outputs(session);
   const kiln_device *device = session->device;
+  kiln_ok(); /* what the device's run reports (kiln_fail) is its message */
   int saved_threads = device->enter(session->num_threads);
   /* Session-owned tensors that stay in device memory: current there. */
   const kiln_resident *resident = NULL;
@@ -758,6 +823,8 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                        "a shape the model computes from its inputs is invalid (a negative "
                        "size, or a reshape that changes the element count); the run was "
                        "abandoned");
+    if (last_error[0]) /* the device said why (a driver call, an input) */
+      return last_status;
     return kiln_fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);
   }
   session->ran = 1;

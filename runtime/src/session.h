@@ -63,6 +63,10 @@ struct kiln_session {
   int ran; /* the last run succeeded: its outputs are there */
   void **in_data;
   const int64_t **in_dims;
+  /* Per input: kiln_session_input_buffer's buffer where the device has
+   * none of its own (the CPU), and its bytes. */
+  void **input_buffers;
+  size_t *input_bytes;
   /* Per output: a caller-owned buffer the result is copied to, if bound. */
   kiln_tensor *bound;
   uint8_t *is_bound;

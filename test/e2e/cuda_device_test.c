@@ -133,6 +133,33 @@ static void graphs(kiln_session *session) {
   CHECK(s.fallback[0] == '\0', "no fallback (%s)", s.fallback);
   CHECK(driver->bad_launches == 0, "every launch valid");
   CHECK(driver->module_format == 1, "the sm_90 cubin was loaded on an sm_90 GPU");
+  /* Inputs written into the session's pinned buffer
+   * (kiln_session_input_buffer) go to the GPU as they are: replays stage
+   * nothing. A run that claims more than the buffer holds is refused. */
+  int64_t one[3] = {1, 4, 5}, four[3] = {4, 4, 5};
+  kiln_tensor buffer;
+  CHECK(kiln_session_input_buffer(session, 0, one, &buffer) == KILN_OK && buffer.data,
+        "a pinned input buffer: %s", kiln_last_error());
+  buffer.dims[0] = 2;
+  CHECK(kiln_session_run(session, &buffer, 1) == KILN_ERROR_SHAPE &&
+            strstr(kiln_last_error(), "larger than the buffer") != NULL,
+        "a run that claims more than the buffer holds is refused: %s", kiln_last_error());
+  CHECK(kiln_session_input_buffer(session, 0, four, &buffer) == KILN_OK && buffer.data,
+        "a larger one: %s", kiln_last_error());
+  memset(buffer.data, 0, 4 * 4 * 5 * sizeof(float));
+  s = stats_of(session);
+  unsigned long long to_device = driver->bytes_to_device;
+  for (int i = 0; i < 3; ++i) {
+    kiln_status r = kiln_session_run(session, &buffer, 1);
+    CHECK(r == KILN_OK, "a run from the input buffer: %s", r == KILN_OK ? "ok" : kiln_last_error());
+  }
+  kiln_device_stats after = stats_of(session);
+  CHECK(after.graph_replays == s.graph_replays + 3 &&
+            after.replay_staging_ns == s.replay_staging_ns,
+        "three replays from it, none staging its input (%llu ns more)",
+        (unsigned long long)(after.replay_staging_ns - s.replay_staging_ns));
+  CHECK(driver->bytes_to_device - to_device == 3 * sizeof(float) * 4 * 4 * 5,
+        "each copied to the GPU once (%llu bytes)", driver->bytes_to_device - to_device);
 }
 
 /* Another session's first run, on another thread, while this thread

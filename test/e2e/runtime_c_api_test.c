@@ -193,6 +193,36 @@ int main(int argc, char **argv) {
             kiln_session_output(session, 0, &out) == KILN_OK &&
             memcmp(out.data, reference, output_count * sizeof(float)) == 0,
         "a second run gives the same bits");
+  /* An input written into the session's own buffer (on the CPU read in
+   * place) gives the same bits; bad requests are refused. */
+  {
+    kiln_tensor buffer, again;
+    CHECK(kiln_session_input_buffer(session, 0, input.dims, &buffer) == KILN_OK &&
+              buffer.data && buffer.dtype == KILN_DTYPE_F32 && buffer.rank == input.rank &&
+              memcmp(buffer.dims, input.dims, (size_t)input.rank * sizeof(int64_t)) == 0,
+          "an input buffer of the session's: %s", kiln_last_error());
+    if (buffer.data) {
+      memcpy(buffer.data, input.data, n * sizeof(float));
+      CHECK(kiln_session_run(session, &buffer, 1) == KILN_OK &&
+                kiln_session_output(session, 0, &out) == KILN_OK &&
+                memcmp(out.data, reference, output_count * sizeof(float)) == 0,
+            "a run from it gives the same bits");
+      CHECK(kiln_session_input_buffer(session, 0, input.dims, &again) == KILN_OK &&
+                again.data == buffer.data,
+            "asked again for as many bytes: the same buffer");
+    }
+    int64_t wrong[KILN_MAX_RANK];
+    memcpy(wrong, input.dims, sizeof wrong);
+    wrong[1] += 1;
+    CHECK(kiln_session_input_buffer(session, 0, wrong, &again) == KILN_ERROR_SHAPE &&
+              strstr(kiln_last_error(), in->name) != NULL,
+          "a buffer of the wrong dims is refused, naming the input: %s", kiln_last_error());
+    CHECK(kiln_session_input_buffer(session, 3, input.dims, &again) ==
+              KILN_ERROR_INVALID_ARGUMENT,
+          "an input out of range is refused");
+    CHECK(kiln_session_input_buffer(session, 0, NULL, &again) == KILN_ERROR_INVALID_ARGUMENT,
+          "null dims are refused");
+  }
   /* An inference model has no inference entry and owns no tensors. */
   {
     kiln_session *entry = NULL;

@@ -5,6 +5,7 @@ Runs the reference models' artifacts (mlp, squeezenet1_1, bert_encoder) on
 their inputs and compares with torch's outputs saved beside them; checks
 the errors (unknown/missing input, dtype, shape, non-contiguous, missing
 file, wrong SHA-256), DLPack out (numpy and torch), sessions on two threads,
+the session's own input buffers (session.input_buffer),
 string tensors in (str or bytes) and out (NumPy arrays of str),
 and prints the per-call time of a one-element model. Prints
 "N passed, N failed".
@@ -71,6 +72,22 @@ check(by_name.flags["OWNDATA"] is False and by_name.base is not None,
 again = s.run([x * 2])["output"]
 check(not np.array_equal(by_name, again) and np.array_equal(by_name, by_order),
       "an output survives the next run (it owns its memory)")
+
+# An input written into the session's own buffer (session.input_buffer):
+# the same result; a wrong shape or name is refused.
+buf = s.input_buffer("input", (3, 784))
+check(buf.shape == (3, 784) and buf.dtype == np.float32 and buf.flags["WRITEABLE"],
+      f"input_buffer gives a writable array {buf.shape} {buf.dtype}")
+buf[...] = x
+check(np.array_equal(s.run({"input": buf})["output"], by_name),
+      "a run from the session's input buffer gives the same result")
+for fn, fragment, what in [
+    (lambda: s.input_buffer("input", (3, 5)), "784", "an input buffer of the wrong dims"),
+    (lambda: s.input_buffer("nope", (3, 784)), "no input 'nope'", "an unknown input's buffer"),
+    (lambda: s.input_buffer("input", (784,)), "rank 2", "an input buffer of the wrong rank"),
+]:
+    ok, message = raises(fn, fragment)
+    check(ok, f"{what}: {message}")
 
 # Errors, each with the runtime's message.
 for fn, fragment, status, what in [

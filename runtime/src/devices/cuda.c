@@ -259,6 +259,10 @@ typedef struct cuda_session {
   size_t *host_bytes;
   void **host_inputs;
   size_t *host_in_bytes;
+  /* Per input: pinned memory the caller writes it into
+   * (kiln_session_input_buffer), copied to the device as it is. */
+  void **user_inputs;
+  size_t *user_in_bytes;
   bucket buckets[KILN_CUDA_MAX_GRAPHS];
   int graphs_enabled;
   /* KILN_GPU_READS_DEVICE: the host code waits for values the GPU computes
@@ -312,6 +316,9 @@ static void cuda_library_free(void *state) {
   for (uint32_t i = 0; s->host_inputs && i < s->abi->num_inputs; ++i)
     if (s->host_inputs[i])
       driver.api.cuMemFreeHost(s->host_inputs[i]);
+  for (uint32_t i = 0; s->user_inputs && i < s->abi->num_inputs; ++i)
+    if (s->user_inputs[i])
+      driver.api.cuMemFreeHost(s->user_inputs[i]);
   kiln_cublaslt_free(s->blas);
   kiln_cudnn_free(s->dnn);
   cuda_release(NULL, s->workspace);
@@ -327,6 +334,8 @@ static void cuda_library_free(void *state) {
   free(s->host_bytes);
   free(s->host_inputs);
   free(s->host_in_bytes);
+  free(s->user_inputs);
+  free(s->user_in_bytes);
   free(s);
 }
 
@@ -356,8 +365,10 @@ static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
   s->host_bytes = calloc(abi->num_outputs + 1, sizeof(size_t));
   s->host_inputs = calloc(abi->num_inputs + 1, sizeof(void *));
   s->host_in_bytes = calloc(abi->num_inputs + 1, sizeof(size_t));
+  s->user_inputs = calloc(abi->num_inputs + 1, sizeof(void *));
+  s->user_in_bytes = calloc(abi->num_inputs + 1, sizeof(size_t));
   if (!s->functions || !s->constants || !s->host_outputs || !s->host_bytes ||
-      !s->host_inputs || !s->host_in_bytes) {
+      !s->host_inputs || !s->host_in_bytes || !s->user_inputs || !s->user_in_bytes) {
     cuda_library_free(s);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
@@ -645,6 +656,17 @@ static int copy_resident_outputs(cuda_session *s, const kiln_resident *resident,
   return 0;
 }
 
+/* kiln_session_input_buffer: pinned host memory of the session's own for
+ * input `input`, apart from its staging (which a run with other memory
+ * may grow and move). */
+static void *cuda_input_buffer(void *state, uint32_t input, size_t bytes) {
+  cuda_session *s = state;
+  if (input >= s->abi->num_inputs ||
+      ensure_pinned(s, &s->user_inputs[input], &s->user_in_bytes[input], bytes) != 0)
+    return NULL;
+  return s->user_inputs[input];
+}
+
 static uint64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -696,13 +718,24 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
      * finished: every run ends synchronised). */
     CUresult r = KILN_CUDA_SUCCESS;
     if (given) {
-      if (ensure_pinned(s, &s->host_inputs[i], &s->host_in_bytes[i], given) != 0)
+      /* The input may be its staging already (kiln_session_input_buffer):
+       * copied to the device as it is. */
+      const void *from = in_data[i];
+      if (from != s->user_inputs[i]) {
+        if (ensure_pinned(s, &s->host_inputs[i], &s->host_in_bytes[i], given) != 0)
+          return -1;
+        uint64_t copy_started = now_ns();
+        memcpy(s->host_inputs[i], from, given);
+        staging_ns += now_ns() - copy_started;
+        from = s->host_inputs[i];
+      } else if (given > s->user_in_bytes[i]) {
+        kiln_fail(KILN_ERROR_SHAPE, "input '%s' (%zu bytes) is larger than the buffer "
+                  "kiln_session_input_buffer gave for it (%zu)", t->name, given,
+                  s->user_in_bytes[i]);
         return -1;
-      uint64_t copy_started = now_ns();
-      memcpy(s->host_inputs[i], in_data[i], given);
-      staging_ns += now_ns() - copy_started;
-      r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], s->host_inputs[i],
-                                       given, s->stream);
+      }
+      r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], from, given,
+                                       s->stream);
       s->stats.bytes_to_device += given;
     }
     if (r == KILN_CUDA_SUCCESS && bytes > given)
@@ -820,6 +853,7 @@ static const kiln_device cuda_device = {
     cuda_release,     cuda_library_create,  cuda_library_free,    cuda_library_execute,
     cuda_parallel_for, cuda_enter,          cuda_leave,           cuda_synchronize,
     /* memory_is_host */ 0, cuda_run,       cuda_launch_kernel,   cuda_device_constant,
-    cuda_stats,       cuda_plan_stats,      cuda_read,            cuda_write};
+    cuda_stats,       cuda_plan_stats,      cuda_read,            cuda_write,
+    cuda_input_buffer};
 
 const kiln_device *kiln_cuda_device(void) { return &cuda_device; }
