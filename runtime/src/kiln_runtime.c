@@ -727,7 +727,7 @@ kiln_status kiln_session_input_buffer(kiln_session *session, uint32_t i, const i
   void *data = NULL;
   if (session->device->input_buffer) {
     int saved = session->device->enter(session->num_threads);
-    data = session->device->input_buffer(session->library, i, bytes ? bytes : 1);
+    data = session->device->input_buffer(session->library, i, dims, bytes ? bytes : 1);
     session->device->leave(session->num_threads, saved);
   } else {
     if (bytes > session->input_bytes[i]) {

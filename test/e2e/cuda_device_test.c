@@ -93,7 +93,9 @@ static void graphs(kiln_session *session) {
         driver->launches_in_capture);
   CHECK(driver->allocations_in_capture == 0, "no allocation inside the capture");
   CHECK(driver->synchronizations_in_capture == 0, "no synchronisation inside the capture");
-  CHECK(driver->copies_in_capture == 0, "no copies inside the capture");
+  CHECK(driver->copies_in_capture == 2,
+        "the capture holds the input's copy to the GPU and the output's back (%llu copies)",
+        driver->copies_in_capture);
   CHECK(driver->graph_launches == 1, "the captured graph ran once");
   /* No convolution call: no cuDNN plan either way; a null argument is an
    * error, not a crash. */
@@ -105,10 +107,20 @@ static void graphs(kiln_session *session) {
         "no cuDNN plans for a model without convolutions");
   CHECK(kiln_session_library_plan_stats(session, NULL) == KILN_ERROR_INVALID_ARGUMENT,
         "library plan stats: a null argument is refused");
-  /* Batch 4 (same bucket) replays: no allocation, no stream launch. */
+  /* Batch 4 (same bucket) replays: no allocation, no stream launch; each
+   * is one graph launch and one synchronisation, the graph copying the
+   * bucket's input (padded rows zeroed on the host) and output. */
   unsigned long long allocations = driver->allocations, launches = driver->launches;
+  unsigned long long calls = driver->stream_calls, up = driver->bytes_to_device,
+                     down = driver->bytes_to_host;
   for (int i = 0; i < 3; ++i)
     run_batch(session, i == 1 ? 4 : 3);
+  CHECK(driver->stream_calls - calls == 6,
+        "a replay calls the driver twice: the graph's launch and the wait (%llu calls for 3)",
+        driver->stream_calls - calls);
+  CHECK(driver->bytes_to_device - up == 3 * 320 && driver->bytes_to_host - down == 3 * 320,
+        "the graph copies the bucket's input and output (%llu and %llu bytes for 3)",
+        driver->bytes_to_device - up, driver->bytes_to_host - down);
   s = stats_of(session);
   CHECK(s.graph_replays == 3 && driver->graph_launches == 4, "three replays (%llu)",
         (unsigned long long)s.graph_replays);
@@ -118,7 +130,8 @@ static void graphs(kiln_session *session) {
   CHECK(driver->allocations == allocations, "replays allocate no device memory (%llu more)",
         driver->allocations - allocations);
   CHECK(driver->launches == launches, "replays launch nothing kernel by kernel");
-  CHECK(driver->graph_nodes_launched == 4 * kernels, "each replay runs every kernel");
+  CHECK(driver->graph_nodes_launched == 4 * (kernels + 2),
+        "each replay runs every kernel and the two copies");
   /* Other buckets: one capture each. */
   run_batch(session, 1);
   run_batch(session, 1);

@@ -258,6 +258,10 @@ for label, env_extra, want in [
                        capture_output=True, text=True, env=env)
     check(p.returncode == 0 and want in p.stdout,
           f"conv_relu6 ({label}): kiln bench reports the cuDNN plans", p.stdout + p.stderr)
+    check(re.search(r"KiB to the GPU and \d+ KiB back in all\n  GPU replays: host overhead "
+                    r"[0-9.]+ us a replay \([0-9.]+ us of it copying inputs", p.stdout),
+          f"conv_relu6 ({label}): kiln bench reports the bytes each way and the host overhead "
+          "of a replay", p.stdout)
 # A clip whose low bound is not 0 has no path through the convolution API:
 # the convolution is the call, the clip a generated kernel (not run here).
 path = model("conv_clip", [conv_node(["x", "w", "b"], "c", pads=[1, 1, 1, 1]),

@@ -47,11 +47,13 @@ struct module {
 struct function {
   int magic;
 };
-/* A captured device-to-device copy, done at each launch of its graph. */
+/* A captured copy, done at each launch of its graph. */
+enum copy_kind { TO_DEVICE, TO_HOST, ON_DEVICE };
 struct copy_node {
   void *to;
   const void *from;
   size_t bytes;
+  enum copy_kind kind;
 };
 #define MAX_COPY_NODES 4096
 struct graph {
@@ -116,44 +118,46 @@ EXPORT CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
   return *pointer ? OK : 2;
 }
 EXPORT CUresult cuMemFreeHost(void *pointer) { free(pointer); return OK; }
-EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void *from, size_t bytes, void *s) {
-  (void)s;
-  if (capturing)
-    counters.copies_in_capture++;
-  counters.bytes_to_device += bytes;
-  memcpy((void *)(uintptr_t)to, from, bytes);
-  return OK;
-}
-EXPORT CUresult cuMemcpyDtoHAsync_v2(void *to, CUdeviceptr from, size_t bytes, void *s) {
-  (void)s;
-  if (capturing)
-    counters.copies_in_capture++;
-  counters.bytes_to_host += bytes;
-  memcpy(to, (const void *)(uintptr_t)from, bytes);
-  return OK;
-}
 static __thread struct graph *recording;
-EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, void *s) {
-  (void)s;
+/* A copy: done now, or recorded into the graph being captured. */
+static CUresult copy(void *to, const void *from, size_t bytes, enum copy_kind kind) {
   if (capturing) {
     counters.copies_in_capture++;
     if (!recording || recording->copies == MAX_COPY_NODES)
       return CAPTURE_UNSUPPORTED;
     struct copy_node *c = &recording->copy[recording->copies++];
-    c->to = (void *)(uintptr_t)to;
-    c->from = (const void *)(uintptr_t)from;
+    c->to = to;
+    c->from = from;
     c->bytes = bytes;
+    c->kind = kind;
     recording->nodes++;
     return OK;
   }
-  counters.bytes_device_to_device += bytes;
-  memmove((void *)(uintptr_t)to, (const void *)(uintptr_t)from, bytes);
+  counters.stream_calls++;
+  *(kind == TO_DEVICE  ? &counters.bytes_to_device
+    : kind == TO_HOST ? &counters.bytes_to_host
+                      : &counters.bytes_device_to_device) += bytes;
+  memmove(to, from, bytes);
   return OK;
+}
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void *from, size_t bytes, void *s) {
+  (void)s;
+  return copy((void *)(uintptr_t)to, from, bytes, TO_DEVICE);
+}
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *to, CUdeviceptr from, size_t bytes, void *s) {
+  (void)s;
+  return copy(to, (const void *)(uintptr_t)from, bytes, TO_HOST);
+}
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, void *s) {
+  (void)s;
+  return copy((void *)(uintptr_t)to, (const void *)(uintptr_t)from, bytes, ON_DEVICE);
 }
 EXPORT CUresult cuMemsetD8Async(CUdeviceptr to, unsigned char value, size_t bytes, void *s) {
   (void)s;
   if (capturing)
-    counters.copies_in_capture++;
+    counters.copies_in_capture++; /* done now: no run the tests capture has one */
+  else
+    counters.stream_calls++;
   memset((void *)(uintptr_t)to, value, bytes);
   return OK;
 }
@@ -171,6 +175,7 @@ EXPORT CUresult cuStreamSynchronize(void *stream) {
     return CAPTURE_UNSUPPORTED;
   }
   counters.synchronizations++;
+  counters.stream_calls++;
   return OK;
 }
 EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
@@ -214,10 +219,14 @@ EXPORT CUresult cuGraphInstantiateWithFlags(struct graph **exec, struct graph *g
 EXPORT CUresult cuGraphLaunch(struct graph *exec, void *stream) {
   (void)stream;
   counters.graph_launches++;
+  counters.stream_calls++;
   counters.graph_nodes_launched += exec->nodes;
   for (unsigned k = 0; k < exec->copies; ++k) {
-    memmove(exec->copy[k].to, exec->copy[k].from, exec->copy[k].bytes);
-    counters.bytes_device_to_device += exec->copy[k].bytes;
+    const struct copy_node *c = &exec->copy[k];
+    memmove(c->to, c->from, c->bytes);
+    *(c->kind == TO_DEVICE  ? &counters.bytes_to_device
+      : c->kind == TO_HOST ? &counters.bytes_to_host
+                           : &counters.bytes_device_to_device) += c->bytes;
   }
   return OK;
 }
@@ -280,6 +289,7 @@ EXPORT CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, uns
     recording->nodes++;
   } else {
     counters.launches++;
+    counters.stream_calls++;
   }
   return OK;
 }

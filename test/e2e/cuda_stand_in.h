@@ -24,11 +24,15 @@ typedef struct kiln_stand_in_counters {
   unsigned long long module_loads;
   int module_format;                       /* of the last module: 1 cubin (ELF), 2 PTX */
   unsigned long long bad_launches;         /* unknown function, empty grid, > 1024 threads */
-  unsigned long long bytes_to_device;      /* cuMemcpyHtoDAsync */
-  unsigned long long bytes_to_host;        /* cuMemcpyDtoHAsync */
-  /* cuMemcpyDtoDAsync: done on the stream, or by graph launches (a copy
+  /* Bytes copied by cuMemcpyHtoDAsync, cuMemcpyDtoHAsync and
+   * cuMemcpyDtoDAsync: on the stream, or by graph launches (a copy
    * captured is recorded into the graph and done at each launch). */
+  unsigned long long bytes_to_device;
+  unsigned long long bytes_to_host;
   unsigned long long bytes_device_to_device;
+  /* Calls that enqueue work on a stream or wait for it, outside a capture
+   * (copies, memsets, kernel and graph launches, synchronisations). */
+  unsigned long long stream_calls;
 } kiln_stand_in_counters;
 
 /* The library's counters (dlsym "kiln_stand_in_get_counters"). */

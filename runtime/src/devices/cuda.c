@@ -15,10 +15,13 @@
  * holds the batch, or the batch itself; a static model has one bucket).
  * The first run of a bucket runs on the stream (constants reach the device,
  * the pool fills with the blocks the run needs); the second is captured
- * into a graph, which every later run of the bucket replays after copying
- * its inputs into the same buffers: a replay allocates nothing and the
- * host code does not run. A batch below its bucket runs padded (the extra
- * rows zero) and its outputs' dim 0 is cut back. Nothing inside a capture
+ * into a graph, which every later run of the bucket replays: a replay
+ * allocates nothing and the host code does not run. The graph copies the
+ * inputs from pinned host memory the bucket owns (the host fills it, or
+ * the caller did: kiln_session_input_buffer) and the outputs into pinned
+ * memory it owns, so a replay is one launch and one wait. A batch below
+ * its bucket runs padded (the extra rows zero) and its outputs' dim 0 is
+ * cut back. Nothing inside a capture
  * allocates or synchronises (the pool serves what the first run took); if
  * a capture fails anyway the bucket stays on the stream and
  * kiln_session_device_stats says why. $KILN_CUDA_GRAPHS=0 turns graphs off.
@@ -240,9 +243,18 @@ typedef struct bucket {
   uint64_t runs;       /* runs of this bucket so far */
   int failed;          /* its capture failed: stream from now on */
   void **inputs;       /* device buffers, per input, sized for the bucket */
+  /* Per batched input: pinned host memory its copy to the device reads
+   * (the graph's memcpy node reads it at every replay); per output: pinned
+   * host memory the graph copies it into. */
+  void **host_in;
+  size_t *host_in_bytes;
+  void **host_out;
+  size_t *host_out_bytes;
+  size_t graph_in_bytes, graph_out_bytes; /* what a replay copies each way */
   CUgraph graph;
   CUgraphExec exec;
-  /* What the captured run produced: device pointers and dims. */
+  /* What the captured run produced (the last run's before a capture):
+   * device pointers and dims. */
   void **outputs;
   int64_t (*out_dims)[KILN_MAX_RANK];
 } bucket;
@@ -259,10 +271,12 @@ typedef struct cuda_session {
   size_t *host_bytes;
   void **host_inputs;
   size_t *host_in_bytes;
-  /* Per input: pinned memory the caller writes it into
-   * (kiln_session_input_buffer), copied to the device as it is. */
-  void **user_inputs;
-  size_t *user_in_bytes;
+  /* Per input: pinned memory of the session's own that its copy to the
+   * device reads, where no bucket has one for it (an input without a
+   * batch dim in a run of a bucket, or kiln_session_input_buffer's
+   * buffer outside buckets): fixed addresses. */
+  void **fixed_inputs;
+  size_t *fixed_in_bytes;
   bucket buckets[KILN_CUDA_MAX_GRAPHS];
   int graphs_enabled;
   /* KILN_GPU_READS_DEVICE: the host code waits for values the GPU computes
@@ -286,14 +300,24 @@ static int set_error(cuda_session *s, const char *what, CUresult r) {
   return -1;
 }
 
-static void free_bucket(bucket *b, uint32_t num_inputs) {
+static void free_bucket(bucket *b, uint32_t num_inputs, uint32_t num_outputs) {
   if (b->exec)
     driver.api.cuGraphExecDestroy(b->exec);
   if (b->graph)
     driver.api.cuGraphDestroy(b->graph);
   for (uint32_t i = 0; b->inputs && i < num_inputs; ++i)
     cuda_release(NULL, b->inputs[i]);
+  for (uint32_t i = 0; b->host_in && i < num_inputs; ++i)
+    if (b->host_in[i])
+      driver.api.cuMemFreeHost(b->host_in[i]);
+  for (uint32_t i = 0; b->host_out && i < num_outputs; ++i)
+    if (b->host_out[i])
+      driver.api.cuMemFreeHost(b->host_out[i]);
   free(b->inputs);
+  free(b->host_in);
+  free(b->host_in_bytes);
+  free(b->host_out);
+  free(b->host_out_bytes);
   free(b->outputs);
   free(b->out_dims);
   memset(b, 0, sizeof *b);
@@ -307,7 +331,7 @@ static void cuda_library_free(void *state) {
   if (s->stream)
     driver.api.cuStreamSynchronize(s->stream);
   for (int k = 0; k < KILN_CUDA_MAX_GRAPHS; ++k)
-    free_bucket(&s->buckets[k], s->abi->num_inputs);
+    free_bucket(&s->buckets[k], s->abi->num_inputs, s->abi->num_outputs);
   for (uint32_t i = 0; s->constants && i < s->abi->gpu->num_constants; ++i)
     cuda_release(NULL, s->constants[i]);
   for (uint32_t i = 0; s->host_outputs && i < s->abi->num_outputs; ++i)
@@ -316,9 +340,9 @@ static void cuda_library_free(void *state) {
   for (uint32_t i = 0; s->host_inputs && i < s->abi->num_inputs; ++i)
     if (s->host_inputs[i])
       driver.api.cuMemFreeHost(s->host_inputs[i]);
-  for (uint32_t i = 0; s->user_inputs && i < s->abi->num_inputs; ++i)
-    if (s->user_inputs[i])
-      driver.api.cuMemFreeHost(s->user_inputs[i]);
+  for (uint32_t i = 0; s->fixed_inputs && i < s->abi->num_inputs; ++i)
+    if (s->fixed_inputs[i])
+      driver.api.cuMemFreeHost(s->fixed_inputs[i]);
   kiln_cublaslt_free(s->blas);
   kiln_cudnn_free(s->dnn);
   cuda_release(NULL, s->workspace);
@@ -334,8 +358,8 @@ static void cuda_library_free(void *state) {
   free(s->host_bytes);
   free(s->host_inputs);
   free(s->host_in_bytes);
-  free(s->user_inputs);
-  free(s->user_in_bytes);
+  free(s->fixed_inputs);
+  free(s->fixed_in_bytes);
   free(s);
 }
 
@@ -365,10 +389,10 @@ static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
   s->host_bytes = calloc(abi->num_outputs + 1, sizeof(size_t));
   s->host_inputs = calloc(abi->num_inputs + 1, sizeof(void *));
   s->host_in_bytes = calloc(abi->num_inputs + 1, sizeof(size_t));
-  s->user_inputs = calloc(abi->num_inputs + 1, sizeof(void *));
-  s->user_in_bytes = calloc(abi->num_inputs + 1, sizeof(size_t));
+  s->fixed_inputs = calloc(abi->num_inputs + 1, sizeof(void *));
+  s->fixed_in_bytes = calloc(abi->num_inputs + 1, sizeof(size_t));
   if (!s->functions || !s->constants || !s->host_outputs || !s->host_bytes ||
-      !s->host_inputs || !s->host_in_bytes || !s->user_inputs || !s->user_in_bytes) {
+      !s->host_inputs || !s->host_in_bytes || !s->fixed_inputs || !s->fixed_in_bytes) {
     cuda_library_free(s);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
@@ -584,10 +608,15 @@ static bucket *find_bucket(cuda_session *s, int64_t batch) {
       bucket *b = &s->buckets[k];
       uint32_t n_in = s->abi->num_inputs, n_out = s->abi->num_outputs;
       b->inputs = calloc(n_in + 1, sizeof(void *));
+      b->host_in = calloc(n_in + 1, sizeof(void *));
+      b->host_in_bytes = calloc(n_in + 1, sizeof(size_t));
+      b->host_out = calloc(n_out + 1, sizeof(void *));
+      b->host_out_bytes = calloc(n_out + 1, sizeof(size_t));
       b->outputs = calloc(n_out + 1, sizeof(void *));
       b->out_dims = calloc(n_out + 1, sizeof *b->out_dims);
-      if (!b->inputs || !b->outputs || !b->out_dims) {
-        free_bucket(b, n_in);
+      if (!b->inputs || !b->host_in || !b->host_in_bytes || !b->host_out ||
+          !b->host_out_bytes || !b->outputs || !b->out_dims) {
+        free_bucket(b, n_in, n_out);
         return NULL;
       }
       b->used = 1;
@@ -656,21 +685,85 @@ static int copy_resident_outputs(cuda_session *s, const kiln_resident *resident,
   return 0;
 }
 
-/* kiln_session_input_buffer: pinned host memory of the session's own for
- * input `input`, apart from its staging (which a run with other memory
- * may grow and move). */
-static void *cuda_input_buffer(void *state, uint32_t input, size_t bytes) {
+/* Whether input or output `t` has the batch a bucket pads as its dim 0. */
+static int batched(const kiln_model_tensor *t) { return t->rank > 0 && t->dims[0] < 0; }
+
+/* If `data` is one of the session's pinned buffers for input i
+ * (kiln_session_input_buffer), its bytes; else 0. */
+static size_t session_buffer_bytes(const cuda_session *s, uint32_t i, const void *data) {
+  if (!data)
+    return 0;
+  if (data == s->fixed_inputs[i])
+    return s->fixed_in_bytes[i];
+  for (int k = 0; k < KILN_CUDA_MAX_GRAPHS; ++k)
+    if (s->buckets[k].used && data == s->buckets[k].host_in[i])
+      return s->buckets[k].host_in_bytes[i];
+  return 0;
+}
+
+/* kiln_session_input_buffer: the pinned memory a run of a batch of `dims`
+ * copies input `input` to the device from: its bucket's buffer for a
+ * batched input, else the session's own. */
+static void *cuda_input_buffer(void *state, uint32_t input, const int64_t *dims, size_t bytes) {
   cuda_session *s = state;
-  if (input >= s->abi->num_inputs ||
-      ensure_pinned(s, &s->user_inputs[input], &s->user_in_bytes[input], bytes) != 0)
-    return NULL;
-  return s->user_inputs[input];
+  const kiln_model_tensor *t = &s->abi->inputs[input];
+  if (batched(t) && !s->reads_device) {
+    int64_t padded = bucket_batch(s->abi, dims[0]);
+    bucket *b = find_bucket(s, padded);
+    int64_t full[KILN_MAX_RANK];
+    memcpy(full, dims, (size_t)t->rank * sizeof(int64_t));
+    full[0] = padded;
+    if (b)
+      return ensure_pinned(s, &b->host_in[input], &b->host_in_bytes[input],
+                           tensor_bytes(t, full)) == 0
+                 ? b->host_in[input]
+                 : NULL;
+  }
+  return ensure_pinned(s, &s->fixed_inputs[input], &s->fixed_in_bytes[input], bytes) == 0
+             ? s->fixed_inputs[input]
+             : NULL;
 }
 
 static uint64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Enqueues the inputs' copies to the device (inside a capture: memcpy
+ * nodes of the graph, reading the same pinned memory at every replay). */
+static int copy_inputs(cuda_session *s, void *const *device_in, void *const *sources,
+                       const size_t *bytes) {
+  for (uint32_t i = 0; i < s->abi->num_inputs; ++i) {
+    if (!sources[i] || !bytes[i])
+      continue; /* resident, or no elements */
+    CUresult r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], sources[i],
+                                              bytes[i], s->stream);
+    if (r != KILN_CUDA_SUCCESS)
+      return set_error(s, "copying an input to the device", r);
+  }
+  return 0;
+}
+
+/* Copies the outputs of a captured run into the bucket's pinned memory,
+ * inside the capture; -1 if one is larger than at the bucket's first run
+ * (its buffer was sized then). */
+static int capture_outputs(cuda_session *s, bucket *b, const kiln_resident *resident,
+                           void *const *device_out, int64_t *const *out_dims) {
+  b->graph_out_bytes = 0;
+  for (uint32_t i = 0; i < s->abi->num_outputs; ++i) {
+    if (resident && resident->outputs && resident->outputs[i])
+      continue;
+    size_t bytes = tensor_bytes(&s->abi->outputs[i], out_dims[i]);
+    if (bytes > b->host_out_bytes[i])
+      return -1;
+    if (bytes && driver.api.cuMemcpyDtoHAsync(b->host_out[i],
+                                              (CUdeviceptr)(uintptr_t)device_out[i], bytes,
+                                              s->stream) != KILN_CUDA_SUCCESS)
+      return -1;
+    b->graph_out_bytes += bytes;
+  }
+  return 0;
 }
 
 static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
@@ -683,7 +776,8 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
   int64_t batch = batch_of(abi, in_dims);
   int64_t padded = batch > 0 ? bucket_batch(abi, batch) : batch;
   bucket *b = batch != 0 && !s->reads_device ? find_bucket(s, padded) : NULL;
-  void *device_in[64];
+  void *device_in[64], *sources[64];
+  size_t in_bytes[64];
   int64_t dims_storage[64][KILN_MAX_RANK];
   const int64_t *dims_in[64];
   void *device_out[64];
@@ -691,14 +785,22 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
     kiln_fail(KILN_ERROR_LOAD, "the CUDA device takes at most 64 inputs and outputs");
     return -1;
   }
-  /* Inputs into device memory: the bucket's buffers (stable addresses for
-   * its graph), or pool blocks for a shape that has no bucket. */
+  /* Inputs: device memory (the bucket's buffers, stable addresses for its
+   * graph, or pool blocks for a shape that has no bucket) and the pinned
+   * host memory their copies read (a real asynchronous DMA; a previous
+   * run's copy from it has finished: every run ends synchronised). In a
+   * bucket that memory is the bucket's or the session's, at fixed
+   * addresses, so that the graph copies the inputs itself; a batch below
+   * the bucket's has its extra rows zeroed there. */
+  size_t total_in = 0;
   for (uint32_t i = 0; i < n_in; ++i) {
     const kiln_model_tensor *t = &abi->inputs[i];
     memcpy(dims_storage[i], in_dims[i], (size_t)t->rank * sizeof(int64_t));
-    if (b && t->rank > 0 && t->dims[0] < 0)
+    if (b && batched(t))
       dims_storage[i][0] = padded;
     dims_in[i] = dims_storage[i];
+    sources[i] = NULL;
+    in_bytes[i] = 0;
     if (resident && resident->inputs && resident->inputs[i]) {
       device_in[i] = resident->inputs[i]; /* in device memory already (static dims) */
       continue;
@@ -713,40 +815,40 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
       if (!device_in[i])
         return KILN_RUN_OUT_OF_MEMORY;
     }
-    /* Through pinned staging: the copy to the device is then a real
-     * asynchronous DMA (a previous run's copy from the same staging has
-     * finished: every run ends synchronised). */
-    CUresult r = KILN_CUDA_SUCCESS;
-    if (given) {
-      /* The input may be its staging already (kiln_session_input_buffer):
-       * copied to the device as it is. */
-      const void *from = in_data[i];
-      if (from != s->user_inputs[i]) {
-        if (ensure_pinned(s, &s->host_inputs[i], &s->host_in_bytes[i], given) != 0)
-          return -1;
-        uint64_t copy_started = now_ns();
-        memcpy(s->host_inputs[i], from, given);
-        staging_ns += now_ns() - copy_started;
-        from = s->host_inputs[i];
-      } else if (given > s->user_in_bytes[i]) {
-        kiln_fail(KILN_ERROR_SHAPE, "input '%s' (%zu bytes) is larger than the buffer "
-                  "kiln_session_input_buffer gave for it (%zu)", t->name, given,
-                  s->user_in_bytes[i]);
-        return -1;
-      }
-      r = driver.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device_in[i], from, given,
-                                       s->stream);
-      s->stats.bytes_to_device += given;
+    size_t own = session_buffer_bytes(s, i, in_data[i]);
+    if (own && given > own) {
+      kiln_fail(KILN_ERROR_SHAPE,
+                "input '%s' (%zu bytes) is larger than the buffer kiln_session_input_buffer "
+                "gave for it (%zu)",
+                t->name, given, own);
+      return -1;
     }
-    if (r == KILN_CUDA_SUCCESS && bytes > given)
-      r = driver.api.cuMemsetD8Async((CUdeviceptr)(uintptr_t)device_in[i] + given, 0,
-                                     bytes - given, s->stream);
-    if (r != KILN_CUDA_SUCCESS)
-      return set_error(s, "copying an input to the device", r);
+    void **buffer = b && batched(t) ? &b->host_in[i] : b ? &s->fixed_inputs[i] : NULL;
+    size_t *capacity = b && batched(t) ? &b->host_in_bytes[i] : b ? &s->fixed_in_bytes[i] : NULL;
+    if (!b && own) {
+      sources[i] = in_data[i]; /* the caller wrote it into the session's memory */
+    } else {
+      if (!buffer) {
+        buffer = &s->host_inputs[i];
+        capacity = &s->host_in_bytes[i];
+      }
+      if (in_data[i] != *buffer && ensure_pinned(s, buffer, capacity, bytes) != 0)
+        return -1;
+      sources[i] = *buffer;
+    }
+    if (given && sources[i] != in_data[i]) {
+      uint64_t copy_started = now_ns();
+      memcpy(sources[i], in_data[i], given);
+      staging_ns += now_ns() - copy_started;
+    }
+    if (bytes > given)
+      memset((char *)sources[i] + given, 0, bytes - given);
+    in_bytes[i] = bytes;
+    total_in += bytes;
   }
 
   int rc = 0;
-  int replayed = 0;
+  int replayed = 0, graph_outputs = 0;
   if (b && b->exec) {
     CUresult r = driver.api.cuGraphLaunch(b->exec, s->stream);
     if (r != KILN_CUDA_SUCCESS)
@@ -757,17 +859,30 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
       out_alloc[i] = NULL; /* the graph's: nothing for the pool to take back */
     }
     s->stats.graph_replays += 1;
-    replayed = 1;
+    replayed = graph_outputs = 1;
   } else if (b && s->graphs_enabled && !b->failed && b->runs >= 1) {
-    /* The second run of the bucket: captured, then launched. */
-    uint64_t allocations = thread_allocations;
-    CUresult r = driver.api.cuStreamBeginCapture(s->stream, KILN_CU_CAPTURE_THREAD_LOCAL);
+    /* The second run of the bucket: captured, its inputs' and outputs'
+     * copies with it (the outputs' pinned memory sized by the first run,
+     * a byte more: an output without elements still has a place), then
+     * launched. */
     const char *why = NULL;
-    if (r == KILN_CUDA_SUCCESS) {
+    for (uint32_t i = 0; i < n_out && !why; ++i)
+      if (!(resident && resident->outputs && resident->outputs[i]) &&
+          ensure_pinned(s, &b->host_out[i], &b->host_out_bytes[i],
+                        tensor_bytes(&abi->outputs[i], b->out_dims[i]) + 1) != 0)
+        why = "no pinned memory for the outputs";
+    uint64_t allocations = thread_allocations;
+    CUresult r = why ? KILN_CUDA_SUCCESS
+                     : driver.api.cuStreamBeginCapture(s->stream, KILN_CU_CAPTURE_THREAD_LOCAL);
+    if (why) {
+    } else if (r == KILN_CUDA_SUCCESS) {
       capturing = 1;
-      rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+      rc = copy_inputs(s, device_in, sources, in_bytes);
+      if (rc == 0)
+        rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
       if (rc == 0)
         rc = copy_resident_outputs(s, resident, device_out, out_dims);
+      int outputs_fit = rc == 0 && capture_outputs(s, b, resident, device_out, out_dims) == 0;
       capturing = 0;
       CUgraph graph = NULL;
       CUresult ended = driver.api.cuStreamEndCapture(s->stream, &graph);
@@ -775,6 +890,8 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
         why = "the captured run failed";
       else if (thread_allocations != allocations)
         why = "the captured run allocated device memory";
+      else if (!outputs_fit)
+        why = "an output grew after the bucket's first run";
       else if (ended != KILN_CUDA_SUCCESS)
         why = result_name(ended);
       else if ((r = driver.api.cuGraphInstantiateWithFlags(&b->exec, graph, 0)) !=
@@ -801,7 +918,9 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
           services->release(session, out_alloc[i]);
         out_alloc[i] = NULL;
       }
-      rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+      rc = copy_inputs(s, device_in, sources, in_bytes);
+      if (rc == 0)
+        rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
       if (rc == 0)
         rc = copy_resident_outputs(s, resident, device_out, out_dims);
       s->stats.stream_runs += 1;
@@ -810,26 +929,42 @@ static int cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_se
         b->outputs[i] = device_out[i];
         memcpy(b->out_dims[i], out_dims[i], (size_t)abi->outputs[i].rank * sizeof(int64_t));
       }
+      b->graph_in_bytes = total_in;
       s->stats.graph_captures += 1;
       r = driver.api.cuGraphLaunch(b->exec, s->stream);
       if (r != KILN_CUDA_SUCCESS)
         rc = set_error(s, "cuGraphLaunch", r);
+      graph_outputs = 1;
     }
   } else {
-    rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
+    rc = copy_inputs(s, device_in, sources, in_bytes);
+    if (rc == 0)
+      rc = abi->run(services, session, device_in, dims_in, out_alloc, device_out, out_dims);
     if (rc == 0)
       rc = copy_resident_outputs(s, resident, device_out, out_dims);
     s->stats.stream_runs += 1;
+    /* The bucket's output dims, for sizing its graph's output memory. */
+    for (uint32_t i = 0; b && rc == 0 && i < n_out; ++i)
+      memcpy(b->out_dims[i], out_dims[i], (size_t)abi->outputs[i].rank * sizeof(int64_t));
   }
-  if (b)
-    b->runs += 1;
-  /* Outputs to the host; a padded batch's cut back to the rows asked for. */
+  if (b && rc == 0)
+    b->runs += 1; /* a capture needs a run that sized the bucket's outputs */
+  if (graph_outputs) {
+    /* The graph copied the inputs and outputs. */
+    s->stats.bytes_to_device += b->graph_in_bytes;
+    s->stats.bytes_to_host += b->graph_out_bytes;
+  } else {
+    s->stats.bytes_to_device += total_in;
+  }
+  /* Outputs on the host (the graph's copies, or copies enqueued now); a
+   * padded batch's cut back to the rows asked for. */
   for (uint32_t i = 0; rc == 0 && i < n_out; ++i) {
-    if (b && batch > 0 && abi->outputs[i].rank > 0 && abi->outputs[i].dims[0] < 0 &&
-        out_dims[i][0] == padded)
+    if (b && batch > 0 && batched(&abi->outputs[i]) && out_dims[i][0] == padded)
       out_dims[i][0] = batch;
     if (resident && resident->outputs && resident->outputs[i])
       out_data[i] = NULL; /* copied on the device above */
+    else if (graph_outputs)
+      out_data[i] = b->host_out[i];
     else
       rc = fetch_output(s, i, device_out[i], out_dims[i], &out_data[i]);
   }

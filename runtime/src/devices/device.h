@@ -82,10 +82,10 @@ typedef struct kiln_device {
    * where memory is the host's. */
   int (*write)(void *library_state, void *device, const void *host, size_t bytes);
   /* kiln_session_input_buffer: host memory of at least `bytes` for input
-   * `input` that a run copies to the device without staging it first
-   * (CUDA: the input's pinned staging itself); NULL on failure. NULL
-   * where any host memory serves (the runtime allocates it). */
-  void *(*input_buffer)(void *library_state, uint32_t input, size_t bytes);
+   * `input` at `dims` that a run copies to the device without staging it
+   * first; NULL on failure. NULL where any host memory serves (the runtime
+   * allocates it). */
+  void *(*input_buffer)(void *library_state, uint32_t input, const int64_t *dims, size_t bytes);
 } kiln_device;
 
 /* The CUDA device (devices/cuda.c). */
