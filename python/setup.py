@@ -1,4 +1,4 @@
-"""Builds the `kiln` module: kiln/_kiln.c and kiln/_tensor.c with Kiln's C runtime compiled in
+"""Builds the `kiln` module: kiln/_kiln.c, kiln/_tensor.c and kiln/_strings.c with Kiln's C runtime compiled in
 (runtime/src of this repository), so the module needs no other Kiln file.
 `pip install ./python` from the repository's root. Needs Python's headers
 (Debian: python3-dev), oneDNN's headers (libdnnl-dev) and GCC's OpenMP;
@@ -13,7 +13,7 @@ runtime = os.path.join(os.path.dirname(here), "runtime")
 if not os.path.isdir(os.path.join(runtime, "src")):
     raise SystemExit(f"Kiln's runtime sources are not at {runtime}: install from the repository")
 # Relative to this folder: setuptools wants relative source paths.
-sources = ["kiln/_kiln.c", "kiln/_tensor.c"] + sorted(
+sources = ["kiln/_kiln.c", "kiln/_tensor.c", "kiln/_strings.c"] + sorted(
     os.path.relpath(p, here) for p in glob.glob(os.path.join(runtime, "src", "**", "*.c"),
                                                 recursive=True))
 

@@ -14,7 +14,7 @@
 
 PyObject *KilnError;
 static PyObject *numpy_from_dlpack; /* numpy.from_dlpack, looked up once */
-static PyObject *numpy_asarray;     /* numpy.asarray */
+PyObject *kiln_numpy_asarray; /* numpy.asarray */
 
 /* Raises kiln.Error(the runtime's message) with .status its name. */
 static PyObject *raise_status(kiln_status status) {
@@ -272,129 +272,7 @@ static void session_dealloc(SessionObject *self) {
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* What an input's tensor points into while the run lasts: a buffer-protocol
- * view, or for a string input the list of its str/bytes elements (whose
- * UTF-8 bytes the pointers address) and the pointers. */
-typedef struct {
-  Py_buffer view;
-  PyObject *strings;
-  const char **pointers;
-} input_view;
-
-static void release_input(input_view *in) {
-  if (in->strings) {
-    Py_CLEAR(in->strings);
-    free(in->pointers);
-    in->pointers = NULL;
-  } else {
-    PyBuffer_Release(&in->view);
-  }
-}
-
-/* Reads string input `name` from `obj` (anything numpy.asarray takes, of
- * str or bytes elements): a pointer to each element's UTF-8 bytes. */
-static int read_strings(const char *name, PyObject *obj, input_view *in, kiln_tensor *t) {
-  PyObject *array = PyObject_CallFunctionObjArgs(numpy_asarray, obj,
-                                                 (PyObject *)&PyBaseObject_Type, NULL);
-  if (!array)
-    return -1;
-  PyObject *shape = PyObject_GetAttrString(array, "shape");
-  PyObject *flat = PyObject_CallMethod(array, "ravel", NULL);
-  PyObject *items = flat ? PyObject_CallMethod(flat, "tolist", NULL) : NULL;
-  Py_DECREF(array);
-  Py_XDECREF(flat);
-  if (!shape || !items || !PyTuple_Check(shape) || !PyList_Check(items)) {
-    Py_XDECREF(shape);
-    Py_XDECREF(items);
-    return -1;
-  }
-  Py_ssize_t rank = PyTuple_GET_SIZE(shape), n = PyList_GET_SIZE(items);
-  memset(t, 0, sizeof(*t));
-  if (rank > KILN_MAX_RANK) {
-    PyErr_Format(KilnError, "input '%s' has %zd dims; Kiln takes at most %d", name, rank,
-                 KILN_MAX_RANK);
-    goto fail;
-  }
-  for (Py_ssize_t d = 0; d < rank; ++d)
-    t->dims[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
-  in->pointers = malloc((size_t)(n ? n : 1) * sizeof(const char *));
-  if (!in->pointers) {
-    PyErr_NoMemory();
-    goto fail;
-  }
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    PyObject *item = PyList_GET_ITEM(items, k);
-    const char *text = NULL;
-    Py_ssize_t length = 0;
-    if (PyUnicode_Check(item)) {
-      text = PyUnicode_AsUTF8AndSize(item, &length);
-    } else if (PyBytes_Check(item)) {
-      char *bytes = NULL;
-      if (PyBytes_AsStringAndSize(item, &bytes, &length) == 0)
-        text = bytes;
-    } else {
-      PyErr_Format(PyExc_TypeError, "input '%s': element %zd is %s; a string input takes str "
-                   "or bytes", name, k, Py_TYPE(item)->tp_name);
-    }
-    if (!text)
-      goto fail;
-    if (strlen(text) != (size_t)length) {
-      PyErr_Format(KilnError, "input '%s': element %zd holds a NUL character (Kiln's strings "
-                   "end at the first)", name, k);
-      goto fail;
-    }
-    in->pointers[k] = text;
-  }
-  Py_DECREF(shape);
-  in->strings = items;
-  t->data = (void *)in->pointers;
-  t->dtype = KILN_DTYPE_STRING;
-  t->rank = (int32_t)rank;
-  return 0;
-fail:
-  Py_DECREF(shape);
-  Py_DECREF(items);
-  free(in->pointers);
-  in->pointers = NULL;
-  return -1;
-}
-
-/* A string output as a NumPy array of str (invalid UTF-8 kept as
- * surrogate escapes; a null element is ""). */
-static PyObject *strings_to_array(const kiln_tensor *out) {
-  size_t count = kiln_tensor_elements(out);
-  PyObject *list = PyList_New((Py_ssize_t)count);
-  PyObject *shape = PyTuple_New(out->rank);
-  if (!list || !shape)
-    goto fail;
-  for (int32_t d = 0; d < out->rank; ++d) {
-    PyObject *dim = PyLong_FromLongLong(out->dims[d]);
-    if (!dim)
-      goto fail;
-    PyTuple_SET_ITEM(shape, d, dim);
-  }
-  const char *const *strings = (const char *const *)out->data;
-  for (size_t k = 0; k < count; ++k) {
-    const char *text = strings[k] ? strings[k] : "";
-    PyObject *item = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "surrogateescape");
-    if (!item)
-      goto fail;
-    PyList_SET_ITEM(list, (Py_ssize_t)k, item);
-  }
-  PyObject *array = PyObject_CallFunctionObjArgs(numpy_asarray, list,
-                                                 (PyObject *)&PyBaseObject_Type, NULL);
-  PyObject *shaped = array ? PyObject_CallMethod(array, "reshape", "(O)", shape) : NULL;
-  Py_XDECREF(array);
-  Py_DECREF(list);
-  Py_DECREF(shape);
-  return shaped;
-fail:
-  Py_XDECREF(list);
-  Py_XDECREF(shape);
-  return NULL;
-}
-
-/* Reads input i from `obj`: a string input through read_strings, any other
+/* Reads input i from `obj`: a string input through kiln_read_strings, any other
  * through the buffer protocol (C-contiguous). */
 static int read_input(SessionObject *self, uint32_t i, PyObject *obj, input_view *in,
                       kiln_tensor *t) {
@@ -403,7 +281,7 @@ static int read_input(SessionObject *self, uint32_t i, PyObject *obj, input_view
   const char *name = input->name;
   memset(in, 0, sizeof(*in));
   if (input->dtype == KILN_DTYPE_STRING)
-    return read_strings(name, obj, in, t);
+    return kiln_read_strings(name, obj, in, t);
   Py_buffer *view = &in->view;
   if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
     PyErr_Clear();
@@ -528,7 +406,7 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
     }
     if (out.dtype == KILN_DTYPE_STRING) {
       /* DLPack has no strings: a NumPy array of str either way. */
-      PyObject *value = strings_to_array(&out);
+      PyObject *value = kiln_strings_to_array(&out);
       if (!value || PyDict_SetItem(result, PyTuple_GET_ITEM(self->model->output_names, i), value))
         Py_CLEAR(result);
       Py_XDECREF(value);
@@ -539,7 +417,7 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
     if (tensor && !as_tensors) {
       /* NumPy before 1.25 (Debian 12's 1.24) imports no bool over DLPack:
        * a bool output goes through the buffer protocol (format "?"). */
-      value = PyObject_CallOneArg(out.dtype == KILN_DTYPE_BOOL ? numpy_asarray : numpy_from_dlpack,
+      value = PyObject_CallOneArg(out.dtype == KILN_DTYPE_BOOL ? kiln_numpy_asarray : numpy_from_dlpack,
                                   tensor);
       Py_DECREF(tensor);
     }
@@ -552,7 +430,7 @@ static PyObject *session_run(SessionObject *self, PyObject *args, PyObject *kwar
   }
 done:
   for (uint32_t i = 0; i < read; ++i)
-    release_input(&v[i]);
+    kiln_release_input(&v[i]);
   if (t != tensors) {
     free(t);
     free(v);
@@ -572,7 +450,7 @@ static PyObject *array_over_session(SessionObject *self, const kiln_tensor *t) {
   memcpy(view->dims, t->dims, sizeof(view->dims));
   Py_INCREF(self);
   view->owner = (PyObject *)self;
-  PyObject *array = PyObject_CallOneArg(numpy_asarray, (PyObject *)view);
+  PyObject *array = PyObject_CallOneArg(kiln_numpy_asarray, (PyObject *)view);
   Py_DECREF(view);
   return array;
 }
@@ -801,9 +679,9 @@ PyMODINIT_FUNC PyInit__kiln(void) {
   if (!numpy)
     return NULL;
   numpy_from_dlpack = PyObject_GetAttrString(numpy, "from_dlpack");
-  numpy_asarray = PyObject_GetAttrString(numpy, "asarray");
+  kiln_numpy_asarray = PyObject_GetAttrString(numpy, "asarray");
   Py_DECREF(numpy);
-  if (!numpy_from_dlpack || !numpy_asarray)
+  if (!numpy_from_dlpack || !kiln_numpy_asarray)
     return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

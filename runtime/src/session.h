@@ -81,7 +81,9 @@ struct kiln_session {
   void **resident_in;
   void **resident_out;
   kiln_resident resident;
-  /* store_of[k]: the index in `store` of the session's tensor k. */
+  /* store_of[k]: the index in `store` of the session's tensor k (an
+   * inference session's tensors are some of the training session's, in
+   * another order). */
   uint32_t *store_of;
   /* The blocks holding the strings of the last run's string outputs
    * (services' allocate_strings), freed when the next run starts. */
@@ -90,6 +92,11 @@ struct kiln_session {
   kiln_kernel_hook kernel_hook;
   void *kernel_hook_user;
 };
+
+/* model.c: a reference to `model` (its owner's, for an inference entry)
+ * taken and given back; the last frees it and closes its code. */
+void kiln_model_retain(kiln_model *model);
+void kiln_model_release(kiln_model *model);
 
 /* Clears the thread's last error and returns KILN_OK. */
 kiln_status kiln_ok(void);

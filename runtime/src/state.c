@@ -131,10 +131,6 @@ void kiln_state_free(kiln_session *s) {
   free(s->store_of);
 }
 
-/* The store's index of the session's tensor k (an inference session's
- * tensors are a subset of the training session's, in another order). */
-static uint32_t store_index(const kiln_session *s, uint32_t k) { return s->store_of[k]; }
-
 void kiln_state_update(kiln_session *s) {
   const kiln_model_v1 *abi = s->model->abi;
   for (uint32_t k = 0; k < abi->num_state; ++k) {
@@ -142,7 +138,7 @@ void kiln_state_update(kiln_session *s) {
     if (st->output == KILN_STATE_READ_ONLY)
       continue;
     if (resident(s))
-      s->store->where[store_index(s, k)] = KILN_STATE_ON_DEVICE; /* updated there */
+      s->store->where[s->store_of[k]] = KILN_STATE_ON_DEVICE; /* updated there */
     else
       memmove(s->state[k], s->out_data[st->output], kiln_input_bytes(abi, st->input));
   }
@@ -155,7 +151,7 @@ kiln_status kiln_state_to_device(kiln_session *s, const kiln_resident **out) {
   const kiln_model_v1 *abi = s->model->abi;
   kiln_state_store *store = s->store;
   for (uint32_t k = 0; k < abi->num_state; ++k) {
-    uint32_t j = store_index(s, k);
+    uint32_t j = s->store_of[k];
     size_t bytes = kiln_input_bytes(abi, abi->state[k].input);
     if (!store->device_buffers[j] &&
         !(store->device_buffers[j] = store->device->allocate(NULL, bytes, 256)))
@@ -181,7 +177,7 @@ kiln_status kiln_state_to_device(kiln_session *s, const kiln_resident **out) {
 void *kiln_state_on_host(const kiln_session *s, uint32_t k) {
   if (!resident(s))
     return s->state[k];
-  uint32_t j = store_index(s, k);
+  uint32_t j = s->store_of[k];
   kiln_state_store *store = s->store;
   if (!(store->where[j] & KILN_STATE_ON_HOST)) {
     const kiln_model_v1 *abi = s->model->abi;
@@ -199,7 +195,7 @@ void *kiln_state_on_host(const kiln_session *s, uint32_t k) {
 /* The caller may write tensor k's host buffer: the next run uploads it. */
 static void host_written(const kiln_session *s, uint32_t k) {
   if (resident(s))
-    s->store->where[store_index(s, k)] = KILN_STATE_ON_HOST;
+    s->store->where[s->store_of[k]] = KILN_STATE_ON_HOST;
 }
 
 void *kiln_state_output(const kiln_session *s, uint32_t i) {

@@ -1,0 +1,123 @@
+/*===- cuda_session.h - the CUDA device's driver and sessions, inside -----===*
+ *
+ * What cuda.c (the driver, sessions, the device table) and cuda_graphs.c
+ * (batch buckets, the copies between host and device, capture and replay
+ * of a run) share. Not installed.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_RUNTIME_DEVICES_CUDA_SESSION_H
+#define KILN_RUNTIME_DEVICES_CUDA_SESSION_H
+
+#include "cublaslt.h"
+#include "cuda_api.h"
+#include "cudnn.h"
+#include "device.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* The driver, once a process (cuda.c loads it). */
+typedef struct kiln_cuda_driver {
+  pthread_once_t once;
+  int ready;
+  char error[512];
+  kiln_cuda_api api;
+  CUdevice device;
+  CUcontext context;
+  int major, minor;
+  /* Device allocations of the whole process (the pool's blocks, staging
+   * buffers, constants). */
+  uint64_t allocations;
+} kiln_cuda_driver;
+extern kiln_cuda_driver kiln_cuda;
+
+/* This thread's capture (sessions on other threads run on: captures are
+ * thread-local) and the allocations this thread made. */
+extern __thread int kiln_cuda_capturing;
+extern __thread uint64_t kiln_cuda_thread_allocations;
+
+static inline const char *result_name(CUresult r) {
+  const char *name = NULL;
+  if (kiln_cuda.api.cuGetErrorName && kiln_cuda.api.cuGetErrorName(r, &name) == KILN_CUDA_SUCCESS &&
+      name)
+    return name;
+  return "unknown CUDA error";
+}
+
+/* Graphs: one for each bucket, up to the artifact's buckets plus one. */
+#define KILN_CUDA_MAX_GRAPHS (KILN_MAX_BATCH_BUCKETS + 1)
+
+typedef struct bucket {
+  int used;
+  int64_t batch;       /* dim 0 of the batched inputs; -1: static model */
+  uint64_t runs;       /* runs of this bucket so far */
+  int failed;          /* its capture failed: stream from now on */
+  void **inputs;       /* device buffers, per input, sized for the bucket */
+  /* Per batched input: pinned host memory its copy to the device reads
+   * (the graph's memcpy node reads it at every replay); per output: pinned
+   * host memory the graph copies it into. */
+  void **host_in;
+  size_t *host_in_bytes;
+  void **host_out;
+  size_t *host_out_bytes;
+  size_t graph_in_bytes, graph_out_bytes; /* what a replay copies each way */
+  CUgraph graph;
+  CUgraphExec exec;
+  /* What the captured run produced (the last run's before a capture):
+   * device pointers and dims. */
+  void **outputs;
+  int64_t (*out_dims)[KILN_MAX_RANK];
+} bucket;
+
+typedef struct cuda_session {
+  const kiln_model_v1 *abi;
+  CUstream stream;
+  CUmodule module;
+  CUfunction *functions;
+  void **constants; /* device copies, by index, made on first use */
+  /* Per output: pinned host memory the outputs are copied into; per input:
+   * pinned staging the inputs are copied through. */
+  void **host_outputs;
+  size_t *host_bytes;
+  void **host_inputs;
+  size_t *host_in_bytes;
+  /* Per input: pinned memory of the session's own that its copy to the
+   * device reads, where no bucket has one for it (an input without a
+   * batch dim in a run of a bucket, or kiln_session_input_buffer's
+   * buffer outside buckets): fixed addresses. */
+  void **fixed_inputs;
+  size_t *fixed_in_bytes;
+  bucket buckets[KILN_CUDA_MAX_GRAPHS];
+  int graphs_enabled;
+  /* KILN_GPU_READS_DEVICE: the host code waits for values the GPU computes
+   * (read_device; write_device after a string operation), so no run is
+   * captured and none is padded to a bucket. */
+  int reads_device;
+  kiln_device_stats stats;
+  /* The matmul calls (cublaslt.c), the convolutions (cudnn.c) and the
+   * workspace they share (one stream: one call at a time). */
+  kiln_cublaslt *blas;
+  kiln_cudnn *dnn;
+  void *workspace;
+} cuda_session;
+
+static inline int set_error(cuda_session *s, const char *what, CUresult r) {
+  kiln_fail(KILN_ERROR_RUN, "%s failed (%s)", what, result_name(r));
+  (void)s;
+  return -1;
+}
+
+/* Device memory (cuda.c): the driver's allocations, counted. */
+void *kiln_cuda_allocate(const kiln_allocator *allocator, size_t bytes, size_t alignment);
+void kiln_cuda_release(const kiln_allocator *allocator, void *ptr);
+
+/* cuda_graphs.c: a bucket's buffers and graph freed; a run (the device
+ * table's `run`); kiln_session_input_buffer's memory (`input_buffer`). */
+void kiln_cuda_free_bucket(bucket *b, uint32_t num_inputs, uint32_t num_outputs);
+int kiln_cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
+                  void *session, void *const *in_data, const int64_t *const *in_dims,
+                  const kiln_resident *resident, void **out_alloc, void **out_data,
+                  int64_t *const *out_dims);
+void *kiln_cuda_input_buffer(void *state, uint32_t input, const int64_t *dims, size_t bytes);
+
+#endif
