@@ -104,6 +104,20 @@ int main(int argc, char **argv) {
     session.run({kiln::tensor(x.data(), inDims)});
     CHECK(bound[0] == -1.0f, "an unbound buffer is left alone");
 
+    // An input written into the session's own buffer; on the CPU the
+    // device stats stay zero.
+    kiln_tensor buffer = session.inputBuffer(0, inDims);
+    std::memcpy(buffer.data, x.data(), x.size() * sizeof(float));
+    session.run({buffer});
+    CHECK(std::memcmp(session.output(0).data, reference.data(),
+                      reference.size() * sizeof(float)) == 0,
+          "a run from the session's input buffer gives the same bits");
+    CHECK(throwsStatus([&] { session.inputBuffer(7, inDims); }, KILN_ERROR_INVALID_ARGUMENT),
+          "an input buffer out of range throws");
+    kiln_device_stats device = session.deviceStats();
+    CHECK(device.graph_replays == 0 && device.bytes_to_device == 0,
+          "a CPU session's device stats are zero");
+
     // Errors throw kiln::Error with their status.
     CHECK(throwsStatus([] { kiln::Model::load("/nonexistent/model.so"); }, KILN_ERROR_LOAD),
           "a missing file is KILN_ERROR_LOAD");

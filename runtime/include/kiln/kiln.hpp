@@ -198,8 +198,19 @@ public:
   void unbindOutput(uint32_t i) {
     detail::check(kiln_session_bind_output(session_.get(), i, nullptr));
   }
+  /// A buffer the session owns for input i at `dims` (on a GPU pinned
+  /// memory a run copies without staging it; kiln_session_input_buffer):
+  /// write the input into it and pass it to run().
+  kiln_tensor inputBuffer(uint32_t i, const std::vector<int64_t> &dims) {
+    kiln_tensor t;
+    if (dims.size() > KILN_MAX_RANK)
+      throw Error(KILN_ERROR_SHAPE, "more dims than KILN_MAX_RANK");
+    detail::check(kiln_session_input_buffer(session_.get(), i, dims.data(), &t));
+    return t;
+  }
   /// A training session's parameter or optimiser state `name`: a
-  /// writable view, valid while the session lives.
+  /// writable view, valid while the session lives (on a GPU, of the
+  /// parameter's host copy, refreshed by each call).
   kiln_tensor parameter(const std::string &name) {
     kiln_tensor t;
     detail::check(kiln_session_parameter(session_.get(), name.c_str(), &t));
@@ -223,6 +234,13 @@ public:
   kiln_memory_stats memoryStats() const {
     kiln_memory_stats stats;
     detail::check(kiln_session_memory_stats(session_.get(), &stats));
+    return stats;
+  }
+  /// A GPU session's launches, bytes copied and replay overhead (all zero
+  /// on the CPU; kiln_session_device_stats).
+  kiln_device_stats deviceStats() const {
+    kiln_device_stats stats;
+    detail::check(kiln_session_device_stats(session_.get(), &stats));
     return stats;
   }
   kiln_session *get() const { return session_.get(); }
