@@ -148,8 +148,10 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
  * staging (host time on every run: for a 224x224 RGB image about 10 us);
  * on the CPU it is ordinary memory, read in place. It stays valid until
  * the session is freed or this is called again for input i with more
- * bytes (a call with as many or fewer returns the same buffer); runs
- * given other memory leave it alone. */
+ * bytes (a call with as many or fewer returns the same buffer). On a GPU
+ * it is the memory a run of that batch copies the input from: a run
+ * given other memory for input i copies that into it, replacing what it
+ * held. */
 kiln_status kiln_session_input_buffer(kiln_session *session, uint32_t i, const int64_t *dims,
                                       kiln_tensor *buffer);
 
