@@ -222,15 +222,9 @@ static void cuda_library_free(void *state) {
     kiln_cuda_free_bucket(&s->buckets[k], s->abi->num_inputs, s->abi->num_outputs);
   for (uint32_t i = 0; s->constants && i < s->abi->gpu->num_constants; ++i)
     kiln_cuda_release(NULL, s->constants[i]);
-  for (uint32_t i = 0; s->host_outputs && i < s->abi->num_outputs; ++i)
-    if (s->host_outputs[i])
-      kiln_cuda.api.cuMemFreeHost(s->host_outputs[i]);
-  for (uint32_t i = 0; s->host_inputs && i < s->abi->num_inputs; ++i)
-    if (s->host_inputs[i])
-      kiln_cuda.api.cuMemFreeHost(s->host_inputs[i]);
-  for (uint32_t i = 0; s->fixed_inputs && i < s->abi->num_inputs; ++i)
-    if (s->fixed_inputs[i])
-      kiln_cuda.api.cuMemFreeHost(s->fixed_inputs[i]);
+  free_pinned(s->host_outputs, s->abi->num_outputs);
+  free_pinned(s->host_inputs, s->abi->num_inputs);
+  free_pinned(s->fixed_inputs, s->abi->num_inputs);
   kiln_cublaslt_free(s->blas);
   kiln_cudnn_free(s->dnn);
   kiln_cuda_release(NULL, s->workspace);
@@ -242,11 +236,8 @@ static void cuda_library_free(void *state) {
   kiln_cuda.api.cuCtxPopCurrent(&popped);
   free(s->functions);
   free(s->constants);
-  free(s->host_outputs);
   free(s->host_bytes);
-  free(s->host_inputs);
   free(s->host_in_bytes);
-  free(s->fixed_inputs);
   free(s->fixed_in_bytes);
   free(s);
 }

@@ -23,16 +23,10 @@ void kiln_cuda_free_bucket(bucket *b, uint32_t num_inputs, uint32_t num_outputs)
     kiln_cuda.api.cuGraphDestroy(b->graph);
   for (uint32_t i = 0; b->inputs && i < num_inputs; ++i)
     kiln_cuda_release(NULL, b->inputs[i]);
-  for (uint32_t i = 0; b->host_in && i < num_inputs; ++i)
-    if (b->host_in[i])
-      kiln_cuda.api.cuMemFreeHost(b->host_in[i]);
-  for (uint32_t i = 0; b->host_out && i < num_outputs; ++i)
-    if (b->host_out[i])
-      kiln_cuda.api.cuMemFreeHost(b->host_out[i]);
+  free_pinned(b->host_in, num_inputs);
+  free_pinned(b->host_out, num_outputs);
   free(b->inputs);
-  free(b->host_in);
   free(b->host_in_bytes);
-  free(b->host_out);
   free(b->host_out_bytes);
   free(b->outputs);
   free(b->out_dims);

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* The driver, once a process (cuda.c loads it). */
 typedef struct kiln_cuda_driver {
@@ -105,6 +106,15 @@ static inline int set_error(cuda_session *s, const char *what, CUresult r) {
   kiln_fail(KILN_ERROR_RUN, "%s failed (%s)", what, result_name(r));
   (void)s;
   return -1;
+}
+
+/* Frees the pinned host buffers of `buffers` (n of them, NULL ones
+ * skipped) and the array itself. */
+static inline void free_pinned(void **buffers, uint32_t n) {
+  for (uint32_t i = 0; buffers && i < n; ++i)
+    if (buffers[i])
+      kiln_cuda.api.cuMemFreeHost(buffers[i]);
+  free(buffers);
 }
 
 /* Device memory (cuda.c): the driver's allocations, counted. */
