@@ -128,6 +128,8 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   }
   s->device = model->device;
   s->num_threads = options ? options->num_threads : 0;
+  if (options && options->allocator)
+    s->allocator = *options->allocator;
   s->pool = kiln_pool_create(s->device, options ? options->allocator : NULL);
   if (!s->pool) {
     kiln_session_free(s);
@@ -159,23 +161,44 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   return kiln_ok();
 }
 
+/* Host memory of the session outside its pool: from the caller's
+ * allocator, else the C library's. */
+static void *host_allocate(kiln_session *s, size_t bytes, size_t alignment) {
+  if (s->allocator.allocate)
+    return s->allocator.allocate(s->allocator.context, bytes, alignment);
+  return aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+}
+
+static void host_release(kiln_session *s, void *p) {
+  if (!p)
+    return;
+  if (s->allocator.allocate)
+    s->allocator.release(s->allocator.context, p);
+  else
+    free(p);
+}
+
+/* Where a block of strings came from. */
+enum { STRINGS_FROM_POOL, STRINGS_FROM_HOST };
+
 /* A block of strings a run made; the strings follow the header. The code
  * writes them on the host: from the session's pool where its memory is
- * the host's, else from malloc (a GPU session's pool is device memory). */
+ * the host's; else (a GPU session's pool is device memory) from the
+ * caller's allocator, or malloc when there is none. */
 struct kiln_string_block {
   struct kiln_string_block *next;
-  int malloced;
+  int from;
   max_align_t align;
 };
 
-/* Frees the run's string blocks: all of them, or (`malloced_only`, when
- * the pool is about to be emptied) those the pool does not hold. */
-static void free_strings(kiln_session *s, int malloced_only) {
+/* Frees the run's string blocks: all of them, or (`outside_pool_only`,
+ * when the pool is about to be emptied) those the pool does not hold. */
+static void free_strings(kiln_session *s, int outside_pool_only) {
   while (s->strings) {
     struct kiln_string_block *next = s->strings->next;
-    if (s->strings->malloced)
-      free(s->strings);
-    else if (!malloced_only)
+    if (s->strings->from == STRINGS_FROM_HOST)
+      host_release(s, s->strings);
+    else if (!outside_pool_only)
       kiln_pool_free(s->pool, s->strings);
     s->strings = next;
   }
@@ -240,12 +263,13 @@ static void *service_allocate_strings(void *state, size_t bytes) {
   size_t header = offsetof(struct kiln_string_block, align);
   if (bytes > SIZE_MAX - header)
     return NULL;
-  int malloced = !session->device->memory_is_host;
+  int from = session->device->memory_is_host ? STRINGS_FROM_POOL : STRINGS_FROM_HOST;
   struct kiln_string_block *block =
-      malloced ? malloc(header + bytes) : kiln_pool_alloc(session->pool, header + bytes);
+      from == STRINGS_FROM_POOL ? kiln_pool_alloc(session->pool, header + bytes)
+                                : host_allocate(session, header + bytes, _Alignof(max_align_t));
   if (!block)
     return NULL;
-  block->malloced = malloced;
+  block->from = from;
   block->next = session->strings;
   session->strings = block;
   return (char *)block + header;
@@ -297,7 +321,7 @@ void kiln_session_free(kiln_session *session) {
   free(session->in_data);
   free(session->in_dims);
   for (uint32_t i = 0; session->input_buffers && i < session->model->abi->num_inputs; ++i)
-    free(session->input_buffers[i]);
+    host_release(session, session->input_buffers[i]);
   free(session->input_buffers);
   free(session->input_bytes);
   free(session->bound);
@@ -414,10 +438,11 @@ kiln_status kiln_session_input_buffer(kiln_session *session, uint32_t i, const i
     data = session->device->input_buffer(session->library, i, dims, bytes ? bytes : 1);
     session->device->leave(session->num_threads, saved);
   } else {
-    if (bytes > session->input_bytes[i]) {
-      free(session->input_buffers[i]);
+    /* An empty input gets a buffer too: NULL would mean out of memory. */
+    if (!session->input_buffers[i] || bytes > session->input_bytes[i]) {
+      host_release(session, session->input_buffers[i]);
       session->input_bytes[i] = 0;
-      session->input_buffers[i] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+      session->input_buffers[i] = host_allocate(session, bytes ? bytes : 1, 64);
       if (session->input_buffers[i])
         session->input_bytes[i] = bytes;
     }

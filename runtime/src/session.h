@@ -55,6 +55,10 @@ struct kiln_session {
   kiln_pool *pool;              /* every buffer of a run */
   const kiln_device *device;
   int32_t num_threads;
+  /* kiln_session_options.allocator (all NULL: none). It serves the pool,
+   * and the host memory the session makes outside it: input buffers, and
+   * on a device whose memory is not the host's, the strings a run makes. */
+  kiln_allocator allocator;
   /* Per output: the buffer of the last run and its dims. */
   void **out_alloc;
   void **out_data;

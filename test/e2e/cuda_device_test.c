@@ -253,6 +253,23 @@ static void reads(kiln_session *session) {
         "the stats say why: '%s'", s.fallback);
 }
 
+/* A caller's allocator that counts, and remembers its last block. */
+static long string_allocations, string_releases;
+static char *last_block;
+static size_t last_block_bytes;
+static void *count_allocate(void *context, size_t bytes, size_t alignment) {
+  (void)context;
+  ++string_allocations;
+  last_block = aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  last_block_bytes = bytes;
+  return last_block;
+}
+static void count_release(void *context, void *p) {
+  (void)context;
+  ++string_releases;
+  free(p);
+}
+
 /* String operations, which the host runs on copies of their device
  * buffers: the model a Cast from string (the strings' handles go to the
  * GPU as the input, the host reads them back, parses them and writes the
@@ -299,8 +316,12 @@ static void strings(kiln_session *session, const char *format_path) {
 
   kiln_model *format = NULL;
   kiln_session *formatting = NULL;
+  /* The strings a run makes are host memory: from the caller's allocator
+   * where the session has one (its pool is device memory). */
+  kiln_allocator allocator = {count_allocate, count_release, NULL};
+  kiln_session_options options = {0, &allocator};
   CHECK(kiln_model_load(format_path, &format) == KILN_OK &&
-            kiln_session_create(format, &formatting) == KILN_OK,
+            kiln_session_create_with_options(format, &options, &formatting) == KILN_OK,
         "the Cast to string loads: %s", kiln_last_error());
   if (!formatting) {
     kiln_model_free(format);
@@ -328,8 +349,14 @@ static void strings(kiln_session *session, const char *format_path) {
     CHECK(same, "format run %d: strings made on the host, their handles through the GPU", run);
     if (same && run == 0)
       CHECK(strcmp(((const char *const *)out.data)[0], "1.5") == 0, "1.5 is '1.5'");
+    const char *first = same ? ((const char *const *)out.data)[0] : NULL;
+    CHECK(first && last_block && first >= last_block && first < last_block + last_block_bytes,
+          "format run %d: its strings are in the caller's allocator's memory (%ld blocks)", run,
+          string_allocations);
   }
   kiln_session_free(formatting);
+  CHECK(string_allocations > 0 && string_releases == string_allocations,
+        "the session gave back every block (%ld of %ld)", string_releases, string_allocations);
   kiln_model_free(format);
 }
 

@@ -315,6 +315,13 @@ int main(int argc, char **argv) {
           "one thread and the caller's allocator give the same values (relative %g)",
           largest > 0 ? worst / largest : worst);
     CHECK(hook_allocations > 0, "the pool took its memory from the caller's allocator");
+    /* The session's input buffers are its memory too. */
+    long before_buffer = hook_allocations;
+    kiln_tensor buffer;
+    CHECK(kiln_session_input_buffer(hooked, 0, input.dims, &buffer) == KILN_OK &&
+              hook_allocations == before_buffer + 1,
+          "an input buffer from the caller's allocator (%ld allocations for it)",
+          hook_allocations - before_buffer);
     kiln_session_free(hooked);
     CHECK(hook_releases == hook_allocations, "and gave all of it back (%ld of %ld)",
           hook_releases, hook_allocations);

@@ -81,6 +81,13 @@ check(buf.shape == (3, 784) and buf.dtype == np.float32 and buf.flags["WRITEABLE
 buf[...] = x
 check(np.array_equal(s.run({"input": buf})["output"], by_name),
       "a run from the session's input buffer gives the same result")
+# An empty batch has a buffer too, asked first (it was refused as out of
+# memory).
+fresh = mlp.session()
+empty = fresh.input_buffer("input", (0, 784))
+check(empty.shape == (0, 784) and fresh.run({"input": empty})["output"].shape == (0, 10),
+      f"an empty batch's input buffer {empty.shape} runs")
+del fresh
 for fn, fragment, what in [
     (lambda: s.input_buffer("input", (3, 5)), "784", "an input buffer of the wrong dims"),
     (lambda: s.input_buffer("nope", (3, 784)), "no input 'nope'", "an unknown input's buffer"),

@@ -125,7 +125,13 @@ typedef struct kiln_session_options {
   /* Threads of the library calls on the running thread; 0 = the OpenMP
    * default (all cores). */
   int32_t num_threads;
-  /* NULL for the C library's allocator. */
+  /* Where the session's host memory comes from: the pool's (every buffer
+   * of a run on the CPU), kiln_session_input_buffer's on the CPU, the
+   * strings a run makes on a GPU. NULL for the C library's allocator.
+   * On a GPU the pool is device memory (cuMemAlloc) and input/output
+   * staging is pinned memory (cuMemHostAlloc), neither from here; a
+   * training session's parameters, which the sessions bound to it share,
+   * come from the C library. Must outlive the session. */
   const kiln_allocator *allocator;
 } kiln_session_options;
 
