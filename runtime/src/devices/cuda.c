@@ -37,7 +37,9 @@
  * NonZero's count, a shape given as an input; a string operation, which
  * the host runs on copies and writes back with write_device) synchronises
  * inside a run: it is never captured, and a batch runs at its own size,
- * unpadded.
+ * unpadded. A read waits for the stream; a write does not: it is staged
+ * in pinned memory the session owns and copied on the stream, in order
+ * (a run's first writes, before that memory is sized, wait).
  *
  * Between runs, graphs share the pool's memory (one session runs one graph
  * at a time, and each run's outputs are copied to the host before the next
@@ -225,6 +227,8 @@ static void cuda_library_free(void *state) {
   free_pinned(s->host_outputs, s->abi->num_outputs);
   free_pinned(s->host_inputs, s->abi->num_inputs);
   free_pinned(s->fixed_inputs, s->abi->num_inputs);
+  if (s->write_staging)
+    kiln_cuda.api.cuMemFreeHost(s->write_staging);
   kiln_cublaslt_free(s->blas);
   kiln_cudnn_free(s->dnn);
   kiln_cuda_release(NULL, s->workspace);
@@ -389,6 +393,28 @@ static int cuda_read(void *state, void *host, const void *device, size_t bytes) 
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "reading a value from the GPU", r);
 }
 
+/* The most pinned memory a session keeps for writes within a run. */
+#define KILN_CUDA_WRITE_STAGING_MAX ((size_t)64 << 20)
+
+int kiln_cuda_begin_writes(cuda_session *s) {
+  if (s->write_used) { /* the last run stopped early: its copies may be pending */
+    CUresult r = kiln_cuda.api.cuStreamSynchronize(s->stream);
+    if (r != KILN_CUDA_SUCCESS)
+      return set_error(s, "waiting for the last run's copies", r);
+    s->write_used = 0;
+  }
+  if (ensure_pinned(s, &s->write_staging, &s->write_capacity, s->write_wanted) != 0)
+    return -1;
+  s->in_run = 1;
+  return 0;
+}
+
+void kiln_cuda_end_writes(cuda_session *s, int finished) {
+  s->in_run = 0;
+  if (finished)
+    s->write_used = 0;
+}
+
 static int cuda_write(void *state, void *device, const void *host, size_t bytes) {
   cuda_session *s = state;
   if (kiln_cuda_capturing) {
@@ -396,9 +422,25 @@ static int cuda_write(void *state, void *device, const void *host, size_t bytes)
                               "capture");
     return -1;
   }
+  CUresult r;
+  if (s->in_run) {
+    /* Staged in the session's pinned memory, which the run's later copies
+     * do not reuse: enqueued after the stream's work, not waited for (the
+     * run ends synchronised). */
+    size_t at = (s->write_used + 255) & ~(size_t)255;
+    if (at + bytes <= s->write_capacity) {
+      memcpy((char *)s->write_staging + at, host, bytes);
+      r = kiln_cuda.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device,
+                                          (char *)s->write_staging + at, bytes, s->stream);
+      s->write_used = at + bytes;
+      s->stats.bytes_to_device += bytes;
+      return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "writing values to the GPU", r);
+    }
+    if (at + bytes > s->write_wanted && at + bytes <= KILN_CUDA_WRITE_STAGING_MAX)
+      s->write_wanted = at + bytes; /* the next run has room */
+  }
   /* On the stream, after its work; the host buffer may go once it returns. */
-  CUresult r = kiln_cuda.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device, host, bytes,
-                                            s->stream);
+  r = kiln_cuda.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device, host, bytes, s->stream);
   if (r == KILN_CUDA_SUCCESS)
     r = kiln_cuda.api.cuStreamSynchronize(s->stream);
   s->stats.bytes_to_device += bytes;

@@ -98,21 +98,6 @@ static size_t tensor_bytes(const kiln_model_tensor *t, const int64_t *dims) {
   return n * kiln_dtype_size(t->dtype);
 }
 
-/* Makes `*buffer` (pinned host memory of `*capacity` bytes) hold `bytes`. */
-static int ensure_pinned(cuda_session *s, void **buffer, size_t *capacity, size_t bytes) {
-  if (bytes <= *capacity)
-    return 0;
-  if (*buffer)
-    kiln_cuda.api.cuMemFreeHost(*buffer);
-  *buffer = NULL;
-  *capacity = 0;
-  CUresult r = kiln_cuda.api.cuMemAllocHost(buffer, bytes);
-  if (r != KILN_CUDA_SUCCESS)
-    return set_error(s, "cuMemAllocHost", r);
-  *capacity = bytes;
-  return 0;
-}
-
 /* Copies output i (device `from`, dims `dims`) into the session's pinned
  * host memory, enqueued on the stream. */
 static int fetch_output(cuda_session *s, uint32_t i, const void *from, const int64_t *dims,
@@ -255,11 +240,13 @@ static int enqueue_run(cuda_session *s, const run_io *io) {
   return rc;
 }
 
-int kiln_cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
-                    void *session, void *const *in_data, const int64_t *const *in_dims,
-                    const kiln_resident *resident, void **out_alloc, void **out_data,
-                    int64_t *const *out_dims) {
-  cuda_session *s = state;
+/* A run: kiln_cuda_run less the write staging's bookkeeping. `*finished`
+ * is set once the stream is synchronised at its end. */
+static int run_on_stream(cuda_session *s, const kiln_model_v1 *abi,
+                         const kiln_runtime_services *services, void *session,
+                         void *const *in_data, const int64_t *const *in_dims,
+                         const kiln_resident *resident, void **out_alloc, void **out_data,
+                         int64_t *const *out_dims, int *finished) {
   uint64_t started = now_ns(), staging_ns = 0;
   uint32_t n_in = abi->num_inputs, n_out = abi->num_outputs;
   int64_t batch = batch_of(abi, in_dims);
@@ -451,6 +438,7 @@ int kiln_cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_serv
   CUresult r = kiln_cuda.api.cuStreamSynchronize(s->stream);
   if (rc == 0 && r != KILN_CUDA_SUCCESS)
     rc = set_error(s, "running the model on the GPU", r);
+  *finished = r == KILN_CUDA_SUCCESS;
   if (replayed) {
     s->stats.replay_host_ns += enqueued - started;
     s->stats.replay_staging_ns += staging_ns;
@@ -459,5 +447,19 @@ int kiln_cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_serv
     for (uint32_t i = 0; i < n_in; ++i)
       if (!resident || !resident->inputs || !resident->inputs[i])
         services->release(session, device_in[i]);
+  return rc;
+}
+
+int kiln_cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_services *services,
+                  void *session, void *const *in_data, const int64_t *const *in_dims,
+                  const kiln_resident *resident, void **out_alloc, void **out_data,
+                  int64_t *const *out_dims) {
+  cuda_session *s = state;
+  if (kiln_cuda_begin_writes(s) != 0)
+    return -1;
+  int finished = 0;
+  int rc = run_on_stream(s, abi, services, session, in_data, in_dims, resident, out_alloc,
+                         out_data, out_dims, &finished);
+  kiln_cuda_end_writes(s, finished);
   return rc;
 }

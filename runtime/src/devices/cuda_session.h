@@ -94,6 +94,14 @@ typedef struct cuda_session {
    * (read_device; write_device after a string operation), so no run is
    * captured and none is padded to a bucket. */
   int reads_device;
+  /* Pinned memory the run's host code writes to the device through
+   * (write_device: a string operation's result), so that such a write is
+   * enqueued without waiting: `write_used` bytes taken by this run's
+   * pending copies, `write_wanted` the most a run asked for (the next run
+   * grows it); `in_run` while kiln_cuda_run runs. */
+  void *write_staging;
+  size_t write_capacity, write_used, write_wanted;
+  int in_run;
   kiln_device_stats stats;
   /* The matmul calls (cublaslt.c), the convolutions (cudnn.c) and the
    * workspace they share (one stream: one call at a time). */
@@ -106,6 +114,21 @@ static inline int set_error(cuda_session *s, const char *what, CUresult r) {
   kiln_fail(KILN_ERROR_RUN, "%s failed (%s)", what, result_name(r));
   (void)s;
   return -1;
+}
+
+/* Makes `*buffer` (pinned host memory of `*capacity` bytes) hold `bytes`. */
+static inline int ensure_pinned(cuda_session *s, void **buffer, size_t *capacity, size_t bytes) {
+  if (bytes <= *capacity)
+    return 0;
+  if (*buffer)
+    kiln_cuda.api.cuMemFreeHost(*buffer);
+  *buffer = NULL;
+  *capacity = 0;
+  CUresult r = kiln_cuda.api.cuMemAllocHost(buffer, bytes);
+  if (r != KILN_CUDA_SUCCESS)
+    return set_error(s, "cuMemAllocHost", r);
+  *capacity = bytes;
+  return 0;
 }
 
 /* Frees the pinned host buffers of `buffers` (n of them, NULL ones
@@ -129,5 +152,11 @@ int kiln_cuda_run(void *state, const kiln_model_v1 *abi, const kiln_runtime_serv
                   const kiln_resident *resident, void **out_alloc, void **out_data,
                   int64_t *const *out_dims);
 void *kiln_cuda_input_buffer(void *state, uint32_t input, const int64_t *dims, size_t bytes);
+
+/* cuda.c: before a run, the write staging made ready (the copies of a
+ * run that stopped early waited for, grown to what the last run wanted);
+ * after it, released (`finished`: the stream was synchronised). */
+int kiln_cuda_begin_writes(cuda_session *s);
+void kiln_cuda_end_writes(cuda_session *s, int finished);
 
 #endif
