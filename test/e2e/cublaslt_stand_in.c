@@ -11,6 +11,9 @@
  * Counts the matmuls it ran (dlsym "kiln_cublaslt_stand_in_matmuls").
  *
  *===----------------------------------------------------------------------===*/
+#define KILN_STAND_IN_LIBRARY
+#include "cuda_stand_in.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -130,6 +133,7 @@ EXPORT int cublasLtMatmul(void *handle, desc *d, const float *alpha, const float
                           const float *c, layout *cl, float *out, layout *dl, const algo *algo,
                           void *workspace, size_t workspace_bytes, void *stream) {
   (void)handle, (void)algo, (void)workspace, (void)workspace_bytes, (void)stream;
+  kiln_stand_in_wait_for_copies();
   int ta = d->trans_a, tb = d->trans_b;
   if (op_cols(al, ta) != op_rows(bl, tb) || dl->rows != op_rows(al, ta) ||
       dl->cols != op_cols(bl, tb) || cl->rows != dl->rows || dl->batch != bl->batch ||

@@ -17,11 +17,11 @@
  * its kernels, and the stats say why. Mode `strings` runs string
  * operations, which the host runs on copies of their device buffers.
  *
- * usage: cuda-device-test MODE model.so stand-in.so [expected]
+ * usage: cuda-device-test MODE model.so stand-in.so [expected] [writes.so]
  *   MODE graphs | fallback | threads | binary (expected: cubin or ptx) | old-gpu | no-driver
  *        | reads (model: NonZero of a bool [batch, 2], buckets 1,2,4)
  *        | strings (model: Cast string -> float [3, 4]; expected: Cast float
- *          -> string [3, 4])
+ *          -> string [3, 4]; then, optional, string_writes_model.py's)
  *        | train (model: a training step, kiln compile --train; its inputs
  *          zeros, int64 target)
  * Mode `train`: a training step's parameters and optimiser state stay on
@@ -277,7 +277,9 @@ static void count_release(void *context, void *p) {
  * back, the strings made in the session's host storage, their handles
  * written to the GPU and fetched as the output). Both [3, 4]; no kernel of
  * theirs computes what is checked, so the stand-in's numbers are real. */
-static void strings(kiln_session *session, const char *format_path) {
+static void string_writes(const char *path);
+
+static void strings(kiln_session *session, const char *format_path, const char *writes_path) {
   static const char *text[12] = {"1.5", "-2", "abc", "1e3", "0.25", " 7",
                                  "-0",  "inf", "",   "3.75", "1e-3", "42"};
   unsigned long long waits[3] = {0, 0, 0};
@@ -364,6 +366,43 @@ static void strings(kiln_session *session, const char *format_path) {
   CHECK(string_allocations > 0 && string_releases == string_allocations,
         "the session gave back every block (%ld of %ld)", string_releases, string_allocations);
   kiln_model_free(format);
+  if (writes_path)
+    string_writes(writes_path);
+}
+
+/* Two string results written to the GPU one after the other, no read
+ * between (string_writes_model.py: y1 = Cast(c1), y2 = Cast(c2)): each
+ * staged in its own pinned memory, since the stand-in, like a GPU, copies
+ * from pinned memory after the call returns. */
+static void string_writes(const char *path) {
+  static const float c1[3] = {1.5f, 2.25f, -3.0f}, c2[3] = {10.0f, 20.5f, 0.125f};
+  kiln_model *model = NULL;
+  kiln_session *session = NULL;
+  CHECK(kiln_model_load(path, &model) == KILN_OK &&
+            kiln_session_create(model, &session) == KILN_OK,
+        "the two Casts to string load: %s", kiln_last_error());
+  if (!session) {
+    kiln_model_free(model);
+    return;
+  }
+  unsigned long long deferred = driver->copies_deferred;
+  for (int run = 0; run < 3; ++run) {
+    float x[3] = {1, 2, 3};
+    kiln_tensor in = {x, KILN_DTYPE_F32, 1, {3}}, y1, y2;
+    int same = kiln_session_run(session, &in, 1) == KILN_OK &&
+               kiln_session_output(session, 0, &y1) == KILN_OK &&
+               kiln_session_output(session, 1, &y2) == KILN_OK;
+    for (int i = 0; same && i < 3; ++i) {
+      const char *a = ((const char *const *)y1.data)[i], *b = ((const char *const *)y2.data)[i];
+      same = a && b && strtof(a, NULL) == c1[i] && strtof(b, NULL) == c2[i];
+    }
+    CHECK(same, "writes run %d: both results whole (%s)", run,
+          same ? "" : kiln_last_error());
+  }
+  CHECK(driver->copies_deferred > deferred,
+        "copies from pinned memory were asynchronous (%llu)", driver->copies_deferred - deferred);
+  kiln_session_free(session);
+  kiln_model_free(model);
 }
 
 /* Zero inputs for `model`'s non-parameter inputs (dynamic dims 4), in
@@ -632,7 +671,7 @@ int main(int argc, char **argv) {
       else if (strcmp(mode, "reads") == 0)
         reads(session);
       else if (strcmp(mode, "strings") == 0 && argc > 4)
-        strings(session, argv[4]);
+        strings(session, argv[4], argc > 5 ? argv[5] : NULL);
       else if (strcmp(mode, "train") == 0)
         train(session, model);
       else if (strcmp(mode, "binary") == 0) {

@@ -12,9 +12,18 @@
  * on a real driver (allocating, synchronising) fails here too, and is
  * counted.
  *
+ * Copies between the device and pinned host memory (cuMemAllocHost) are
+ * asynchronous, as a GPU's DMA is: one enqueued on the stream is done when
+ * the stream next does other work or synchronises (or the memory is
+ * freed), in order, so a host that rewrites pinned memory before its copy
+ * to the device is done sends the new bytes, and one that reads pinned
+ * memory before its copy from the device is done reads the old ones, as
+ * on a GPU. Copies from or to pageable memory are done at once.
+ *
  *===----------------------------------------------------------------------===*/
 #include "cuda_stand_in.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +109,73 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
   }
   return OK;
 }
+/* Pinned host memory: the blocks cuMemAllocHost made, for every thread. */
+struct pinned_block {
+  const char *start;
+  size_t bytes;
+};
+static struct pinned_block *pinned;
+static size_t pinned_count, pinned_capacity;
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int remember_pinned(const void *p, size_t bytes) {
+  pthread_mutex_lock(&pinned_lock);
+  int ok = 1;
+  if (pinned_count == pinned_capacity) {
+    size_t grown = pinned_capacity ? 2 * pinned_capacity : 64;
+    struct pinned_block *more = realloc(pinned, grown * sizeof *more);
+    if (more) {
+      pinned = more;
+      pinned_capacity = grown;
+    } else {
+      ok = 0;
+    }
+  }
+  if (ok)
+    pinned[pinned_count++] = (struct pinned_block){p, bytes};
+  pthread_mutex_unlock(&pinned_lock);
+  return ok;
+}
+
+static void forget_pinned(const void *p) {
+  pthread_mutex_lock(&pinned_lock);
+  for (size_t i = 0; i < pinned_count; ++i)
+    if (pinned[i].start == p) {
+      pinned[i] = pinned[--pinned_count];
+      break;
+    }
+  pthread_mutex_unlock(&pinned_lock);
+}
+
+static int is_pinned(const void *p, size_t bytes) {
+  const char *c = p;
+  int found = 0;
+  pthread_mutex_lock(&pinned_lock);
+  for (size_t i = 0; i < pinned_count && !found; ++i)
+    found = c >= pinned[i].start && c + bytes <= pinned[i].start + pinned[i].bytes;
+  pthread_mutex_unlock(&pinned_lock);
+  return found;
+}
+
+/* The stream's copies to or from pinned memory not done yet, in order (a
+ * session's stream is used by one thread at a time, and every run ends
+ * synchronised). */
+#define MAX_PENDING 4096
+static __thread struct {
+  void *to;
+  const void *from;
+  size_t bytes;
+} pending[MAX_PENDING];
+static __thread unsigned pending_count;
+
+static void flush_copies(void) {
+  for (unsigned k = 0; k < pending_count; ++k)
+    memmove(pending[k].to, pending[k].from, pending[k].bytes);
+  pending_count = 0;
+}
+
+EXPORT void kiln_stand_in_flush_copies(void) { flush_copies(); }
+
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (capturing) {
     counters.allocations_in_capture++;
@@ -115,9 +191,18 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
 EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) { free((void *)(uintptr_t)pointer); return OK; }
 EXPORT CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
   *pointer = malloc(bytes ? bytes : 1);
+  if (*pointer && !remember_pinned(*pointer, bytes ? bytes : 1)) {
+    free(*pointer);
+    *pointer = NULL;
+  }
   return *pointer ? OK : 2;
 }
-EXPORT CUresult cuMemFreeHost(void *pointer) { free(pointer); return OK; }
+EXPORT CUresult cuMemFreeHost(void *pointer) {
+  flush_copies();
+  forget_pinned(pointer);
+  free(pointer);
+  return OK;
+}
 static __thread struct graph *recording;
 /* A copy: done now, or recorded into the graph being captured. */
 static CUresult copy(void *to, const void *from, size_t bytes, enum copy_kind kind) {
@@ -137,6 +222,16 @@ static CUresult copy(void *to, const void *from, size_t bytes, enum copy_kind ki
   *(kind == TO_DEVICE  ? &counters.bytes_to_device
     : kind == TO_HOST ? &counters.bytes_to_host
                       : &counters.bytes_device_to_device) += bytes;
+  const void *host = kind == TO_DEVICE ? from : kind == TO_HOST ? to : NULL;
+  if (host && is_pinned(host, bytes) && pending_count < MAX_PENDING) {
+    pending[pending_count].to = to; /* done later, by DMA */
+    pending[pending_count].from = from;
+    pending[pending_count].bytes = bytes;
+    pending_count++;
+    counters.copies_deferred++;
+    return OK;
+  }
+  flush_copies();
   memmove(to, from, bytes);
   return OK;
 }
@@ -158,6 +253,7 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr to, unsigned char value, size_t byte
     counters.copies_in_capture++; /* done now: no run the tests capture has one */
   else
     counters.stream_calls++;
+  flush_copies();
   memset((void *)(uintptr_t)to, value, bytes);
   return OK;
 }
@@ -176,6 +272,7 @@ EXPORT CUresult cuStreamSynchronize(void *stream) {
   }
   counters.synchronizations++;
   counters.stream_calls++;
+  flush_copies();
   return OK;
 }
 EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
@@ -184,6 +281,7 @@ EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
     return INVALID_VALUE;
   capturing = 1;
   counters.captures++;
+  flush_copies(); /* the work before the capture */
   recording = calloc(1, sizeof *recording);
   if (capture_hook) {
     void (*hook)(void) = capture_hook;
@@ -220,6 +318,7 @@ EXPORT CUresult cuGraphLaunch(struct graph *exec, void *stream) {
   (void)stream;
   counters.graph_launches++;
   counters.stream_calls++;
+  flush_copies();
   counters.graph_nodes_launched += exec->nodes;
   for (unsigned k = 0; k < exec->copies; ++k) {
     const struct copy_node *c = &exec->copy[k];
@@ -290,6 +389,7 @@ EXPORT CUresult cuLaunchKernel(struct function *f, unsigned gx, unsigned gy, uns
   } else {
     counters.launches++;
     counters.stream_calls++;
+    flush_copies();
   }
   return OK;
 }

@@ -33,12 +33,40 @@ typedef struct kiln_stand_in_counters {
   /* Calls that enqueue work on a stream or wait for it, outside a capture
    * (copies, memsets, kernel and graph launches, synchronisations). */
   unsigned long long stream_calls;
+  /* Copies to or from pinned host memory, done later (asynchronous). */
+  unsigned long long copies_deferred;
 } kiln_stand_in_counters;
+
+/* Does the copies the driver stand-in has enqueued and not done yet
+ * (dlsym "kiln_stand_in_flush_copies"): the cuBLASLt and cuDNN stand-ins
+ * call it before they compute, as a library call on a stream runs after
+ * the copies enqueued before it. */
+typedef void (*kiln_stand_in_flush_copies_fn)(void);
 
 /* The library's counters (dlsym "kiln_stand_in_get_counters"). */
 typedef const kiln_stand_in_counters *(*kiln_stand_in_counters_fn)(void);
 /* A function run once, on the capturing thread, when the next capture
  * begins (dlsym "kiln_stand_in_set_capture_hook"). */
 typedef void (*kiln_stand_in_set_capture_hook_fn)(void (*hook)(void));
+
+#ifdef KILN_STAND_IN_LIBRARY
+#include <dlfcn.h>
+#include <stdlib.h>
+/* For the library stand-ins: the driver stand-in's pending copies done, if
+ * the driver ($KILN_CUDA_DRIVER, loaded by the runtime) is the stand-in. */
+static inline void kiln_stand_in_wait_for_copies(void) {
+  static kiln_stand_in_flush_copies_fn flush;
+  static int looked;
+  if (!looked) {
+    const char *path = getenv("KILN_CUDA_DRIVER");
+    void *driver = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    flush = driver ? (kiln_stand_in_flush_copies_fn)dlsym(driver, "kiln_stand_in_flush_copies")
+                   : NULL;
+    looked = 1;
+  }
+  if (flush)
+    flush();
+}
+#endif
 
 #endif

@@ -26,6 +26,9 @@
  * every plan's execution fails (status 5000: execution failed).
  *
  *===----------------------------------------------------------------------===*/
+#define KILN_STAND_IN_LIBRARY
+#include "cuda_stand_in.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,6 +177,7 @@ EXPORT int cudnnConvolutionForward(void *h, const float *alpha, tensor *xd, cons
   (void)h, (void)ws, (void)wsb;
   if (!consistent(xd, wd, c, yd) || (algo != 1 && algo != 4))
     return BAD;
+  kiln_stand_in_wait_for_copies();
   record(algo);
   size_t count = (size_t)yd->n * yd->c * yd->h * yd->w;
   float *tmp = malloc(count * sizeof *tmp);
@@ -451,6 +455,7 @@ EXPORT int cudnnBackendExecute(void *h, backend *plan, backend *pack) {
   (void)h;
   if (!plan->finalized || !pack->finalized || plan->kind != D_EXECUTION_PLAN)
     return BAD;
+  kiln_stand_in_wait_for_copies();
   const char *fail = getenv("KILN_CUDNN_STAND_IN_FAIL_EXECUTE");
   if (fail && !strcmp(fail, "1"))
     return 5000;

@@ -389,6 +389,8 @@ static int cuda_read(void *state, void *host, const void *device, size_t bytes) 
                                             s->stream);
   if (r == KILN_CUDA_SUCCESS)
     r = kiln_cuda.api.cuStreamSynchronize(s->stream);
+  if (r == KILN_CUDA_SUCCESS)
+    s->write_used = 0; /* the staged writes before it are done */
   s->stats.bytes_to_host += bytes;
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "reading a value from the GPU", r);
 }
@@ -424,9 +426,9 @@ static int cuda_write(void *state, void *device, const void *host, size_t bytes)
   }
   CUresult r;
   if (s->in_run) {
-    /* Staged in the session's pinned memory, which the run's later copies
-     * do not reuse: enqueued after the stream's work, not waited for (the
-     * run ends synchronised). */
+    /* Staged in the session's pinned memory, which no later copy reuses
+     * before the stream is next synchronised (a read, a write that waits,
+     * the run's end): enqueued after the stream's work, not waited for. */
     size_t at = (s->write_used + 255) & ~(size_t)255;
     if (at + bytes <= s->write_capacity) {
       memcpy((char *)s->write_staging + at, host, bytes);
@@ -443,6 +445,8 @@ static int cuda_write(void *state, void *device, const void *host, size_t bytes)
   r = kiln_cuda.api.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device, host, bytes, s->stream);
   if (r == KILN_CUDA_SUCCESS)
     r = kiln_cuda.api.cuStreamSynchronize(s->stream);
+  if (r == KILN_CUDA_SUCCESS)
+    s->write_used = 0;
   s->stats.bytes_to_device += bytes;
   return r == KILN_CUDA_SUCCESS ? 0 : set_error(s, "writing values to the GPU", r);
 }

@@ -96,9 +96,10 @@ typedef struct cuda_session {
   int reads_device;
   /* Pinned memory the run's host code writes to the device through
    * (write_device: a string operation's result), so that such a write is
-   * enqueued without waiting: `write_used` bytes taken by this run's
-   * pending copies, `write_wanted` the most a run asked for (the next run
-   * grows it); `in_run` while kiln_cuda_run runs. */
+   * enqueued without waiting: `write_used` bytes taken by copies enqueued
+   * since the stream was last synchronised, `write_wanted` the most such
+   * copies asked for (the next run grows it to that); `in_run` while
+   * kiln_cuda_run runs. */
   void *write_staging;
   size_t write_capacity, write_used, write_wanted;
   int in_run;
