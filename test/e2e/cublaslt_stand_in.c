@@ -10,6 +10,15 @@
  * runtime's row-major-to-column-major mapping is tested without a GPU.
  * Counts the matmuls it ran (dlsym "kiln_cublaslt_stand_in_matmuls").
  *
+ * Alignment, as cuBLASLt documents it: the heuristic assumes each of A,
+ * B, C, D is as aligned as the preference's CUBLASLT_MATMUL_PREF_MIN_
+ * ALIGNMENT_*_BYTES say (256 unless set) and the bias as its pointer in
+ * the descriptor at that time, and may return an algorithm that needs
+ * all of that alignment the leading dims and batch strides allow; the
+ * stand-in's always does, and its cublasLtMatmul refuses a pointer less
+ * aligned than its algorithm needs (on a GPU: a refusal, a fault or a
+ * wrong result).
+ *
  *===----------------------------------------------------------------------===*/
 #define KILN_STAND_IN_LIBRARY
 #include "cuda_stand_in.h"
@@ -34,8 +43,12 @@ typedef struct {
   int batch;
 } layout;
 typedef struct {
-  uint64_t data[8];
+  uint32_t align[5]; /* bytes the algorithm needs of A, B, C, D, the bias */
+  uint32_t unused[11];
 } algo;
+typedef struct {
+  uint32_t align[4]; /* CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES */
+} preference;
 typedef struct {
   algo a;
   size_t workspace;
@@ -100,31 +113,68 @@ EXPORT int cublasLtMatrixLayoutSetAttribute(layout *l, int attribute, const void
     return INVALID;
   return OK;
 }
-EXPORT int cublasLtMatmulPreferenceCreate(void **p) {
-  static int the_preference;
-  *p = &the_preference;
+EXPORT int cublasLtMatmulPreferenceCreate(preference **p) {
+  *p = malloc(sizeof **p);
+  for (int i = 0; i < 4; ++i)
+    (*p)->align[i] = 256;
   return OK;
 }
-EXPORT int cublasLtMatmulPreferenceDestroy(void *p) { (void)p; return OK; }
-EXPORT int cublasLtMatmulPreferenceSetAttribute(void *p, int attribute, const void *value,
+EXPORT int cublasLtMatmulPreferenceDestroy(preference *p) {
+  free(p);
+  return OK;
+}
+EXPORT int cublasLtMatmulPreferenceSetAttribute(preference *p, int attribute, const void *value,
                                                 size_t bytes) {
-  (void)p, (void)value;
-  return attribute == 1 && bytes == 8 ? OK : INVALID;
+  if (attribute == 1 && bytes == 8)
+    return OK; /* the workspace */
+  if (attribute >= 5 && attribute <= 8 && bytes == 4) {
+    uint32_t a = *(const uint32_t *)value;
+    if (a == 0 || (a & (a - 1)))
+      return INVALID;
+    p->align[attribute - 5] = a;
+    return OK;
+  }
+  return INVALID;
+}
+
+/* The bytes an address or a byte count is a multiple of, up to 256 (256
+ * for 0). */
+static uint32_t alignment_of(uint64_t bytes) {
+  uint32_t a = 1;
+  while (a < 256 && !(bytes & a))
+    a <<= 1;
+  return a;
+}
+/* The most an algorithm may need of a matrix the preference says is
+ * `assumed` aligned: that, as far as its leading dim and its batch stride
+ * keep it. */
+static uint32_t needs(uint32_t assumed, const layout *l) {
+  uint32_t a = assumed, ld = alignment_of((uint64_t)l->ld * 4);
+  uint32_t stride = alignment_of((uint64_t)l->stride * 4);
+  if (ld < a)
+    a = ld;
+  if (l->batch > 1 && stride < a)
+    a = stride;
+  return a;
 }
 /* op(X)'s rows and cols: X's, or swapped when read transposed. */
 static uint64_t op_rows(const layout *x, int trans) { return trans ? x->cols : x->rows; }
 static uint64_t op_cols(const layout *x, int trans) { return trans ? x->rows : x->cols; }
 
 EXPORT int cublasLtMatmulAlgoGetHeuristic(void *handle, desc *d, layout *a, layout *b,
-                                          layout *c, layout *dl, void *preference, int requested,
-                                          heuristic *results, int *returned) {
-  (void)handle, (void)c, (void)preference;
+                                          layout *c, layout *dl, const preference *pref,
+                                          int requested, heuristic *results, int *returned) {
+  (void)handle;
   *returned = 0;
   /* op(A) and op(B) must chain into D. */
   if (requested < 1 || op_cols(a, d->trans_a) != op_rows(b, d->trans_b) ||
       dl->rows != op_rows(a, d->trans_a) || dl->cols != op_cols(b, d->trans_b))
     return INVALID;
   memset(&results[0], 0, sizeof results[0]);
+  const layout *ls[4] = {a, b, c, dl};
+  for (int i = 0; i < 4; ++i)
+    results[0].a.align[i] = needs(pref->align[i], ls[i]);
+  results[0].a.align[4] = alignment_of((uintptr_t)d->bias);
   *returned = 1;
   return OK;
 }
@@ -132,8 +182,12 @@ EXPORT int cublasLtMatmul(void *handle, desc *d, const float *alpha, const float
                           layout *al, const float *b, layout *bl, const float *beta,
                           const float *c, layout *cl, float *out, layout *dl, const algo *algo,
                           void *workspace, size_t workspace_bytes, void *stream) {
-  (void)handle, (void)algo, (void)workspace, (void)workspace_bytes, (void)stream;
+  (void)handle, (void)workspace, (void)workspace_bytes, (void)stream;
   kiln_stand_in_wait_for_copies();
+  const void *pointers[5] = {a, b, c, out, d->bias};
+  for (int i = 0; i < 5; ++i)
+    if ((i < 4 || (d->epilogue & 4)) && alignment_of((uintptr_t)pointers[i]) < algo->align[i])
+      return INVALID;
   int ta = d->trans_a, tb = d->trans_b;
   if (op_cols(al, ta) != op_rows(bl, tb) || dl->rows != op_rows(al, ta) ||
       dl->cols != op_cols(bl, tb) || cl->rows != dl->rows || dl->batch != bl->batch ||

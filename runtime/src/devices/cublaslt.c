@@ -7,6 +7,13 @@
  * is C = D with beta = 1. An lhs with leading dims over a matrix rhs folds
  * them into M; an rhs with the same batch dims is a strided batch.
  *
+ * cuBLASLt's heuristic takes every matrix to be 256-byte aligned unless
+ * told otherwise, and the bias as aligned as the pointer in the descriptor
+ * when it is asked; Kiln's buffers are 64-byte aligned (the arena, the
+ * pool). A plan is therefore made for the alignment of the pointers of the
+ * call it first serves, and serves the calls whose pointers are as aligned
+ * or more; a call with less aligned ones gets another.
+ *
  *===----------------------------------------------------------------------===*/
 #include "cublaslt.h"
 #include "cublaslt_api.h"
@@ -88,9 +95,16 @@ kiln_status kiln_cublaslt_check(const kiln_model_v1 *abi, const char *what) {
 
 #define KILN_CUBLASLT_PLANS 8
 
+/* The pointers' alignments a plan was made for: cuBLASLt's A, B, C (= D)
+ * and the bias, in bytes up to 256. */
+typedef struct alignments {
+  uint32_t a, b, c, bias;
+} alignments;
+
 typedef struct plan {
   int used;
   uint64_t m, batch, last_use;
+  alignments align;
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t a, b, d;
   cublasLtMatmulAlgo_t algo;
@@ -179,17 +193,58 @@ static int make_layout(cublasLtMatrixLayout_t *layout, uint64_t rows, uint64_t c
   return 0;
 }
 
-/* The plan of call `id` for `m` rows in `batch` batches, made if new. */
+/* The bytes, up to 256, that `p`'s address is a multiple of. */
+static uint32_t alignment_of(const void *p) {
+  uintptr_t address = (uintptr_t)p;
+  uint32_t a = 1;
+  while (a < 256 && !(address & a))
+    a <<= 1;
+  return a;
+}
+
+/* Whether a plan made for pointers aligned as `made` serves ones aligned
+ * as `call` (as aligned or more: a pool's blocks may be more aligned in
+ * one run than in another). */
+static int serves(const alignments *made, const alignments *call) {
+  return made->a <= call->a && made->b <= call->b && made->c <= call->c &&
+         made->bias <= call->bias;
+}
+
+/* Tells the heuristic how aligned A, B, C and D are (D is C). */
+static int prefer_alignments(kiln_cublaslt *blas, const alignments *align) {
+  const uint32_t values[4] = {align->a, align->b, align->c, align->c};
+  for (int i = 0; i < 4; ++i)
+    if (lib.api.cublasLtMatmulPreferenceSetAttribute(
+            blas->preference, KILN_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES + i, &values[i],
+            sizeof values[i]) != KILN_CUBLAS_SUCCESS)
+      return -1;
+  return 0;
+}
+
+/* The plan of call `id` for `m` rows in `batch` batches and pointers as
+ * aligned as `align`, made if new (`bias`: the call's, NULL if none) but
+ * not while `capturing` (a CUDA Graph: that capture fails, and its bucket
+ * runs on the stream). */
 static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, uint64_t n,
-                      uint64_t batch) {
+                      uint64_t batch, const alignments *align, const void *bias,
+                      int capturing) {
   plan *plans = blas->plans[id], *slot = &plans[0];
   for (int i = 0; i < KILN_CUBLASLT_PLANS; ++i) {
-    if (plans[i].used && plans[i].m == m && plans[i].batch == batch) {
+    if (plans[i].used && plans[i].m == m && plans[i].batch == batch &&
+        serves(&plans[i].align, align)) {
       plans[i].last_use = ++blas->clock;
       return &plans[i];
     }
     if (!plans[i].used || (slot->used && plans[i].last_use < slot->last_use))
       slot = &plans[i];
+  }
+  if (capturing) {
+    kiln_fail(KILN_ERROR_RUN,
+              "cuBLASLt call %u needs a new plan (M %llu, batch %llu; lhs, rhs, output aligned "
+              "to %u, %u, %u bytes), which is not made inside a CUDA Graph capture",
+              id, (unsigned long long)m, (unsigned long long)batch, align->b, align->a,
+              align->c);
+    return NULL;
   }
   free_plan(slot);
   const kiln_library_call *call = &blas->abi->library_calls[id];
@@ -217,6 +272,9 @@ static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, 
                                              sizeof op_b) != KILN_CUBLAS_SUCCESS ||
       lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_EPILOGUE, &epilogue,
                                              sizeof epilogue) != KILN_CUBLAS_SUCCESS ||
+      (bias &&
+       lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_BIAS_POINTER, &bias,
+                                              sizeof bias) != KILN_CUBLAS_SUCCESS) ||
       make_layout(&slot->a, ta ? k : n, ta ? n : k, batch, rhs_batched ? (int64_t)(k * n) : 0) !=
           0 ||
       make_layout(&slot->b, tb ? m : k, tb ? k : m, batch, (int64_t)(m * k)) != 0 ||
@@ -227,27 +285,30 @@ static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, 
   }
   cublasLtMatmulHeuristicResult_t result;
   int returned = 0;
-  if (lib.api.cublasLtMatmulAlgoGetHeuristic(blas->handle, slot->desc, slot->a, slot->b, slot->d,
+  if (prefer_alignments(blas, align) != 0 ||
+      lib.api.cublasLtMatmulAlgoGetHeuristic(blas->handle, slot->desc, slot->a, slot->b, slot->d,
                                              slot->d, blas->preference, 1, &result, &returned) !=
           KILN_CUBLAS_SUCCESS ||
       returned < 1 || result.workspaceSize > blas->workspace_bytes) {
     free_plan(slot);
     kiln_fail(KILN_ERROR_RUN,
-              "cuBLASLt has no algorithm for call %u (M %llu, K %llu, N %llu, batch %llu)", id,
-              (unsigned long long)m, (unsigned long long)k, (unsigned long long)n,
-              (unsigned long long)batch);
+              "cuBLASLt has no algorithm for call %u (M %llu, K %llu, N %llu, batch %llu; "
+              "lhs, rhs, output aligned to %u, %u, %u bytes)",
+              id, (unsigned long long)m, (unsigned long long)k, (unsigned long long)n,
+              (unsigned long long)batch, align->b, align->a, align->c);
     return NULL;
   }
   slot->algo = result.algo;
   slot->used = 1;
   slot->m = m;
   slot->batch = batch;
+  slot->align = *align;
   slot->last_use = ++blas->clock;
   return slot;
 }
 
 int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,
-                          const int64_t *const *dims, void *stream) {
+                          const int64_t *const *dims, void *stream, int capturing) {
   if (!blas || id >= blas->abi->num_library_calls ||
       blas->abi->library_calls[id].kind != KILN_LIBRARY_MATMUL)
     return -1;
@@ -268,11 +329,14 @@ int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operand
   }
   if (!m || !n || !batch)
     return 0;
-  plan *p = plan_for(blas, id, m, k, n, batch);
+  const void *bias = call->epilogue.has_bias ? operands[3] : NULL;
+  /* cuBLASLt's A is Kiln's rhs, its B Kiln's lhs, its C and D the output. */
+  alignments align = {alignment_of(operands[1]), alignment_of(operands[0]),
+                      alignment_of(operands[2]), bias ? alignment_of(bias) : 0};
+  plan *p = plan_for(blas, id, m, k, n, batch, &align, bias, capturing);
   if (!p)
     return -1;
-  if (call->epilogue.has_bias) {
-    const void *bias = operands[3];
+  if (bias) {
     if (lib.api.cublasLtMatmulDescSetAttribute(p->desc, KILN_CUBLASLT_DESC_BIAS_POINTER, &bias,
                                                sizeof bias) != KILN_CUBLAS_SUCCESS) {
       kiln_fail(KILN_ERROR_RUN, "cuBLASLt refused the bias of call %u", id);

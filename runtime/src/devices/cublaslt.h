@@ -5,9 +5,10 @@
  * dlopen ($KILN_CUBLASLT_LIBRARY, else libcublasLt.so.13 / .12) when a
  * model with such calls is loaded. Float32 throughout (compute type 32F: no
  * TF32). A call's plan (descriptor, layouts, the heuristic's algorithm) is
- * made the first time its shape is seen (the first run of a batch bucket,
- * never inside a CUDA Graph capture) and kept, up to 8 shapes a call; the
- * workspace is the session's, allocated when it is created.
+ * made the first time its shape and its pointers' alignment are seen (the
+ * first run of a batch bucket, never inside a CUDA Graph capture) and
+ * kept, up to 8 a call; the workspace is the session's, allocated when it
+ * is created.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_RUNTIME_DEVICES_CUBLASLT_H
@@ -27,8 +28,9 @@ kiln_status kiln_cublaslt_create(const kiln_model_v1 *abi, void *workspace,
                                  size_t workspace_bytes, kiln_cublaslt **out);
 void kiln_cublaslt_free(kiln_cublaslt *blas);
 /* Enqueues call `id` on `stream` (a CUstream); 0 on success, else -1 with
- * the thread's last error set. */
+ * the thread's last error set. While `capturing` (a CUDA Graph) no plan is
+ * made: a call that needs a new one fails. */
 int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,
-                          const int64_t *const *dims, void *stream);
+                          const int64_t *const *dims, void *stream, int capturing);
 
 #endif

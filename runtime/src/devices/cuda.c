@@ -329,7 +329,8 @@ static int cuda_library_execute(void *state, uint32_t id, void *const *operands,
   cuda_session *s = state;
   int rc = s->abi->library_calls[id].kind == KILN_LIBRARY_CONV
                ? kiln_cudnn_execute(s->dnn, id, operands, dims)
-               : kiln_cublaslt_execute(s->blas, id, operands, dims, s->stream);
+               : kiln_cublaslt_execute(s->blas, id, operands, dims, s->stream,
+                                       kiln_cuda_capturing);
   if (rc != 0)
     return -1;
   s->stats.library_calls += 1;
