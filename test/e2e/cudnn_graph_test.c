@@ -18,23 +18,12 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "cudnn_graph.h"
+#include "library_checks.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *detail) {
-  if (ok) {
-    ++passed;
-    printf("PASS: %s\n", what);
-  } else {
-    ++failed;
-    printf("FAIL: %s%s%s\n", what, detail && *detail ? ": " : "", detail ? detail : "");
-  }
-}
 
 static void *open_cudnn(void) {
   const char *chosen = getenv("KILN_CUDNN_LIBRARY");
@@ -71,6 +60,11 @@ static int builds(const kiln_cudnn_api *api, const kiln_library_call *call, int6
   }
   kiln_cudnn_graph_free(graph);
   return ok;
+}
+
+static int builds_at_batch_1(void *api, const kiln_library_call *call, char *why,
+                             size_t why_bytes) {
+  return builds(api, call, 1, why, why_bytes);
 }
 
 int main(int argc, char **argv) {
@@ -132,28 +126,8 @@ int main(int argc, char **argv) {
   check(!builds(&api, &bad, 1, why, sizeof why), "an inconsistent output shape is refused",
         "cuDNN accepted it");
 
-  for (int i = 1; i < argc; ++i) {
-    void *artifact = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
-    const kiln_model_v1 *abi = artifact ? dlsym(artifact, "kiln_model_descriptor") : NULL;
-    if (!abi) {
-      check(0, argv[i], "not a Kiln artifact");
-      continue;
-    }
-    int convs = 0, ok = 0;
-    first[0] = '\0';
-    for (uint32_t c = 0; c < abi->num_library_calls; ++c) {
-      const kiln_library_call *call = &abi->library_calls[c];
-      if (call->kind != KILN_LIBRARY_CONV)
-        continue;
-      ++convs;
-      if (builds(&api, call, 1, why, sizeof why))
-        ++ok;
-      else if (!first[0])
-        snprintf(first, sizeof first, "call %u: %s", c, why);
-    }
-    snprintf(what, sizeof what, "%s: %d convolution calls accepted", argv[i], convs);
-    check(convs > 0 && ok == convs, what, convs ? first : "no convolution call");
-  }
+  for (int i = 1; i < argc; ++i)
+    check_artifact_calls(argv[i], KILN_LIBRARY_CONV, "convolution", builds_at_batch_1, &api);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

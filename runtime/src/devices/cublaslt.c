@@ -193,6 +193,50 @@ static int make_layout(cublasLtMatrixLayout_t *layout, uint64_t rows, uint64_t c
   return 0;
 }
 
+/* Makes `p`'s matmul descriptor (its transposes, epilogue and `bias`,
+ * NULL if none) and its layouts of A, B and D (C is D) for call `call` at
+ * M `m`, K `k`, N `n` in `batch` batches: NULL, or what cuBLASLt refused
+ * (the caller frees `p` either way). */
+static const char *describe(plan *p, const kiln_library_call *call, uint64_t m, uint64_t k,
+                            uint64_t n, uint64_t batch, const void *bias) {
+  int32_t epilogue = 0;
+  if (call->epilogue.activation == KILN_ACTIVATION_RELU)
+    epilogue |= KILN_CUBLASLT_EPILOGUE_RELU;
+  else if (call->epilogue.activation == KILN_ACTIVATION_GELU_TANH)
+    epilogue |= KILN_CUBLASLT_EPILOGUE_GELU;
+  if (call->epilogue.has_bias)
+    epilogue |= KILN_CUBLASLT_EPILOGUE_BIAS;
+  if (!epilogue)
+    epilogue = KILN_CUBLASLT_EPILOGUE_DEFAULT;
+  /* cuBLASLt's A is Kiln's rhs: column-major n x k (row-major k x n), or
+   * stored k x n and read transposed; its B is Kiln's lhs: k x m, or
+   * stored m x k and read transposed. */
+  int ta = transposed(call, 1), tb = transposed(call, 0);
+  int32_t op_a = ta ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
+  int32_t op_b = tb ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
+  int rhs_batched = call->operand_ranks[1] > 2;
+  if (lib.api.cublasLtMatmulDescCreate(&p->desc, KILN_CUBLAS_COMPUTE_32F, KILN_CUDA_R_32F) !=
+      KILN_CUBLAS_SUCCESS)
+    return "matmul descriptor (float compute and scale)";
+  if (lib.api.cublasLtMatmulDescSetAttribute(p->desc, KILN_CUBLASLT_DESC_TRANSA, &op_a,
+                                             sizeof op_a) != KILN_CUBLAS_SUCCESS ||
+      lib.api.cublasLtMatmulDescSetAttribute(p->desc, KILN_CUBLASLT_DESC_TRANSB, &op_b,
+                                             sizeof op_b) != KILN_CUBLAS_SUCCESS)
+    return "transpose flags";
+  if (lib.api.cublasLtMatmulDescSetAttribute(p->desc, KILN_CUBLASLT_DESC_EPILOGUE, &epilogue,
+                                             sizeof epilogue) != KILN_CUBLAS_SUCCESS)
+    return "epilogue";
+  if (bias && lib.api.cublasLtMatmulDescSetAttribute(p->desc, KILN_CUBLASLT_DESC_BIAS_POINTER,
+                                                     &bias, sizeof bias) != KILN_CUBLAS_SUCCESS)
+    return "bias pointer";
+  if (make_layout(&p->a, ta ? k : n, ta ? n : k, batch, rhs_batched ? (int64_t)(k * n) : 0) !=
+          0 ||
+      make_layout(&p->b, tb ? m : k, tb ? k : m, batch, (int64_t)(m * k)) != 0 ||
+      make_layout(&p->d, n, m, batch, (int64_t)(m * n)) != 0)
+    return "matrix layouts (sizes, leading dims, batch count and strides)";
+  return NULL;
+}
+
 /* The bytes, up to 256, that `p`'s address is a multiple of. */
 static uint32_t alignment_of(const void *p) {
   uintptr_t address = (uintptr_t)p;
@@ -210,12 +254,13 @@ static int serves(const alignments *made, const alignments *call) {
          made->bias <= call->bias;
 }
 
-/* Tells the heuristic how aligned A, B, C and D are (D is C). */
-static int prefer_alignments(kiln_cublaslt *blas, const alignments *align) {
+/* Tells the heuristic (`preference`) how aligned A, B, C and D are (D is
+ * C). */
+static int prefer_alignments(cublasLtMatmulPreference_t preference, const alignments *align) {
   const uint32_t values[4] = {align->a, align->b, align->c, align->c};
   for (int i = 0; i < 4; ++i)
     if (lib.api.cublasLtMatmulPreferenceSetAttribute(
-            blas->preference, KILN_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES + i, &values[i],
+            preference, KILN_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES + i, &values[i],
             sizeof values[i]) != KILN_CUBLAS_SUCCESS)
       return -1;
   return 0;
@@ -247,45 +292,15 @@ static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, 
     return NULL;
   }
   free_plan(slot);
-  const kiln_library_call *call = &blas->abi->library_calls[id];
-  int32_t epilogue = 0;
-  if (call->epilogue.activation == KILN_ACTIVATION_RELU)
-    epilogue |= KILN_CUBLASLT_EPILOGUE_RELU;
-  else if (call->epilogue.activation == KILN_ACTIVATION_GELU_TANH)
-    epilogue |= KILN_CUBLASLT_EPILOGUE_GELU;
-  if (call->epilogue.has_bias)
-    epilogue |= KILN_CUBLASLT_EPILOGUE_BIAS;
-  if (!epilogue)
-    epilogue = KILN_CUBLASLT_EPILOGUE_DEFAULT;
-  /* cuBLASLt's A is Kiln's rhs: column-major n x k (row-major k x n), or
-   * stored k x n and read transposed; its B is Kiln's lhs: k x m, or
-   * stored m x k and read transposed. */
-  int ta = transposed(call, 1), tb = transposed(call, 0);
-  int32_t op_a = ta ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
-  int32_t op_b = tb ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
-  int rhs_batched = call->operand_ranks[1] > 2;
-  if (lib.api.cublasLtMatmulDescCreate(&slot->desc, KILN_CUBLAS_COMPUTE_32F, KILN_CUDA_R_32F) !=
-          KILN_CUBLAS_SUCCESS ||
-      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSA, &op_a,
-                                             sizeof op_a) != KILN_CUBLAS_SUCCESS ||
-      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_TRANSB, &op_b,
-                                             sizeof op_b) != KILN_CUBLAS_SUCCESS ||
-      lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_EPILOGUE, &epilogue,
-                                             sizeof epilogue) != KILN_CUBLAS_SUCCESS ||
-      (bias &&
-       lib.api.cublasLtMatmulDescSetAttribute(slot->desc, KILN_CUBLASLT_DESC_BIAS_POINTER, &bias,
-                                              sizeof bias) != KILN_CUBLAS_SUCCESS) ||
-      make_layout(&slot->a, ta ? k : n, ta ? n : k, batch, rhs_batched ? (int64_t)(k * n) : 0) !=
-          0 ||
-      make_layout(&slot->b, tb ? m : k, tb ? k : m, batch, (int64_t)(m * k)) != 0 ||
-      make_layout(&slot->d, n, m, batch, (int64_t)(m * n)) != 0) {
+  const char *refused = describe(slot, &blas->abi->library_calls[id], m, k, n, batch, bias);
+  if (refused) {
     free_plan(slot);
-    kiln_fail(KILN_ERROR_RUN, "cuBLASLt refused the descriptors of call %u", id);
+    kiln_fail(KILN_ERROR_RUN, "cuBLASLt refused the %s of call %u", refused, id);
     return NULL;
   }
   cublasLtMatmulHeuristicResult_t result;
   int returned = 0;
-  if (prefer_alignments(blas, align) != 0 ||
+  if (prefer_alignments(blas->preference, align) != 0 ||
       lib.api.cublasLtMatmulAlgoGetHeuristic(blas->handle, slot->desc, slot->a, slot->b, slot->d,
                                              slot->d, blas->preference, 1, &result, &returned) !=
           KILN_CUBLAS_SUCCESS ||
@@ -307,26 +322,68 @@ static plan *plan_for(kiln_cublaslt *blas, uint32_t id, uint64_t m, uint64_t k, 
   return slot;
 }
 
+/* M, K, N and the batch of call `call` at `dims`; -1 for a batched lhs
+ * read transposed over a matrix (the compiler makes none). */
+static int shape_of(const kiln_library_call *call, const int64_t *const *dims, uint64_t *m,
+                    uint64_t *k, uint64_t *n, uint64_t *batch) {
+  int32_t rank = call->operand_ranks[0], rhs_rank = call->operand_ranks[1];
+  *batch = 1;
+  for (int32_t d = 0; d + 2 < rank; ++d)
+    *batch *= (uint64_t)dims[0][d];
+  /* An operand read transposed holds its last two dims swapped. */
+  int tl = transposed(call, 0), tr = transposed(call, 1);
+  *m = (uint64_t)dims[0][rank - 2 + tl];
+  *k = (uint64_t)dims[0][rank - 1 - tl];
+  *n = (uint64_t)dims[1][rhs_rank - 1 - tr];
+  if (rhs_rank == 2) { /* leading dims fold into M */
+    if (tl && *batch > 1)
+      return -1;
+    *m *= *batch;
+    *batch = 1;
+  }
+  return 0;
+}
+
+int kiln_cublaslt_describe(const kiln_library_call *call, const int64_t *const *dims,
+                           uint32_t alignment, char *why, size_t why_bytes) {
+  uint64_t m, k, n, batch;
+  if (call->kind != KILN_LIBRARY_MATMUL || shape_of(call, dims, &m, &k, &n, &batch) != 0) {
+    snprintf(why, why_bytes, "not a matmul call cuBLASLt runs");
+    return -1;
+  }
+  plan p;
+  memset(&p, 0, sizeof p);
+  const void *bias = call->epilogue.has_bias ? (const void *)(uintptr_t)alignment : NULL;
+  const char *refused = describe(&p, call, m, k, n, batch, bias);
+  cublasLtMatmulPreference_t preference = NULL;
+  uint64_t max_bytes = (uint64_t)32 << 20;
+  alignments align = {alignment, alignment, alignment, alignment};
+  if (!refused && (lib.api.cublasLtMatmulPreferenceCreate(&preference) != KILN_CUBLAS_SUCCESS ||
+                   lib.api.cublasLtMatmulPreferenceSetAttribute(
+                       preference, KILN_CUBLASLT_PREF_MAX_WORKSPACE_BYTES, &max_bytes,
+                       sizeof max_bytes) != KILN_CUBLAS_SUCCESS))
+    refused = "preference (the workspace)";
+  if (!refused && prefer_alignments(preference, &align) != 0)
+    refused = "preference (the pointers' alignment)";
+  if (preference)
+    lib.api.cublasLtMatmulPreferenceDestroy(preference);
+  free_plan(&p);
+  if (refused)
+    snprintf(why, why_bytes, "cuBLASLt refused the %s (M %llu, K %llu, N %llu, batch %llu)",
+             refused, (unsigned long long)m, (unsigned long long)k, (unsigned long long)n,
+             (unsigned long long)batch);
+  return refused ? -1 : 0;
+}
+
 int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,
                           const int64_t *const *dims, void *stream, int capturing) {
   if (!blas || id >= blas->abi->num_library_calls ||
       blas->abi->library_calls[id].kind != KILN_LIBRARY_MATMUL)
     return -1;
   const kiln_library_call *call = &blas->abi->library_calls[id];
-  int32_t rank = call->operand_ranks[0], rhs_rank = call->operand_ranks[1];
-  uint64_t batch = 1;
-  for (int32_t d = 0; d + 2 < rank; ++d)
-    batch *= (uint64_t)dims[0][d];
-  /* An operand read transposed holds its last two dims swapped. */
-  int tl = transposed(call, 0), tr = transposed(call, 1);
-  uint64_t m = (uint64_t)dims[0][rank - 2 + tl], k = (uint64_t)dims[0][rank - 1 - tl];
-  uint64_t n = (uint64_t)dims[1][rhs_rank - 1 - tr];
-  if (rhs_rank == 2) { /* leading dims fold into M */
-    if (tl && batch > 1)
-      return -1; /* the compiler reads such an lhs transposed only unbatched */
-    m *= batch;
-    batch = 1;
-  }
+  uint64_t m, k, n, batch;
+  if (shape_of(call, dims, &m, &k, &n, &batch) != 0)
+    return -1; /* the compiler reads such an lhs transposed only unbatched */
   if (!m || !n || !batch)
     return 0;
   const void *bias = call->epilogue.has_bias ? operands[3] : NULL;
