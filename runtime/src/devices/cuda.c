@@ -141,12 +141,20 @@ static kiln_status cuda_check_model(const kiln_model_v1 *abi, const char *what,
   if (!gpu || (gpu->num_kernels && (!gpu->num_binaries || !gpu->binaries)))
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: a CUDA artifact without device code",
                      what);
-  for (uint32_t i = 0; i < gpu->num_binaries; ++i)
-    if (!gpu->binaries[i].data || !gpu->binaries[i].size ||
-        (gpu->binaries[i].format != KILN_GPU_CUBIN && gpu->binaries[i].format != KILN_GPU_PTX))
+  for (uint32_t i = 0; i < gpu->num_binaries; ++i) {
+    const kiln_gpu_binary *b = &gpu->binaries[i];
+    if (!b->data || !b->size || (b->format != KILN_GPU_CUBIN && b->format != KILN_GPU_PTX))
       return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: malformed GPU binary %u", what, i);
+    /* The driver reads PTX up to its NUL, which `size` counts. */
+    if (b->format == KILN_GPU_PTX && ((const char *)b->data)[b->size - 1] != '\0')
+      return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                       "%s: malformed GPU binary %u (PTX without its terminating NUL)", what, i);
+  }
   if (gpu->num_kernels && !gpu->kernels)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: no kernel names", what);
+  for (uint32_t i = 0; i < gpu->num_kernels; ++i)
+    if (!gpu->kernels[i] || !gpu->kernels[i][0])
+      return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: GPU kernel %u has no name", what, i);
   if (gpu->flags & ~(uint32_t)(KILN_GPU_ALLOW_NONDETERMINISTIC | KILN_GPU_READS_DEVICE))
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "%s: unknown GPU flags 0x%x", what,
                      gpu->flags);
