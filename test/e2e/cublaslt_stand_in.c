@@ -8,7 +8,8 @@
  * driver stand-in (host memory) a model whose work is all matmul calls
  * runs through the CUDA device and its numbers can be checked, so the
  * runtime's row-major-to-column-major mapping is tested without a GPU.
- * Counts the matmuls it ran (dlsym "kiln_cublaslt_stand_in_matmuls").
+ * Counts the matmuls it ran (dlsym "kiln_cublaslt_stand_in_matmuls") and
+ * the heuristic's queries ("kiln_cublaslt_stand_in_heuristics").
  *
  * Alignment, as cuBLASLt documents it: the heuristic assumes each of A,
  * B, C, D is as aligned as the preference's CUBLASLT_MATMUL_PREF_MIN_
@@ -57,8 +58,9 @@ typedef struct {
   int reserved[4];
 } heuristic;
 
-static unsigned long long matmuls;
+static unsigned long long matmuls, heuristics;
 EXPORT unsigned long long kiln_cublaslt_stand_in_matmuls(void) { return matmuls; }
+EXPORT unsigned long long kiln_cublaslt_stand_in_heuristics(void) { return heuristics; }
 
 EXPORT int cublasLtCreate(void **handle) {
   static int the_handle;
@@ -166,6 +168,7 @@ EXPORT int cublasLtMatmulAlgoGetHeuristic(void *handle, desc *d, layout *a, layo
                                           int requested, heuristic *results, int *returned) {
   (void)handle;
   *returned = 0;
+  ++heuristics;
   /* op(A) and op(B) must chain into D. */
   if (requested < 1 || op_cols(a, d->trans_a) != op_rows(b, d->trans_b) ||
       dl->rows != op_rows(a, d->trans_a) || dl->cols != op_cols(b, d->trans_b))

@@ -25,6 +25,9 @@
  *          -> string [3, 4]; then, optional, string_writes_model.py's)
  *        | train (model: a training step, kiln compile --train; its inputs
  *          zeros, int64 target)
+ *        | plans (model: convolutions and matmuls, batch buckets; the
+ *          cuBLASLt and cuDNN stand-ins in KILN_CUBLASLT_LIBRARY /
+ *          KILN_CUDNN_LIBRARY)
  * Mode `train`: a training step's parameters and optimiser state stay on
  * the GPU: the first step uploads them once, every step uploads only its
  * inputs and downloads only its loss (the driver's byte counts), the
@@ -408,8 +411,10 @@ static void string_writes(const char *path) {
 
 /* Zero inputs for `model`'s non-parameter inputs (dynamic dims 4), in
  * `storage`; returns how many (at most `capacity`: more is a failure). */
+/* Zero inputs of `model` (its parameters left out), `batch` for each
+ * dynamic dim. */
 static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **storage,
-                          size_t capacity) {
+                          size_t capacity, int64_t batch) {
   size_t n = 0;
   for (uint32_t i = 0; i < kiln_model_num_inputs(model); ++i) {
     if (kiln_model_input_is_parameter(model, i))
@@ -425,7 +430,7 @@ static size_t zero_inputs(const kiln_model *model, kiln_tensor *in, void **stora
     x->rank = t->rank;
     size_t count = 1;
     for (int32_t d = 0; d < t->rank; ++d) {
-      x->dims[d] = t->dims[d] < 0 ? 4 : t->dims[d];
+      x->dims[d] = t->dims[d] < 0 ? batch : t->dims[d];
       count *= (size_t)x->dims[d];
     }
     storage[n] = calloc(count ? count : 1, kiln_dtype_size(t->dtype));
@@ -464,10 +469,64 @@ static traffic traffic_since(traffic *since) {
   return d;
 }
 
+/* Mode `plans` (a model with convolutions and matmuls and batch buckets,
+ * on the cuBLASLt and cuDNN stand-ins): every library call's plan is made
+ * when the session is created, one for each bucket; runs of each bucket,
+ * and of a batch padded into one, make none. */
+static void plans(kiln_session *session, kiln_model *model, const char *model_path) {
+  void *library = dlopen(model_path, RTLD_NOW | RTLD_NOLOAD);
+  const kiln_model_v1 *abi = library ? dlsym(library, "kiln_model_descriptor") : NULL;
+  const char *blas_path = getenv("KILN_CUBLASLT_LIBRARY");
+  void *blas = blas_path ? dlopen(blas_path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+  unsigned long long (*heuristics)(void) =
+      blas ? (unsigned long long (*)(void))dlsym(blas, "kiln_cublaslt_stand_in_heuristics")
+           : NULL;
+  CHECK(abi && abi->num_batch_buckets > 1 && heuristics,
+        "a model with batch buckets, on the cuBLASLt stand-in");
+  if (!abi || abi->num_batch_buckets < 2 || !heuristics)
+    return;
+  uint64_t convs = 0, matmuls = 0;
+  for (uint32_t i = 0; i < abi->num_library_calls; ++i) {
+    convs += abi->library_calls[i].kind == KILN_LIBRARY_CONV;
+    matmuls += abi->library_calls[i].kind == KILN_LIBRARY_MATMUL;
+  }
+  uint32_t buckets = abi->num_batch_buckets;
+  kiln_library_plan_stats made;
+  CHECK(kiln_session_library_plan_stats(session, &made) == KILN_OK, "plan stats");
+  unsigned long long queried = heuristics();
+  CHECK(made.cudnn_graph_plans + made.cudnn_api_plans == convs * buckets,
+        "a cuDNN plan for each of %llu convolutions at each of %u buckets when the session is "
+        "created (%llu)",
+        (unsigned long long)convs, buckets,
+        (unsigned long long)(made.cudnn_graph_plans + made.cudnn_api_plans));
+  CHECK(convs > 0 && matmuls > 0 && queried == matmuls * buckets,
+        "a cuBLASLt plan for each of %llu matmuls at each of %u buckets when the session is "
+        "created (%llu heuristic queries)",
+        (unsigned long long)matmuls, buckets, queried);
+  for (uint32_t b = 0; b <= buckets; ++b) {
+    /* Each bucket, then a batch between the first two (padded). */
+    int64_t batch = b < buckets ? (int64_t)abi->batch_buckets[b] : (int64_t)abi->batch_buckets[0] + 1;
+    kiln_tensor in[8];
+    void *storage[8] = {0};
+    size_t n = zero_inputs(model, in, storage, 8, batch);
+    CHECK(kiln_session_run(session, in, n) == KILN_OK, "a run of batch %lld", (long long)batch);
+    for (size_t k = 0; k < n; ++k)
+      free(storage[k]);
+  }
+  kiln_library_plan_stats after;
+  CHECK(kiln_session_library_plan_stats(session, &after) == KILN_OK, "plan stats");
+  CHECK(after.cudnn_graph_plans == made.cudnn_graph_plans &&
+            after.cudnn_api_plans == made.cudnn_api_plans && heuristics() == queried,
+        "runs of every bucket and of a padded batch make no plan (cuDNN %llu + %llu, cuBLASLt "
+        "%llu queries)",
+        (unsigned long long)after.cudnn_graph_plans, (unsigned long long)after.cudnn_api_plans,
+        heuristics());
+}
+
 static void train(kiln_session *session, kiln_model *model) {
   kiln_tensor in[8];
   void *storage[8] = {0};
-  size_t n = zero_inputs(model, in, storage, 8);
+  size_t n = zero_inputs(model, in, storage, 8, 4);
   size_t input_bytes = 0, state_bytes = 0, update_bytes = 0;
   for (size_t k = 0; k < n; ++k)
     input_bytes += kiln_dtype_size(in[k].dtype) * elements_of(&in[k]);
@@ -600,7 +659,7 @@ static void train(kiln_session *session, kiln_model *model) {
   if (entry && kiln_session_create_inference(session, NULL, &infer) == KILN_OK) {
     kiln_tensor x[8];
     void *xs[8] = {0};
-    size_t m = zero_inputs(entry, x, xs, 8);
+    size_t m = zero_inputs(entry, x, xs, 8, 4);
     size_t x_bytes = 0;
     for (size_t k = 0; k < m; ++k)
       x_bytes += kiln_dtype_size(x[k].dtype) * elements_of(&x[k]);
@@ -729,6 +788,8 @@ int main(int argc, char **argv) {
         strings(session, argv[4], argc > 5 ? argv[5] : NULL);
       else if (strcmp(mode, "train") == 0)
         train(session, model);
+      else if (strcmp(mode, "plans") == 0)
+        plans(session, model, model_path);
       else if (strcmp(mode, "binary") == 0) {
         run_batch(session, 1);
         int want = argc > 4 && strcmp(argv[4], "ptx") == 0 ? 2 : 1;

@@ -181,9 +181,13 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
     counters.allocations_in_capture++;
     return CAPTURE_UNSUPPORTED;
   }
-  void *p = calloc(1, bytes);
+  /* 256-byte aligned, as the driver's allocations are (the CUDA
+   * programming guide), zeroed. */
+  size_t rounded = (bytes + 255) & ~(size_t)255;
+  void *p = aligned_alloc(256, rounded ? rounded : 256);
   if (!p)
     return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  memset(p, 0, rounded ? rounded : 256);
   counters.allocations++;
   *pointer = (CUdeviceptr)(uintptr_t)p;
   return OK;

@@ -168,10 +168,13 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
     llvm::outs() << "\n  naive sum " << kib(naive) << "\n  "
                  << report->getInteger("in_place").value_or(0)
                  << " buffers written in place of a dead operand\n";
+    bool cpu = llvm::StringRef(kiln_model_device(model)) == "cpu";
     if (uint64_t stack = kiln_model_stack_bytes(model))
       llvm::outs() << "  stack: at most " << kib(static_cast<int64_t>(stack))
                    << " per run in generated code (its largest frame and its row "
-                      "temporaries; oneDNN's frames come on top)\n";
+                      "temporaries; "
+                   << (cpu ? "oneDNN's frames" : "the GPU libraries' host frames")
+                   << " come on top)\n";
     uint32_t numBuckets = 0;
     const uint64_t *buckets = kiln_model_batch_buckets(model, &numBuckets);
     if (numBuckets) {

@@ -146,6 +146,8 @@ void kiln_cublaslt_free(kiln_cublaslt *blas) {
   free(blas);
 }
 
+static kiln_status prepare(kiln_cublaslt *blas);
+
 kiln_status kiln_cublaslt_create(const kiln_model_v1 *abi, void *workspace,
                                  size_t workspace_bytes, kiln_cublaslt **out) {
   *out = NULL;
@@ -170,6 +172,11 @@ kiln_status kiln_cublaslt_create(const kiln_model_v1 *abi, void *workspace,
           KILN_CUBLAS_SUCCESS) {
     kiln_cublaslt_free(blas);
     return kiln_fail(KILN_ERROR_LOAD, "cuBLASLt cannot be initialised");
+  }
+  kiln_status prepared = prepare(blas);
+  if (prepared != KILN_OK) {
+    kiln_cublaslt_free(blas);
+    return prepared;
   }
   *out = blas;
   return KILN_OK;
@@ -373,6 +380,33 @@ int kiln_cublaslt_describe(const kiln_library_call *call, const int64_t *const *
              refused, (unsigned long long)m, (unsigned long long)k, (unsigned long long)n,
              (unsigned long long)batch);
   return refused ? -1 : 0;
+}
+
+/* Makes each call's plan, when the session is created, for each batch
+ * the artifact declares (1 when it declares none), for pointers of the
+ * alignment Kiln's buffers have at least (64 bytes; more aligned ones are
+ * served too). A plan for guessed dims (a dynamic dim need not be the
+ * batch) that cuBLASLt refuses is left to the first run of its shape. */
+static kiln_status prepare(kiln_cublaslt *blas) {
+  const kiln_model_v1 *abi = blas->abi;
+  for (uint32_t b = 0; b < kiln_prepared_batches(abi); ++b)
+    for (uint32_t id = 0; id < abi->num_library_calls; ++id) {
+      const kiln_library_call *call = &abi->library_calls[id];
+      if (call->kind != KILN_LIBRARY_MATMUL)
+        continue;
+      int64_t storage[3][KILN_MAX_RANK];
+      const int64_t *dims[3];
+      int guessed = kiln_call_dims_at(call, kiln_prepared_batch(abi, b), storage, dims);
+      uint64_t m, k, n, batch;
+      if (shape_of(call, dims, &m, &k, &n, &batch) != 0 || !m || !n || !batch)
+        continue;
+      /* The heuristic reads the bias pointer for its alignment only. */
+      const void *bias = call->epilogue.has_bias ? (const void *)(uintptr_t)64 : NULL;
+      alignments align = {64, 64, 64, bias ? 64 : 0};
+      if (!plan_for(blas, id, m, k, n, batch, &align, bias, 0) && !guessed)
+        return KILN_ERROR_RUN; /* its message */
+    }
+  return KILN_OK;
 }
 
 int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,

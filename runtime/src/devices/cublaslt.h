@@ -4,11 +4,12 @@
  * ReLU / tanh-GELU and residual epilogue) run in cuBLASLt, loaded with
  * dlopen ($KILN_CUBLASLT_LIBRARY, else libcublasLt.so.13 / .12) when a
  * model with such calls is loaded. Float32 throughout (compute type 32F: no
- * TF32). A call's plan (descriptor, layouts, the heuristic's algorithm) is
- * made the first time its shape and its pointers' alignment are seen (the
- * first run of a batch bucket, never inside a CUDA Graph capture) and
- * kept, up to 8 a call; the workspace is the session's, allocated when it
- * is created.
+ * TF32). A call's plans (descriptor, layouts, the heuristic's algorithm)
+ * are made when the session is created, one for each batch the artifact
+ * declares (1 when it declares none), for pointers 64-byte aligned or
+ * more; another shape's, or less aligned pointers', the first time they
+ * are seen (never inside a CUDA Graph capture); up to 8 a call are kept.
+ * The workspace is the session's, allocated when it is created.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_RUNTIME_DEVICES_CUBLASLT_H

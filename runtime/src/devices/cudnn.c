@@ -136,6 +136,8 @@ void kiln_cudnn_free(kiln_cudnn *dnn) {
   free(dnn);
 }
 
+static kiln_status prepare(kiln_cudnn *dnn);
+
 kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *workspace,
                               size_t workspace_bytes, kiln_cudnn **out) {
   *out = NULL;
@@ -202,6 +204,11 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
       kiln_cudnn_free(dnn);
       return kiln_fail(KILN_ERROR_LOAD, "cuDNN refused the descriptors of call %u", i);
     }
+  }
+  kiln_status prepared = prepare(dnn);
+  if (prepared != KILN_OK) {
+    kiln_cudnn_free(dnn);
+    return prepared;
   }
   *out = dnn;
   return KILN_OK;
@@ -292,6 +299,26 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
   slot->algo = algo;
   dnn->api_plans += 1;
   return keep(dnn, slot, batch);
+}
+
+/* Makes each call's plan, when the session is created, for each batch
+ * the artifact declares (1 when it declares none); one for guessed dims (a
+ * dynamic dim need not be the batch) that cuDNN refuses is left to the
+ * first run of its shape. */
+static kiln_status prepare(kiln_cudnn *dnn) {
+  const kiln_model_v1 *abi = dnn->abi;
+  for (uint32_t b = 0; b < kiln_prepared_batches(abi); ++b)
+    for (uint32_t id = 0; id < abi->num_library_calls; ++id) {
+      const kiln_library_call *call = &abi->library_calls[id];
+      if (call->kind != KILN_LIBRARY_CONV)
+        continue;
+      int64_t storage[3][KILN_MAX_RANK];
+      const int64_t *dims[3];
+      int guessed = kiln_call_dims_at(call, kiln_prepared_batch(abi, b), storage, dims);
+      if (dims[0][0] && !plan_for(dnn, id, dims) && !guessed)
+        return KILN_ERROR_RUN; /* its message */
+    }
+  return KILN_OK;
 }
 
 int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,

@@ -13,9 +13,10 @@
  * math (no TF32): graph engines with the tensor-core note are skipped.
  * Deterministic engines and algorithms only unless the artifact was
  * compiled with --allow-nondeterministic; each fits the session's
- * workspace. The plan is made the first time a batch is seen (never
- * inside a capture) and kept for 8 batches a call. $KILN_CUDNN_GRAPH=0
- * skips the graph API.
+ * workspace. A call's plans are made when the session is created, one for
+ * each batch the artifact declares (1 when it declares none); another
+ * batch's the first time it is seen (never inside a capture); 8 batches a
+ * call are kept. $KILN_CUDNN_GRAPH=0 skips the graph API.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_RUNTIME_DEVICES_CUDNN_H
