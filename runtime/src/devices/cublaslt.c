@@ -387,26 +387,22 @@ int kiln_cublaslt_describe(const kiln_library_call *call, const int64_t *const *
  * alignment Kiln's buffers have at least (64 bytes; more aligned ones are
  * served too). A plan for guessed dims (a dynamic dim need not be the
  * batch) that cuBLASLt refuses is left to the first run of its shape. */
+static int prepare_call(void *context, uint32_t id, const int64_t *const *dims, int guessed) {
+  kiln_cublaslt *blas = context;
+  const kiln_library_call *call = &blas->abi->library_calls[id];
+  uint64_t m, k, n, batch;
+  if (shape_of(call, dims, &m, &k, &n, &batch) != 0 || !m || !n || !batch)
+    return 0;
+  /* The heuristic reads the bias pointer for its alignment only. */
+  const void *bias = call->epilogue.has_bias ? (const void *)(uintptr_t)64 : NULL;
+  alignments align = {64, 64, 64, bias ? 64 : 0};
+  return !plan_for(blas, id, m, k, n, batch, &align, bias, 0) && !guessed;
+}
+
 static kiln_status prepare(kiln_cublaslt *blas) {
-  const kiln_model_v1 *abi = blas->abi;
-  for (uint32_t b = 0; b < kiln_prepared_batches(abi); ++b)
-    for (uint32_t id = 0; id < abi->num_library_calls; ++id) {
-      const kiln_library_call *call = &abi->library_calls[id];
-      if (call->kind != KILN_LIBRARY_MATMUL)
-        continue;
-      int64_t storage[3][KILN_MAX_RANK];
-      const int64_t *dims[3];
-      int guessed = kiln_call_dims_at(call, kiln_prepared_batch(abi, b), storage, dims);
-      uint64_t m, k, n, batch;
-      if (shape_of(call, dims, &m, &k, &n, &batch) != 0 || !m || !n || !batch)
-        continue;
-      /* The heuristic reads the bias pointer for its alignment only. */
-      const void *bias = call->epilogue.has_bias ? (const void *)(uintptr_t)64 : NULL;
-      alignments align = {64, 64, 64, bias ? 64 : 0};
-      if (!plan_for(blas, id, m, k, n, batch, &align, bias, 0) && !guessed)
-        return KILN_ERROR_RUN; /* its message */
-    }
-  return KILN_OK;
+  return kiln_prepare_calls(blas->abi, KILN_LIBRARY_MATMUL, prepare_call, blas)
+             ? KILN_ERROR_RUN /* its message */
+             : KILN_OK;
 }
 
 int kiln_cublaslt_execute(kiln_cublaslt *blas, uint32_t id, void *const *operands,

@@ -305,20 +305,14 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
  * the artifact declares (1 when it declares none); one for guessed dims (a
  * dynamic dim need not be the batch) that cuDNN refuses is left to the
  * first run of its shape. */
+static int prepare_call(void *context, uint32_t id, const int64_t *const *dims, int guessed) {
+  return dims[0][0] && !plan_for(context, id, dims) && !guessed;
+}
+
 static kiln_status prepare(kiln_cudnn *dnn) {
-  const kiln_model_v1 *abi = dnn->abi;
-  for (uint32_t b = 0; b < kiln_prepared_batches(abi); ++b)
-    for (uint32_t id = 0; id < abi->num_library_calls; ++id) {
-      const kiln_library_call *call = &abi->library_calls[id];
-      if (call->kind != KILN_LIBRARY_CONV)
-        continue;
-      int64_t storage[3][KILN_MAX_RANK];
-      const int64_t *dims[3];
-      int guessed = kiln_call_dims_at(call, kiln_prepared_batch(abi, b), storage, dims);
-      if (dims[0][0] && !plan_for(dnn, id, dims) && !guessed)
-        return KILN_ERROR_RUN; /* its message */
-    }
-  return KILN_OK;
+  return kiln_prepare_calls(dnn->abi, KILN_LIBRARY_CONV, prepare_call, dnn)
+             ? KILN_ERROR_RUN /* its message */
+             : KILN_OK;
 }
 
 int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,

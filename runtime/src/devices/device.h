@@ -88,30 +88,41 @@ typedef struct kiln_device {
   void *(*input_buffer)(void *library_state, uint32_t input, const int64_t *dims, size_t bytes);
 } kiln_device;
 
-/* The batches a session prepares its library calls for when it is
- * created: those the artifact declares (`--batch-buckets`), else 1. */
-static inline uint32_t kiln_prepared_batches(const kiln_model_v1 *abi) {
-  return abi->num_batch_buckets ? abi->num_batch_buckets : 1;
-}
-static inline int64_t kiln_prepared_batch(const kiln_model_v1 *abi, uint32_t b) {
-  return abi->num_batch_buckets ? (int64_t)abi->batch_buckets[b] : 1;
-}
-
-/* Call `call`'s first three operands' dims with each dynamic one (-1) taken
- * as `batch`, in `storage` and `rows`; whether any was (a guess: a dynamic
- * dim need not be the batch). */
-static inline int kiln_call_dims_at(const kiln_library_call *call, int64_t batch,
-                                    int64_t storage[3][KILN_MAX_RANK], const int64_t *rows[3]) {
-  int guessed = 0;
-  for (int o = 0; o < 3; ++o) {
-    for (int32_t d = 0; d < call->operand_ranks[o] && d < KILN_MAX_RANK; ++d) {
-      int64_t v = call->operand_dims[o][d];
-      storage[o][d] = v < 0 ? batch : v;
-      guessed |= v < 0;
+/* Prepares a session's library calls when it is created: calls
+ * `plan(context, id, dims, guessed)` for each call of kind `kind` at each
+ * batch the artifact declares (`--batch-buckets`; 1 when it declares
+ * none), its first three operands' dynamic dims (-1) taken as that batch
+ * (`guessed`: there were some, and a dynamic dim need not be the batch).
+ * Stops at the first call for which `plan` returns nonzero and returns
+ * that. */
+static inline int kiln_prepare_calls(const kiln_model_v1 *abi, int32_t kind,
+                                     int (*plan)(void *context, uint32_t id,
+                                                 const int64_t *const *dims, int guessed),
+                                     void *context) {
+  uint32_t batches = abi->num_batch_buckets ? abi->num_batch_buckets : 1;
+  for (uint32_t b = 0; b < batches; ++b) {
+    int64_t batch = abi->num_batch_buckets ? (int64_t)abi->batch_buckets[b] : 1;
+    for (uint32_t id = 0; id < abi->num_library_calls; ++id) {
+      const kiln_library_call *call = &abi->library_calls[id];
+      if (call->kind != kind)
+        continue;
+      int64_t storage[3][KILN_MAX_RANK];
+      const int64_t *dims[3];
+      int guessed = 0;
+      for (int o = 0; o < 3; ++o) {
+        for (int32_t d = 0; d < call->operand_ranks[o] && d < KILN_MAX_RANK; ++d) {
+          int64_t v = call->operand_dims[o][d];
+          storage[o][d] = v < 0 ? batch : v;
+          guessed |= v < 0;
+        }
+        dims[o] = storage[o];
+      }
+      int rc = plan(context, id, dims, guessed);
+      if (rc)
+        return rc;
     }
-    rows[o] = storage[o];
   }
-  return guessed;
+  return 0;
 }
 
 /* The CUDA device (devices/cuda.c). */
