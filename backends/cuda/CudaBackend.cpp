@@ -179,7 +179,7 @@ public:
     buildCudaCodegenPipeline(pm, *parsed);
   }
 
-  std::string codeSummary(ModuleOp module, const ArtifactContents &) const override {
+  std::string codeSummary(ModuleOp module, const ArtifactContents &contents) const override {
     if (!module->hasAttr(kKernelsAttr))
       return "loop nests mapped onto blocks and threads, emulated on the CPU";
     auto kernels = module->getAttrOfType<ArrayAttr>(kKernelsAttr);
@@ -189,11 +189,13 @@ public:
     if (ptx)
       for (NamedAttribute entry : ptx)
         chips += (chips.empty() ? "" : ",") + entry.getName().str();
-    std::string summary = "kernels: " + std::to_string(kernels ? kernels.size() : 0) +
-                          " generated CUDA kernels (" +
-                          std::to_string(launches ? launches.size() : 0) +
-                          " launches a run) for " + chips;
-    return summary;
+    std::string summary =
+        "kernels: " + std::to_string(contents.libraryCalls.size()) +
+        " library calls (cuBLASLt, cuDNN), ";
+    if (!kernels || kernels.empty())
+      return summary + "no generated CUDA kernel";
+    return summary + std::to_string(kernels.size()) + " generated CUDA kernels (" +
+           std::to_string(launches ? launches.size() : 0) + " launches a run) for " + chips;
   }
 
   bool runsStrings() const override { return true; }

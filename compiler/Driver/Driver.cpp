@@ -300,7 +300,8 @@ static llvm::Error compileEntry(ModuleOp module, const Backend &backend,
     return llvm::Error::success();
   MemoryPlanSummary plan = readMemoryPlan(module, contents.entryFunction);
   contents.arenaBytes = plan.arenaBytes;
-  contents.report = buildReport(plan, std::move(kernels));
+  contents.report =
+      buildReport(plan, std::move(kernels), backend.codeSummary(module, contents));
   if (planOut)
     *planOut = plan;
   step(6);

@@ -140,7 +140,8 @@ MemoryPlanSummary readMemoryPlan(ModuleOp module, llvm::StringRef entryName) {
   return summary;
 }
 
-std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels) {
+std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels,
+                        const std::string &code) {
   llvm::json::Array buffers;
   for (size_t i = 0; i + 4 <= plan.buffers.size(); i += 4)
     buffers.push_back(llvm::json::Array{plan.buffers[i], plan.buffers[i + 1],
@@ -155,7 +156,8 @@ std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels
                             {"max_batch", plan.maxBatch},
                             {"positions", plan.positions},
                             {"buffers", std::move(buffers)},
-                            {"kernels", std::move(kernels)}};
+                            {"kernels", std::move(kernels)},
+                            {"code", code}};
   if (plan.backwardFrom >= 0) {
     report["backward_from"] = plan.backwardFrom;
     report["saved_buffers"] = plan.savedBuffers;

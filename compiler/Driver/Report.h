@@ -41,8 +41,10 @@ llvm::json::Array listKernels(mlir::ModuleOp module, llvm::StringRef entry,
                               const Backend &backend,
                               const std::vector<LibraryCall> &calls, bool mark);
 
-/// The compile report as JSON (docs/UserGuide.md, kiln inspect).
-std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels);
+/// The compile report as JSON (docs/UserGuide.md, kiln inspect), with the
+/// backend's one-line summary of the code (Backend::codeSummary).
+std::string buildReport(const MemoryPlanSummary &plan, llvm::json::Array kernels,
+                        const std::string &code);
 
 /// The `memory: ...` line of `kiln compile --report`.
 std::string describeMemoryPlan(const MemoryPlanSummary &plan);

@@ -221,6 +221,11 @@ int runInspect(llvm::ArrayRef<llvm::StringRef> args) {
       }
       llvm::outs() << "\n";
     }
+    // The backend's count of the code (a CUDA artifact's device code also
+    // has the kernels that copy or fill buffers between the model's).
+    if (std::optional<llvm::StringRef> code = report->getString("code"))
+      llvm::outs() << "code: " << code->drop_front(code->starts_with("kernels: ") ? 9 : 0)
+                   << "\n";
     // How the library calls' weights reach the library.
     uint32_t prepacked = 0, plain = 0, varying = 0, calls = kiln_model_library_call_count(model);
     for (uint32_t i = 0; i < calls; ++i) {
