@@ -28,7 +28,7 @@ namespace kiln::cli {
 
 static const char *kBenchUsage =
     "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n"
-    "                  [--trace FILE.json] [--per-kernel[=N]]\n\n"
+    "                  [--trace FILE.json] [--per-kernel[=N]] [--target=NAME]\n\n"
     "Times the model on synthetic inputs. Dynamic dims take --batch (dim 0,\n"
     "default 1) or 1. --threads sets the session's threads (generated loops and\n"
     "library calls share them; "
@@ -36,7 +36,10 @@ static const char *kBenchUsage =
     "  --trace FILE       write the timed runs as a Chrome/Perfetto trace: one\n"
     "                     slice per run and per kernel, with its model nodes\n"
     "                     and the bytes it reads and writes\n"
-    "  --per-kernel[=N]   print the N kernels (default 15) that take the most time\n";
+    "  --per-kernel[=N]   print the N kernels (default 15) that take the most time\n"
+    "  --target=NAME      cpu or cuda: refuse an artifact compiled for another\n"
+    "                     target (the artifact decides where it runs; a CUDA one\n"
+    "                     also reports its CUDA Graph replays' host overhead)\n";
 
 namespace {
 /// Kernel start times of the timed runs (kiln_session_set_kernel_hook).
@@ -116,7 +119,7 @@ std::string opsSummary(const std::vector<std::string> &ops, size_t shown) {
 int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
   int64_t batch = 1, runs = 20, warmup = 3, threads = 0, perKernel = 0;
-  std::string tracePath;
+  std::string tracePath, target;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
     llvm::StringRef arg = cursor.current();
     std::string badFlag;
@@ -142,6 +145,14 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     }
     if (auto v = cursor.value("--trace")) {
       tracePath = *v;
+      continue;
+    }
+    if (auto v = cursor.value("--target")) {
+      if (*v != "cpu" && *v != "cuda") {
+        llvm::errs() << "kiln bench: unknown target '" << *v << "' (known: cpu, cuda)\n";
+        return 2;
+      }
+      target = *v;
       continue;
     }
     if (arg == "--per-kernel") {
@@ -170,6 +181,12 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   if (!loaded)
     return 1;
   kiln_model *model = loaded.get();
+  if (!target.empty() && target != kiln_model_device(model)) {
+    llvm::errs() << "kiln bench: " << modelPath << " was compiled for "
+                 << kiln_model_device(model) << ", not " << target << " (kiln compile --target="
+                 << target << ")\n";
+    return 1;
+  }
   // The inputs the caller gives (a training step's parameters are the
   // session's).
   std::vector<uint32_t> inputIndex = callerInputs(model);
