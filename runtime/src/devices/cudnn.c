@@ -339,8 +339,8 @@ int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,
       return -1;
     }
     /* A plan that fails its first run (on the stream, never in a capture:
-     * plans are made by the first run of a batch) is dropped, and the call
-     * goes through the convolution API from now on. */
+     * a bucket's first run is not captured) is dropped, and the call goes
+     * through the convolution API from now on. */
     if (!dnn->fallback_reason[0])
       snprintf(dnn->fallback_reason, sizeof dnn->fallback_reason,
                "call %u at batch %lld: its fused graph's plan failed its first run (status %d)",
