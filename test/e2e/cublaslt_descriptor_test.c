@@ -22,6 +22,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "cublaslt.h"
+#include "cuda_session.h"
 #include "library_checks.h"
 
 #include <dlfcn.h>
@@ -40,7 +41,8 @@ static int accepted(const kiln_library_call *call, int64_t batch, uint32_t align
       dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
     rows[o] = dims[o];
   }
-  return kiln_cublaslt_describe(call, rows, alignment, why, why_bytes) == 0;
+  return kiln_cublaslt_describe(call, rows, alignment, KILN_CUDA_WORKSPACE_BYTES, why,
+                                why_bytes) == 0;
 }
 
 static int accepted_at_batch_1(void *unused, const kiln_library_call *call, char *why,

@@ -352,7 +352,8 @@ static int shape_of(const kiln_library_call *call, const int64_t *const *dims, u
 }
 
 int kiln_cublaslt_describe(const kiln_library_call *call, const int64_t *const *dims,
-                           uint32_t alignment, char *why, size_t why_bytes) {
+                           uint32_t alignment, size_t workspace_bytes, char *why,
+                           size_t why_bytes) {
   uint64_t m, k, n, batch;
   if (call->kind != KILN_LIBRARY_MATMUL || shape_of(call, dims, &m, &k, &n, &batch) != 0) {
     snprintf(why, why_bytes, "not a matmul call cuBLASLt runs");
@@ -363,7 +364,7 @@ int kiln_cublaslt_describe(const kiln_library_call *call, const int64_t *const *
   const void *bias = call->epilogue.has_bias ? (const void *)(uintptr_t)alignment : NULL;
   const char *refused = describe(&p, call, m, k, n, batch, bias);
   cublasLtMatmulPreference_t preference = NULL;
-  uint64_t max_bytes = (uint64_t)32 << 20;
+  uint64_t max_bytes = workspace_bytes;
   alignments align = {alignment, alignment, alignment, alignment};
   if (!refused && (lib.api.cublasLtMatmulPreferenceCreate(&preference) != KILN_CUBLAS_SUCCESS ||
                    lib.api.cublasLtMatmulPreferenceSetAttribute(

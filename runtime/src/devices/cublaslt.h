@@ -30,14 +30,16 @@ kiln_status kiln_cublaslt_create(const kiln_model_v1 *abi, void *workspace,
 void kiln_cublaslt_free(kiln_cublaslt *blas);
 /* Makes the descriptors a plan of matmul call `call` at `dims` (dims -1
  * not allowed) has -- the matmul descriptor with its transposes, epilogue
- * and a bias pointer of `alignment`, the layouts, a preference with the
- * workspace and pointers of `alignment` bytes -- with the cuBLASLt that
- * kiln_cublaslt_check loaded, and frees them: 0 when it accepts them all,
+ * and a bias pointer of `alignment`, the layouts, a preference with a
+ * workspace of `workspace_bytes` (a session's is KILN_CUDA_WORKSPACE_BYTES,
+ * cuda_session.h) and pointers of `alignment` bytes -- with the cuBLASLt
+ * that kiln_cublaslt_check loaded, and frees them: 0 when it accepts them all,
  * else -1 and `why`. Needs no handle and no GPU: the real library checks
  * each attribute's size without one (ctest cublaslt-descriptors); the
  * heuristic, which needs a GPU, is not asked. */
 int kiln_cublaslt_describe(const kiln_library_call *call, const int64_t *const *dims,
-                           uint32_t alignment, char *why, size_t why_bytes);
+                           uint32_t alignment, size_t workspace_bytes, char *why,
+                           size_t why_bytes);
 /* Enqueues call `id` on `stream` (a CUstream); 0 on success, else -1 with
  * the thread's last error set. While `capturing` (a CUDA Graph) no plan is
  * made: a call that needs a new one fails. */

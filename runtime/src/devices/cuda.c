@@ -218,9 +218,6 @@ void kiln_cuda_release(const kiln_allocator *allocator, void *ptr) {
 
 /* ---- A session ----------------------------------------------------------- */
 
-/* The libraries' workspace a session: what their heuristics may ask for. */
-#define KILN_CUDA_WORKSPACE_BYTES ((size_t)32 << 20)
-
 static void cuda_library_free(void *state) {
   cuda_session *s = state;
   if (!s)

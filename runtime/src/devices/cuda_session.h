@@ -17,6 +17,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* The libraries' workspace a session (cuBLASLt and cuDNN share it): what
+ * their heuristics may ask for. */
+#define KILN_CUDA_WORKSPACE_BYTES ((size_t)32 << 20)
+
 /* The driver, once a process (cuda.c loads it). */
 typedef struct kiln_cuda_driver {
   pthread_once_t once;
