@@ -1,4 +1,4 @@
-/*===- cudnn_graph_test.c - Kiln's cuDNN graphs against the real cuDNN --------===*
+/*===- cudnn_graph_test.c - Kiln's cuDNN plans against the real cuDNN ---------===*
  *
  * usage: cudnn-graph-test [ARTIFACT.so...]
  *
@@ -11,12 +11,17 @@
  * compiler hands cuDNN (bias, residual, ReLU, clip, sigmoid, tanh; groups,
  * strides, dilations, asymmetric pads) is accepted at batch 1 and 8, and
  * an inconsistent one refused; and so is every convolution call of the
- * CUDA artifacts named (the reference models). The engines' choice and the
- * numbers are checked on a GPU (test/gpu/run.sh) and, on host memory,
- * against the stand-in (cuda-device-libraries). Skipped, saying so, when
- * cuDNN 9 is not installed. Ends with `N passed, N failed`.
+ * CUDA artifacts named (the reference models). The same for the
+ * convolution API, which runs a call no engine fuses: the runtime's own
+ * descriptors (kiln_cudnn_describe) are accepted, and cuDNN's output from
+ * them is the call's, which checks the order of pads, strides and
+ * dilations the runtime passes (h and w differ in each). The engines'
+ * choice and the numbers are checked on a GPU (test/gpu/run.sh) and, on
+ * host memory, against the stand-in (cuda-device-libraries). Skipped,
+ * saying so, when cuDNN 9 is not installed. Ends with `N passed, N failed`.
  *
  *===----------------------------------------------------------------------===*/
+#include "cudnn.h"
 #include "cudnn_graph.h"
 #include "library_checks.h"
 
@@ -65,6 +70,79 @@ static int builds(const kiln_cudnn_api *api, const kiln_library_call *call, int6
 static int builds_at_batch_1(void *api, const kiln_library_call *call, char *why,
                              size_t why_bytes) {
   return builds(api, call, 1, why, why_bytes);
+}
+
+/* Describes `call` for the convolution API at `batch` (dims -1 there); 1
+ * if cuDNN accepts it and makes the call's output. */
+static int described(const kiln_library_call *call, int64_t batch, char *why, size_t why_bytes) {
+  int64_t dims[3][4];
+  const int64_t *rows[3];
+  for (int o = 0; o < 3; ++o) {
+    for (int d = 0; d < 4; ++d)
+      dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
+    rows[o] = dims[o];
+  }
+  return kiln_cudnn_describe(call, rows, why, why_bytes) == 0;
+}
+
+static int described_at_batch_1(void *unused, const kiln_library_call *call, char *why,
+                                size_t why_bytes) {
+  (void)unused;
+  return described(call, 1, why, why_bytes);
+}
+
+/* The convolution API's descriptors, made by the runtime. */
+static void check_convolution_api(int argc, char **argv) {
+  /* x [n, 8, 17, 20] * w [16, 4, 3, 5], groups 2, stride (2, 3), dilation
+   * (1, 2), pads (3, 1) both sides: y [n, 16, 11, 5]. Swapping h and w,
+   * or strides and dilations, changes the output. */
+  int32_t ranks[3] = {4, 4, 4};
+  int64_t x[4] = {-1, 8, 17, 20}, w[4] = {16, 4, 3, 5}, y[4] = {-1, 16, 11, 5};
+  const int64_t *dims[3] = {x, w, y};
+  int64_t params[9] = {2, 2, 3, 1, 2, 3, 1, 3, 1};
+  kiln_library_call call = {.kind = KILN_LIBRARY_CONV, .num_operands = 3, .operand_ranks = ranks,
+                            .operand_dims = dims, .num_params = 9, .params = params};
+  kiln_model_v1 abi;
+  memset(&abi, 0, sizeof abi);
+  abi.num_library_calls = 1;
+  abi.library_calls = &call;
+  kiln_status status = kiln_cudnn_check(&abi, "the synthetic model");
+  check(status == KILN_OK, "the runtime loads cuDNN for a model of a convolution",
+        status == KILN_OK ? "" : kiln_last_error());
+  if (status != KILN_OK)
+    return;
+  static const int32_t activations[] = {KILN_ACTIVATION_NONE, KILN_ACTIVATION_RELU,
+                                        KILN_ACTIVATION_CLIP, KILN_ACTIVATION_SIGMOID,
+                                        KILN_ACTIVATION_TANH};
+  int accepted = 0, tried = 0;
+  char why[320], first[400] = "";
+  for (size_t a = 0; a < sizeof activations / sizeof *activations; ++a)
+    for (int bias = 0; bias < 2; ++bias)
+      for (int residual = 0; residual < 2; ++residual)
+        for (int64_t batch = 1; batch <= 8; batch += 7) {
+          call.epilogue = (kiln_library_epilogue){bias, residual, activations[a], 0.0f, 6.0f};
+          ++tried;
+          if (described(&call, batch, why, sizeof why))
+            ++accepted;
+          else if (!first[0])
+            snprintf(first, sizeof first, "activation %d, bias %d, residual %d, batch %lld: %s",
+                     activations[a], bias, residual, (long long)batch, why);
+        }
+  char what[160];
+  snprintf(what, sizeof what,
+           "%d synthetic convolutions' API descriptors accepted, cuDNN's output the call's",
+           tried);
+  check(accepted == tried, what, first);
+  int64_t wider[4] = {-1, 16, 11, 6}; /* one column too many */
+  dims[2] = wider;
+  call.epilogue = (kiln_library_epilogue){1, 0, KILN_ACTIVATION_RELU, 0.0f, 0.0f};
+  int refused = !described(&call, 1, why, sizeof why);
+  check(refused && strstr(why, "[1, 16, 11, 5]"),
+        "an output cuDNN's convolution does not make is refused, naming cuDNN's",
+        refused ? why : "cuDNN accepted it");
+  for (int i = 1; i < argc; ++i)
+    check_artifact_calls(argv[i], KILN_LIBRARY_CONV, "convolution (convolution API)",
+                         described_at_batch_1, NULL);
 }
 
 int main(int argc, char **argv) {
@@ -128,6 +206,7 @@ int main(int argc, char **argv) {
 
   for (int i = 1; i < argc; ++i)
     check_artifact_calls(argv[i], KILN_LIBRARY_CONV, "convolution", builds_at_batch_1, &api);
+  check_convolution_api(argc, argv);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

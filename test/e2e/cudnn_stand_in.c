@@ -131,6 +131,17 @@ static int consistent(const tensor *x, const filter *w, const conv *c, const ten
   int ow = (x->w + 2 * c->pw - (c->dw * (w->w - 1) + 1)) / c->sw + 1;
   return oh == y->h && ow == y->w;
 }
+/* What cuDNN documents: the output of x by w under c (NCHW, groups). */
+EXPORT int cudnnGetConvolution2dForwardOutputDim(conv *c, tensor *x, filter *w, int *n,
+                                                 int *channels, int *h, int *width) {
+  if (x->c != w->c * c->groups || c->sh < 1 || c->sw < 1)
+    return BAD;
+  *n = x->n;
+  *channels = w->k;
+  *h = (x->h + 2 * c->ph - (c->dh * (w->h - 1) + 1)) / c->sh + 1;
+  *width = (x->w + 2 * c->pw - (c->dw * (w->w - 1) + 1)) / c->sw + 1;
+  return OK;
+}
 EXPORT int cudnnGetConvolutionForwardAlgorithm_v7(void *h, tensor *x, filter *w, conv *c,
                                                   tensor *y, int requested, int *returned,
                                                   perf *results) {

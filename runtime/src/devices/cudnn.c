@@ -112,28 +112,120 @@ static void free_plan(plan *p) {
   memset(p, 0, sizeof *p);
 }
 
+static void free_call(conv_state *c) {
+  for (int k = 0; k < KILN_CUDNN_PLANS; ++k)
+    free_plan(&c->plans[k]);
+  if (c->w)
+    lib.api.cudnnDestroyFilterDescriptor(c->w);
+  if (c->conv)
+    lib.api.cudnnDestroyConvolutionDescriptor(c->conv);
+  if (c->activation)
+    lib.api.cudnnDestroyActivationDescriptor(c->activation);
+  if (c->after)
+    lib.api.cudnnDestroyActivationDescriptor(c->after);
+  if (c->bias)
+    lib.api.cudnnDestroyTensorDescriptor(c->bias);
+  memset(c, 0, sizeof *c);
+}
+
 void kiln_cudnn_free(kiln_cudnn *dnn) {
   if (!dnn)
     return;
-  for (uint32_t i = 0; dnn->calls && i < dnn->abi->num_library_calls; ++i) {
-    conv_state *c = &dnn->calls[i];
-    for (int k = 0; k < KILN_CUDNN_PLANS; ++k)
-      free_plan(&c->plans[k]);
-    if (c->w)
-      lib.api.cudnnDestroyFilterDescriptor(c->w);
-    if (c->conv)
-      lib.api.cudnnDestroyConvolutionDescriptor(c->conv);
-    if (c->activation)
-      lib.api.cudnnDestroyActivationDescriptor(c->activation);
-    if (c->after)
-      lib.api.cudnnDestroyActivationDescriptor(c->after);
-    if (c->bias)
-      lib.api.cudnnDestroyTensorDescriptor(c->bias);
-  }
+  for (uint32_t i = 0; dnn->calls && i < dnn->abi->num_library_calls; ++i)
+    free_call(&dnn->calls[i]);
   if (dnn->handle)
     lib.api.cudnnDestroy(dnn->handle);
   free(dnn->calls);
   free(dnn);
+}
+
+/* Makes the convolution API's descriptors of `call` that hold at every
+ * batch (the filter, the convolution, the bias and the activations); 1 if
+ * cuDNN accepts them all (no handle or GPU needed). */
+static int describe_call(conv_state *c, const kiln_library_call *call) {
+  const int64_t *p = call->params, *w = call->operand_dims[1];
+  int64_t out_channels = call->operand_dims[2][1];
+  int ok = lib.api.cudnnCreateFilterDescriptor(&c->w) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetFilter4dDescriptor(c->w, KILN_CUDNN_DATA_FLOAT,
+                                              KILN_CUDNN_TENSOR_NCHW, (int)w[0], (int)w[1],
+                                              (int)w[2], (int)w[3]) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnCreateConvolutionDescriptor(&c->conv) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetConvolution2dDescriptor(
+               c->conv, (int)p[5], (int)p[6], (int)p[1], (int)p[2], (int)p[3], (int)p[4],
+               KILN_CUDNN_CROSS_CORRELATION, KILN_CUDNN_DATA_FLOAT) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetConvolutionGroupCount(c->conv, (int)p[0]) == KILN_CUDNN_SUCCESS &&
+           lib.api.cudnnSetConvolutionMathType(c->conv, KILN_CUDNN_FMA_MATH) ==
+               KILN_CUDNN_SUCCESS;
+  int32_t act = call->epilogue.activation;
+  int fused_relu = call->epilogue.has_bias && act == KILN_ACTIVATION_RELU;
+  if (ok && call->epilogue.has_bias)
+    ok = lib.api.cudnnCreateActivationDescriptor(&c->activation) == KILN_CUDNN_SUCCESS &&
+         lib.api.cudnnSetActivationDescriptor(
+             c->activation,
+             fused_relu ? KILN_CUDNN_ACTIVATION_RELU : KILN_CUDNN_ACTIVATION_IDENTITY,
+             KILN_CUDNN_NOT_PROPAGATE_NAN, 0.0) == KILN_CUDNN_SUCCESS &&
+         lib.api.cudnnCreateTensorDescriptor(&c->bias) == KILN_CUDNN_SUCCESS &&
+         lib.api.cudnnSetTensor4dDescriptor(c->bias, KILN_CUDNN_TENSOR_NCHW,
+                                            KILN_CUDNN_DATA_FLOAT, 1, (int)out_channels, 1,
+                                            1) == KILN_CUDNN_SUCCESS;
+  if (ok && act != KILN_ACTIVATION_NONE && !fused_relu) {
+    int mode = act == KILN_ACTIVATION_RELU      ? KILN_CUDNN_ACTIVATION_RELU
+               : act == KILN_ACTIVATION_CLIP    ? KILN_CUDNN_ACTIVATION_CLIPPED_RELU
+               : act == KILN_ACTIVATION_SIGMOID ? KILN_CUDNN_ACTIVATION_SIGMOID
+                                                : KILN_CUDNN_ACTIVATION_TANH;
+    ok = lib.api.cudnnCreateActivationDescriptor(&c->after) == KILN_CUDNN_SUCCESS &&
+         lib.api.cudnnSetActivationDescriptor(c->after, mode, KILN_CUDNN_NOT_PROPAGATE_NAN,
+                                              call->epilogue.beta) == KILN_CUDNN_SUCCESS;
+  }
+  return ok;
+}
+
+/* Makes plan `p`'s input and output descriptors at `dims` and checks that
+ * cuDNN's convolution of `c` makes the call's output dims; 0, else -1 and
+ * `why`. */
+static int describe_tensors(plan *p, const conv_state *c, const int64_t *const *dims, char *why,
+                            size_t why_bytes) {
+  const int64_t *x = dims[0], *y = dims[2];
+  int n = 0, channels = 0, h = 0, w = 0;
+  if (lib.api.cudnnCreateTensorDescriptor(&p->x) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnSetTensor4dDescriptor(p->x, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
+                                         (int)x[0], (int)x[1], (int)x[2],
+                                         (int)x[3]) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnCreateTensorDescriptor(&p->y) != KILN_CUDNN_SUCCESS ||
+      lib.api.cudnnSetTensor4dDescriptor(p->y, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
+                                         (int)y[0], (int)y[1], (int)y[2],
+                                         (int)y[3]) != KILN_CUDNN_SUCCESS) {
+    snprintf(why, why_bytes, "cuDNN refused the tensors");
+    return -1;
+  }
+  /* The descriptors' pads, strides and dilations give the call's output. */
+  if (lib.api.cudnnGetConvolution2dForwardOutputDim(c->conv, p->x, c->w, &n, &channels, &h,
+                                                    &w) != KILN_CUDNN_SUCCESS ||
+      n != y[0] || channels != y[1] || h != y[2] || w != y[3]) {
+    snprintf(why, why_bytes,
+             "cuDNN's convolution makes [%d, %d, %d, %d], the call's output is "
+             "[%lld, %lld, %lld, %lld]",
+             n, channels, h, w, (long long)y[0], (long long)y[1], (long long)y[2],
+             (long long)y[3]);
+    return -1;
+  }
+  return 0;
+}
+
+int kiln_cudnn_describe(const kiln_library_call *call, const int64_t *const *dims, char *why,
+                        size_t why_bytes) {
+  conv_state c;
+  plan p;
+  memset(&c, 0, sizeof c);
+  memset(&p, 0, sizeof p);
+  int ok = describe_call(&c, call);
+  if (!ok)
+    snprintf(why, why_bytes, "cuDNN refused the convolution's descriptors");
+  else if (describe_tensors(&p, &c, dims, why, why_bytes) != 0)
+    ok = 0;
+  free_plan(&p);
+  free_call(&c);
+  return ok ? 0 : -1;
 }
 
 static kiln_status prepare(kiln_cudnn *dnn);
@@ -165,42 +257,7 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
     const kiln_library_call *call = &abi->library_calls[i];
     if (call->kind != KILN_LIBRARY_CONV)
       continue;
-    conv_state *c = &dnn->calls[i];
-    const int64_t *p = call->params, *w = call->operand_dims[1];
-    int64_t out_channels = call->operand_dims[2][1];
-    int ok = lib.api.cudnnCreateFilterDescriptor(&c->w) == KILN_CUDNN_SUCCESS &&
-             lib.api.cudnnSetFilter4dDescriptor(c->w, KILN_CUDNN_DATA_FLOAT,
-                                                KILN_CUDNN_TENSOR_NCHW, (int)w[0], (int)w[1],
-                                                (int)w[2], (int)w[3]) == KILN_CUDNN_SUCCESS &&
-             lib.api.cudnnCreateConvolutionDescriptor(&c->conv) == KILN_CUDNN_SUCCESS &&
-             lib.api.cudnnSetConvolution2dDescriptor(
-                 c->conv, (int)p[5], (int)p[6], (int)p[1], (int)p[2], (int)p[3], (int)p[4],
-                 KILN_CUDNN_CROSS_CORRELATION, KILN_CUDNN_DATA_FLOAT) == KILN_CUDNN_SUCCESS &&
-             lib.api.cudnnSetConvolutionGroupCount(c->conv, (int)p[0]) == KILN_CUDNN_SUCCESS &&
-             lib.api.cudnnSetConvolutionMathType(c->conv, KILN_CUDNN_FMA_MATH) ==
-                 KILN_CUDNN_SUCCESS;
-    int32_t act = call->epilogue.activation;
-    int fused_relu = call->epilogue.has_bias && act == KILN_ACTIVATION_RELU;
-    if (ok && call->epilogue.has_bias)
-      ok = lib.api.cudnnCreateActivationDescriptor(&c->activation) == KILN_CUDNN_SUCCESS &&
-           lib.api.cudnnSetActivationDescriptor(
-               c->activation,
-               fused_relu ? KILN_CUDNN_ACTIVATION_RELU : KILN_CUDNN_ACTIVATION_IDENTITY,
-               KILN_CUDNN_NOT_PROPAGATE_NAN, 0.0) == KILN_CUDNN_SUCCESS &&
-           lib.api.cudnnCreateTensorDescriptor(&c->bias) == KILN_CUDNN_SUCCESS &&
-           lib.api.cudnnSetTensor4dDescriptor(c->bias, KILN_CUDNN_TENSOR_NCHW,
-                                              KILN_CUDNN_DATA_FLOAT, 1, (int)out_channels, 1,
-                                              1) == KILN_CUDNN_SUCCESS;
-    if (ok && act != KILN_ACTIVATION_NONE && !fused_relu) {
-      int mode = act == KILN_ACTIVATION_RELU      ? KILN_CUDNN_ACTIVATION_RELU
-                 : act == KILN_ACTIVATION_CLIP    ? KILN_CUDNN_ACTIVATION_CLIPPED_RELU
-                 : act == KILN_ACTIVATION_SIGMOID ? KILN_CUDNN_ACTIVATION_SIGMOID
-                                                  : KILN_CUDNN_ACTIVATION_TANH;
-      ok = lib.api.cudnnCreateActivationDescriptor(&c->after) == KILN_CUDNN_SUCCESS &&
-           lib.api.cudnnSetActivationDescriptor(c->after, mode, KILN_CUDNN_NOT_PROPAGATE_NAN,
-                                                call->epilogue.beta) == KILN_CUDNN_SUCCESS;
-    }
-    if (!ok) {
+    if (!describe_call(&dnn->calls[i], call)) {
       kiln_cudnn_free(dnn);
       return kiln_fail(KILN_ERROR_LOAD, "cuDNN refused the descriptors of call %u", i);
     }
@@ -252,17 +309,10 @@ static plan *plan_for(kiln_cudnn *dnn, uint32_t id, const int64_t *const *dims) 
       snprintf(dnn->fallback_reason, sizeof dnn->fallback_reason, "call %u at batch %lld: %s",
                id, (long long)batch, why);
   }
-  const int64_t *x = dims[0], *y = dims[2];
-  if (lib.api.cudnnCreateTensorDescriptor(&slot->x) != KILN_CUDNN_SUCCESS ||
-      lib.api.cudnnSetTensor4dDescriptor(slot->x, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
-                                         (int)x[0], (int)x[1], (int)x[2],
-                                         (int)x[3]) != KILN_CUDNN_SUCCESS ||
-      lib.api.cudnnCreateTensorDescriptor(&slot->y) != KILN_CUDNN_SUCCESS ||
-      lib.api.cudnnSetTensor4dDescriptor(slot->y, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
-                                         (int)y[0], (int)y[1], (int)y[2],
-                                         (int)y[3]) != KILN_CUDNN_SUCCESS) {
+  char why[256];
+  if (describe_tensors(slot, c, dims, why, sizeof why) != 0) {
     free_plan(slot);
-    kiln_fail(KILN_ERROR_RUN, "cuDNN refused the tensors of call %u", id);
+    kiln_fail(KILN_ERROR_RUN, "call %u at batch %lld: %s", id, (long long)batch, why);
     return NULL;
   }
   int algo = -1;

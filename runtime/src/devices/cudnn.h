@@ -34,6 +34,15 @@ kiln_status kiln_cudnn_check(const kiln_model_v1 *abi, const char *what);
 kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *workspace,
                               size_t workspace_bytes, kiln_cudnn **out);
 void kiln_cudnn_free(kiln_cudnn *dnn);
+/* Makes the convolution API's descriptors a plan of convolution call
+ * `call` at `dims` (no -1) has -- the filter, the convolution (pads,
+ * strides, dilations, groups, FMA math), the bias, the activations and
+ * the input and output tensors -- with the cuDNN that kiln_cudnn_check
+ * loaded, asks cuDNN what output they make, and frees them: 0 when cuDNN
+ * accepts them all and its output is the call's, else -1 and `why`. Needs
+ * no handle and no GPU (ctest cudnn-graph); a session makes each plan so. */
+int kiln_cudnn_describe(const kiln_library_call *call, const int64_t *const *dims, char *why,
+                        size_t why_bytes);
 /* Enqueues convolution call `id`; 0 on success, else -1 with the thread's
  * last error set. */
 int kiln_cudnn_execute(kiln_cudnn *dnn, uint32_t id, void *const *operands,

@@ -145,6 +145,9 @@ typedef struct {
   X(cudnnDestroyActivationDescriptor, (cudnnActivationDescriptor_t desc))                     \
   X(cudnnSetActivationDescriptor,                                                             \
     (cudnnActivationDescriptor_t desc, int mode, int nan, double coef))                       \
+  X(cudnnGetConvolution2dForwardOutputDim,                                                    \
+    (cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w, \
+     int *n, int *c, int *h, int *w_out))                                                     \
   X(cudnnGetConvolutionForwardAlgorithm_v7,                                                   \
     (cudnnHandle_t handle, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,              \
      cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y, int requested,             \
