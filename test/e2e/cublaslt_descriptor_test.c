@@ -34,14 +34,9 @@
  * `alignment` bytes; 1 if cuBLASLt accepts it. */
 static int accepted(const kiln_library_call *call, int64_t batch, uint32_t alignment, char *why,
                     size_t why_bytes) {
-  int64_t dims[3][4];
-  const int64_t *rows[3];
-  for (int o = 0; o < 3; ++o) {
-    for (int d = 0; d < call->operand_ranks[o]; ++d)
-      dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
-    rows[o] = dims[o];
-  }
-  return kiln_cublaslt_describe(call, rows, alignment, KILN_CUDA_WORKSPACE_BYTES, why,
+  call_dims at;
+  dims_at_batch(call, batch, &at);
+  return kiln_cublaslt_describe(call, at.rows, alignment, KILN_CUDA_WORKSPACE_BYTES, why,
                                 why_bytes) == 0;
 }
 
@@ -66,14 +61,8 @@ int main(int argc, char **argv) {
   kiln_library_call linear = {.kind = KILN_LIBRARY_MATMUL, .num_operands = 3,
                               .operand_ranks = ranks2, .operand_dims = linear_dims};
   linear.epilogue = (kiln_library_epilogue){1, 0, KILN_ACTIVATION_RELU, 0.0f, 0.0f};
-  kiln_model_v1 abi;
-  memset(&abi, 0, sizeof abi);
-  abi.num_library_calls = 1;
-  abi.library_calls = &linear;
-  kiln_status status = kiln_cublaslt_check(&abi, "the synthetic model");
-  check(status == KILN_OK, "cuBLASLt loads and has every entry point the runtime resolves",
-        status == KILN_OK ? "" : kiln_last_error());
-  if (status != KILN_OK) {
+  if (!check_runtime_loads(kiln_cublaslt_check, &linear,
+                           "cuBLASLt loads and has every entry point the runtime resolves")) {
     printf("%d passed, %d failed\n", passed, failed);
     return 1;
   }

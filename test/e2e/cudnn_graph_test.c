@@ -43,17 +43,13 @@ static void *open_cudnn(void) {
   return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
-/* Builds the graph of `call` at `batch` (dims -1 there); 1 if accepted. */
-static int builds(const kiln_cudnn_api *api, const kiln_library_call *call, int64_t batch,
-                  char *why, size_t why_bytes) {
-  int64_t dims[3][4];
-  const int64_t *rows[3];
-  for (int o = 0; o < 3; ++o) {
-    for (int d = 0; d < 4; ++d)
-      dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
-    rows[o] = dims[o];
-  }
-  kiln_cudnn_graph *graph = kiln_cudnn_graph_build(api, call, rows, why, why_bytes);
+/* Builds the graph of `call` at `batch` (dims -1 there) with `api`; 1 if
+ * accepted. */
+static int builds(void *api, const kiln_library_call *call, int64_t batch, char *why,
+                  size_t why_bytes) {
+  call_dims at;
+  dims_at_batch(call, batch, &at);
+  kiln_cudnn_graph *graph = kiln_cudnn_graph_build(api, call, at.rows, why, why_bytes);
   int ok = graph != NULL;
   if (ok) {
     int want = 1 + call->epilogue.has_bias + call->epilogue.has_residual +
@@ -72,23 +68,50 @@ static int builds_at_batch_1(void *api, const kiln_library_call *call, char *why
   return builds(api, call, 1, why, why_bytes);
 }
 
+/* Whether `accepts` (builds or described) takes `call` at `batch`. */
+typedef int (*accepts_at)(void *context, const kiln_library_call *call, int64_t batch,
+                          char *why, size_t why_bytes);
+
+/* Checks that `accepts` takes `call` with every epilogue the compiler
+ * hands cuDNN (bias, residual, ReLU, a clip to [0, 6], sigmoid, tanh) at
+ * batch 1 and 8; `what` says what, after the count. */
+static void check_every_epilogue(kiln_library_call call, accepts_at accepts, void *context,
+                                 const char *what) {
+  static const int32_t activations[] = {KILN_ACTIVATION_NONE, KILN_ACTIVATION_RELU,
+                                        KILN_ACTIVATION_CLIP, KILN_ACTIVATION_SIGMOID,
+                                        KILN_ACTIVATION_TANH};
+  int accepted = 0, tried = 0;
+  char why[320], first[400] = "";
+  for (size_t a = 0; a < sizeof activations / sizeof *activations; ++a)
+    for (int bias = 0; bias < 2; ++bias)
+      for (int residual = 0; residual < 2; ++residual)
+        for (int64_t batch = 1; batch <= 8; batch += 7) {
+          call.epilogue = (kiln_library_epilogue){bias, residual, activations[a], 0.0f, 6.0f};
+          ++tried;
+          if (accepts(context, &call, batch, why, sizeof why))
+            ++accepted;
+          else if (!first[0])
+            snprintf(first, sizeof first, "activation %d, bias %d, residual %d, batch %lld: %s",
+                     activations[a], bias, residual, (long long)batch, why);
+        }
+  char line[200];
+  snprintf(line, sizeof line, "%d synthetic convolutions%s", tried, what);
+  check(accepted == tried, line, first);
+}
+
 /* Describes `call` for the convolution API at `batch` (dims -1 there); 1
  * if cuDNN accepts it and makes the call's output. */
-static int described(const kiln_library_call *call, int64_t batch, char *why, size_t why_bytes) {
-  int64_t dims[3][4];
-  const int64_t *rows[3];
-  for (int o = 0; o < 3; ++o) {
-    for (int d = 0; d < 4; ++d)
-      dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
-    rows[o] = dims[o];
-  }
-  return kiln_cudnn_describe(call, rows, why, why_bytes) == 0;
+static int described(void *unused, const kiln_library_call *call, int64_t batch, char *why,
+                     size_t why_bytes) {
+  (void)unused;
+  call_dims at;
+  dims_at_batch(call, batch, &at);
+  return kiln_cudnn_describe(call, at.rows, why, why_bytes) == 0;
 }
 
 static int described_at_batch_1(void *unused, const kiln_library_call *call, char *why,
                                 size_t why_bytes) {
-  (void)unused;
-  return described(call, 1, why, why_bytes);
+  return described(unused, call, 1, why, why_bytes);
 }
 
 /* The convolution API's descriptors, made by the runtime. */
@@ -102,41 +125,16 @@ static void check_convolution_api(int argc, char **argv) {
   int64_t params[9] = {2, 2, 3, 1, 2, 3, 1, 3, 1};
   kiln_library_call call = {.kind = KILN_LIBRARY_CONV, .num_operands = 3, .operand_ranks = ranks,
                             .operand_dims = dims, .num_params = 9, .params = params};
-  kiln_model_v1 abi;
-  memset(&abi, 0, sizeof abi);
-  abi.num_library_calls = 1;
-  abi.library_calls = &call;
-  kiln_status status = kiln_cudnn_check(&abi, "the synthetic model");
-  check(status == KILN_OK, "the runtime loads cuDNN for a model of a convolution",
-        status == KILN_OK ? "" : kiln_last_error());
-  if (status != KILN_OK)
+  if (!check_runtime_loads(kiln_cudnn_check, &call,
+                           "the runtime loads cuDNN for a model of a convolution"))
     return;
-  static const int32_t activations[] = {KILN_ACTIVATION_NONE, KILN_ACTIVATION_RELU,
-                                        KILN_ACTIVATION_CLIP, KILN_ACTIVATION_SIGMOID,
-                                        KILN_ACTIVATION_TANH};
-  int accepted = 0, tried = 0;
-  char why[320], first[400] = "";
-  for (size_t a = 0; a < sizeof activations / sizeof *activations; ++a)
-    for (int bias = 0; bias < 2; ++bias)
-      for (int residual = 0; residual < 2; ++residual)
-        for (int64_t batch = 1; batch <= 8; batch += 7) {
-          call.epilogue = (kiln_library_epilogue){bias, residual, activations[a], 0.0f, 6.0f};
-          ++tried;
-          if (described(&call, batch, why, sizeof why))
-            ++accepted;
-          else if (!first[0])
-            snprintf(first, sizeof first, "activation %d, bias %d, residual %d, batch %lld: %s",
-                     activations[a], bias, residual, (long long)batch, why);
-        }
-  char what[160];
-  snprintf(what, sizeof what,
-           "%d synthetic convolutions' API descriptors accepted, cuDNN's output the call's",
-           tried);
-  check(accepted == tried, what, first);
+  check_every_epilogue(call, described, NULL,
+                       "' API descriptors accepted, cuDNN's output the call's");
+  char why[320];
   int64_t wider[4] = {-1, 16, 11, 6}; /* one column too many */
   dims[2] = wider;
   call.epilogue = (kiln_library_epilogue){1, 0, KILN_ACTIVATION_RELU, 0.0f, 0.0f};
-  int refused = !described(&call, 1, why, sizeof why);
+  int refused = !described(NULL, &call, 1, why, sizeof why);
   check(refused && strstr(why, "[1, 16, 11, 5]"),
         "an output cuDNN's convolution does not make is refused, naming cuDNN's",
         refused ? why : "cuDNN accepted it");
@@ -174,29 +172,11 @@ int main(int argc, char **argv) {
   int64_t x[4] = {-1, 8, 9, 10}, w[4] = {16, 4, 3, 3}, y[4] = {-1, 16, 8, 5};
   const int64_t *dims[3] = {x, w, y};
   int64_t params[9] = {2, 1, 2, 2, 1, 2, 1, 1, 0};
-  static const int32_t activations[] = {KILN_ACTIVATION_NONE, KILN_ACTIVATION_RELU,
-                                        KILN_ACTIVATION_CLIP, KILN_ACTIVATION_SIGMOID,
-                                        KILN_ACTIVATION_TANH};
-  int accepted = 0, tried = 0;
-  char why[320], first[400] = "";
-  for (size_t a = 0; a < sizeof activations / sizeof *activations; ++a)
-    for (int bias = 0; bias < 2; ++bias)
-      for (int residual = 0; residual < 2; ++residual)
-        for (int64_t batch = 1; batch <= 8; batch += 7) {
-          kiln_library_call call = {.kind = KILN_LIBRARY_CONV, .num_operands = 3,
-                                    .operand_ranks = ranks, .operand_dims = dims,
-                                    .num_params = 9, .params = params};
-          call.epilogue = (kiln_library_epilogue){bias, residual, activations[a], 0.0f, 6.0f};
-          ++tried;
-          if (builds(&api, &call, batch, why, sizeof why))
-            ++accepted;
-          else if (!first[0])
-            snprintf(first, sizeof first, "activation %d, bias %d, residual %d, batch %lld: %s",
-                     activations[a], bias, residual, (long long)batch, why);
-        }
-  char what[160];
-  snprintf(what, sizeof what, "%d synthetic convolutions with every epilogue accepted", tried);
-  check(accepted == tried, what, first);
+  kiln_library_call call = {.kind = KILN_LIBRARY_CONV, .num_operands = 3,
+                            .operand_ranks = ranks, .operand_dims = dims,
+                            .num_params = 9, .params = params};
+  check_every_epilogue(call, builds, &api, " with every epilogue accepted");
+  char why[320];
   int64_t wrong[4] = {-1, 16, 8, 6}; /* one column too many */
   const int64_t *wrong_dims[3] = {x, w, wrong};
   kiln_library_call bad = {.kind = KILN_LIBRARY_CONV, .num_operands = 3, .operand_ranks = ranks,

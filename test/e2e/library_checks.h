@@ -9,10 +9,11 @@
 #ifndef KILN_TEST_E2E_LIBRARY_CHECKS_H
 #define KILN_TEST_E2E_LIBRARY_CHECKS_H
 
-#include "kiln/kiln_model_abi.h"
+#include "device.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 static int passed, failed;
 
@@ -24,6 +25,35 @@ static void check(int ok, const char *what, const char *detail) {
     ++failed;
     printf("FAIL: %s%s%s\n", what, detail && *detail ? ": " : "", detail ? detail : "");
   }
+}
+
+/* A call's dims (3 operands, ranks up to 4) with each -1 (a dynamic dim)
+ * taken as `batch`; `rows` is what the runtime's calls take. */
+typedef struct call_dims {
+  int64_t dims[3][4];
+  const int64_t *rows[3];
+} call_dims;
+
+static void dims_at_batch(const kiln_library_call *call, int64_t batch, call_dims *out) {
+  for (int o = 0; o < 3; ++o) {
+    for (int d = 0; d < call->operand_ranks[o] && d < 4; ++d)
+      out->dims[o][d] = call->operand_dims[o][d] < 0 ? batch : call->operand_dims[o][d];
+    out->rows[o] = out->dims[o];
+  }
+}
+
+/* Checks that the runtime loads the library (`loads`: kiln_cudnn_check or
+ * kiln_cublaslt_check) for a model of the one call `call`, which resolves
+ * every entry point it uses; 1 if it does. */
+static int check_runtime_loads(kiln_status (*loads)(const kiln_model_v1 *, const char *),
+                               const kiln_library_call *call, const char *what) {
+  kiln_model_v1 abi;
+  memset(&abi, 0, sizeof abi);
+  abi.num_library_calls = 1;
+  abi.library_calls = call;
+  kiln_status status = loads(&abi, "the synthetic model");
+  check(status == KILN_OK, what, status == KILN_OK ? "" : kiln_last_error());
+  return status == KILN_OK;
 }
 
 /* Whether the library accepts `call` at batch 1 (`why` when not). */
