@@ -60,8 +60,14 @@ llvm::Expected<std::vector<std::string>> parseChips(llvm::StringRef list) {
     part = part.trim();
     llvm::StringRef digits = part;
     unsigned arch = 0;
-    if (!digits.consume_front("sm_") || digits.consume_back("a") ||
-        digits.getAsInteger(10, arch) || arch < 70 || arch > 121)
+    if (digits.consume_front("sm_") && (digits.ends_with("a") || digits.ends_with("f")) &&
+        !digits.drop_back().getAsInteger(10, arch) && arch >= 70 && arch <= 121)
+      // sm_90a, sm_100f: code for one architecture (or family) only, for
+      // instructions Kiln's kernels do not use.
+      return error("--gpu=" + part + ": architecture-specific targets are not supported; sm_" +
+                   std::to_string(arch) + " runs on the same GPUs (and its PTX on later ones)");
+    digits = part;
+    if (!digits.consume_front("sm_") || digits.getAsInteger(10, arch) || arch < 70 || arch > 121)
       return error("unknown GPU '" + part +
                    "' (--gpu takes sm_70 .. sm_121, e.g. sm_80 for A100, sm_90 for H100/H200)");
     if (llvm::find(chips, part.str()) == chips.end())
