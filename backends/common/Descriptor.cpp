@@ -120,7 +120,7 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
   if (call.kind == LibraryKind::Convolution) {
     std::vector<int64_t> groups = call.param("groups");
     params.push_back(groups.empty() ? 1 : groups.front());
-    for (const char *name : {"strides", "dilations", "pads", "layouts"}) {
+    for (const char *name : {"strides", "dilations", "pads", "layouts", "output_batch_stride"}) {
       std::vector<int64_t> values = call.param(name);
       params.insert(params.end(), values.begin(), values.end());
     }

@@ -193,6 +193,12 @@ FailureOr<Value> contiguousBuffer(RewriterBase &rewriter, Location loc, Value te
 /// residual, the residual's buffer, written in place (one-shot
 /// bufferisation copies it first when the residual is still needed); a
 /// dynamic output dim takes its size from the same dim of the input.
+///
+/// A call marked `kiln.output_into = c` (writeCallsIntoConcats) has the
+/// concatenation's tensor as its last operand and result: its output is
+/// the view of channels [c, c + O) of that buffer (O: the weight's dim 0),
+/// strided over the batch (the call's `output_batch_stride`); the rest of
+/// the buffer is kept (read, as an insertion's destination is).
 struct LibraryCallModel
     : bufferization::BufferizableOpInterface::ExternalModel<LibraryCallModel, LibraryCallOp> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
@@ -200,13 +206,43 @@ struct LibraryCallModel
   }
   bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
                                const bufferization::AnalysisState &) const {
-    return residualOperand(op) == operand.getOperandNumber();
+    return writtenOperand(op) == operand.getOperandNumber();
   }
   bufferization::AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                                      const bufferization::AnalysisState &) const {
-    if (residualOperand(op) != operand.getOperandNumber())
+    if (writtenOperand(op) != operand.getOperandNumber())
       return {};
     return {{op->getResult(0), bufferization::BufferRelation::Equivalent}};
+  }
+  /// The operand whose buffer the call writes: the residual's, or the
+  /// concatenation's it writes into.
+  static std::optional<unsigned> writtenOperand(Operation *op) {
+    if (op->hasAttr(KilnDialect::OutputIntoAttrHelper::getNameStr()))
+      return op->getNumOperands() - 1;
+    return residualOperand(op);
+  }
+  /// The view of `into`'s channels that a call marked `kiln.output_into`
+  /// writes: the weight's output channels (dim 0), all of every other dim.
+  static FailureOr<Value> intoView(RewriterBase &rewriter, LibraryCallOp call, Value into) {
+    Location loc = call.getLoc();
+    int64_t channel =
+        call->getAttrOfType<IntegerAttr>(KilnDialect::OutputIntoAttrHelper::getNameStr()).getInt();
+    auto type = cast<MemRefType>(into.getType());
+    auto weight = call.getOperands().size() > 2
+                      ? dyn_cast<RankedTensorType>(call.getOperands()[1].getType())
+                      : RankedTensorType();
+    if (!weight || weight.isDynamicDim(0) || type.getRank() < 2 || type.isDynamicDim(1) ||
+        channel + weight.getDimSize(0) > type.getDimSize(1) ||
+        call.getType() != call.getOperands().back().getType())
+      return call.emitOpError("writes into channel ")
+             << channel << " of a buffer its output does not fit";
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)), sizes,
+        strides(type.getRank(), rewriter.getIndexAttr(1));
+    offsets[1] = rewriter.getIndexAttr(channel);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(d == 1 ? OpFoldResult(rewriter.getIndexAttr(weight.getDimSize(0)))
+                             : memref::getMixedSize(rewriter, loc, into, d));
+    return memref::SubViewOp::create(rewriter, loc, into, offsets, sizes, strides).getResult();
   }
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
@@ -214,12 +250,24 @@ struct LibraryCallModel
     auto call = cast<LibraryCallOp>(op);
     Location loc = op->getLoc();
     std::optional<unsigned> residual = residualOperand(op);
+    bool into = op->hasAttr(KilnDialect::OutputIntoAttrHelper::getNameStr());
     auto inputs = op->getAttrOfType<IntegerAttr>(kInputsAttr);
     if (!inputs)
       return op->emitOpError("needs '") << kInputsAttr << "' (set when a backend claims it)";
     SmallVector<Value> buffers;
-    Value output;
+    Value output, whole;
     for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+      if (into && i + 1 == call.getOperands().size()) {
+        FailureOr<Value> buffer = bufferization::getBuffer(rewriter, operand, options, state);
+        if (failed(buffer))
+          return failure();
+        FailureOr<Value> view = intoView(rewriter, call, *buffer);
+        if (failed(view))
+          return failure();
+        whole = *buffer;
+        output = *view;
+        continue;
+      }
       FailureOr<Value> buffer = contiguousBuffer(rewriter, loc, operand, options, state);
       if (failed(buffer))
         return failure();
@@ -239,13 +287,13 @@ struct LibraryCallModel
         if (resultType.isDynamicDim(d))
           sizes.push_back(memref::DimOp::create(rewriter, loc, buffers[0], d));
       output = memref::AllocOp::create(rewriter, loc, outType, sizes);
-    } else if (output.getType() != outType) {
+    } else if (!whole && output.getType() != outType) {
       output = memref::CastOp::create(rewriter, loc, outType, output);
     }
     // After the inputs and the weight, before a bias.
     buffers.insert(buffers.begin() + leading, output);
     callExternal(rewriter, op, "kiln_library_call_" + std::to_string(call.getId()), buffers);
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, output);
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, whole ? whole : output);
     return success();
   }
 };

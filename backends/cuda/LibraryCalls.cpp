@@ -2,6 +2,7 @@
 
 #include "backends/cuda/LibraryCalls.h"
 #include "backends/common/LibraryClaims.h"
+#include "compiler/Lowering/KilnToLinalg.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -126,6 +127,42 @@ static bool libraryTakes(const LibraryCall &call) {
   return call.kind == LibraryKind::Matmul ? cublasLtTakes(call) : cudnnTakes(call);
 }
 
+/// Marks each convolution call whose only use is a channel concatenation
+/// (rank 4, static but for the batch, f32, lowered as a chain of
+/// insertions) to write its output into its channels of the
+/// concatenation's buffer (`kiln.output_into`): cuDNN writes the output
+/// with the concatenation's batch stride (`output_batch_stride`), and the
+/// copy of that input goes. Only where the output's start and batch
+/// stride keep the 16-byte alignment cuDNN's graph tensors declare; not
+/// with a residual (its buffer is the output).
+static void writeIntoConcats(ModuleOp module, std::vector<LibraryCall> &calls) {
+  module.walk([&](ConcatOp concat) {
+    RankedTensorType type = concat.getType();
+    if (concat.getAxis() != 1 || type.getRank() != 4 || !type.getElementType().isF32() ||
+        concat.getInputs().size() > lowering::kMaxInsertSliceChain)
+      return;
+    for (int64_t d = 1; d < 4; ++d)
+      if (type.isDynamicDim(d))
+        return;
+    int64_t plane = type.getDimSize(2) * type.getDimSize(3);
+    int64_t batchStride = type.getDimSize(1) * plane;
+    int64_t channel = 0;
+    for (Value input : concat.getInputs()) {
+      int64_t start = channel;
+      channel += cast<RankedTensorType>(input.getType()).getDimSize(1);
+      Operation *producer = input.getDefiningOp();
+      std::optional<unsigned> id = callIndex(producer);
+      if (!id || calls[*id].kind != LibraryKind::Convolution || calls[*id].epilogue.residual ||
+          !input.hasOneUse() || producer->getNumResults() != 1 || batchStride % 4 != 0 ||
+          (start * plane) % 4 != 0)
+        continue;
+      calls[*id].params.push_back({"output_batch_stride", {batchStride}});
+      producer->setAttr(KilnDialect::OutputIntoAttrHelper::getNameStr(),
+                        IntegerAttr::get(IntegerType::get(module.getContext(), 64), start));
+    }
+  });
+}
+
 std::vector<LibraryCall> claimLibraryCalls(ModuleOp module) {
   std::vector<LibraryCall> calls;
   splitAsymmetricConvPads(module);
@@ -170,6 +207,7 @@ std::vector<LibraryCall> claimLibraryCalls(ModuleOp module) {
   absorbMatmulTransposes(module, calls, [](const LibraryCall &call, int operand) {
     return operand == 1 || call.input.size() == 2 || call.weight.size() > 2;
   });
+  writeIntoConcats(module, calls);
   return calls;
 }
 

@@ -85,11 +85,23 @@ llvm::json::Array listKernels(ModuleOp module, llvm::StringRef entryName,
     bool dynamic = false;
     int64_t bytes = 0;
     auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    // A call writing into a concatenation (kiln.output_into): its own
+    // channels of the concatenation's tensor, its last operand and result.
+    auto library = dyn_cast<LibraryCallOp>(op);
+    bool into = library && library->hasAttr(KilnDialect::OutputIntoAttrHelper::getNameStr());
     for (OpOperand &operand : op.getOpOperands())
-      if (!dps || !dps.isDpsInit(&operand))
+      if ((!dps || !dps.isDpsInit(&operand)) &&
+          !(into && operand.getOperandNumber() + 1 == op.getNumOperands()))
         bytes += bytesOf(operand.get(), dynamic);
-    for (Value result : op.getResults())
-      bytes += bytesOf(result, dynamic);
+    for (Value result : op.getResults()) {
+      int64_t written = bytesOf(result, dynamic);
+      if (into) {
+        auto whole = cast<RankedTensorType>(result.getType());
+        auto weight = cast<RankedTensorType>(library.getOperands()[1].getType());
+        written = written / whole.getDimSize(1) * weight.getDimSize(0);
+      }
+      bytes += written;
+    }
     if (mark) {
       OpBuilder b(&op);
       Value index = b.create<arith::ConstantIntOp>(op.getLoc(), b.getI32Type(),

@@ -120,6 +120,73 @@ void resolveKernels(func::FuncOp func) {
   }
 }
 
+/// Each library call marked `kiln.output_into = c` (a backend's claim: its
+/// only use is a channel concatenation, in which it starts at channel c)
+/// that the concatenation's chain inserts whole at [0, c, 0, ...] becomes
+/// that insertion: the call, moved there, takes the chain's tensor so far
+/// as its last operand and returns it with its output written in (its
+/// bufferisation: a view of that buffer is the call's output). Fails on a
+/// marked call the chain does not insert so (the backend's claim and the
+/// lowering disagree: the runtime would write with the wrong strides).
+LogicalResult writeCallsIntoConcats(func::FuncOp func) {
+  StringRef into = kiln::KilnDialect::OutputIntoAttrHelper::getNameStr();
+  SmallVector<kiln::LibraryCallOp> marked;
+  func.walk([&](kiln::LibraryCallOp call) {
+    if (call->hasAttr(into))
+      marked.push_back(call);
+  });
+  for (kiln::LibraryCallOp call : marked) {
+    int64_t channel = call->getAttrOfType<IntegerAttr>(into).getInt();
+    // The sizes the chain reads of the output: its batch is its input's
+    // (a convolution's), its other dims static.
+    for (Operation *user : llvm::make_early_inc_range(call->getUsers())) {
+      auto dim = dyn_cast<tensor::DimOp>(user);
+      std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+      if (!index || *index >= call.getType().getRank())
+        continue;
+      OpBuilder b(dim);
+      Value size = call.getType().isDynamicDim(*index)
+                       ? (*index == 0 ? tensor::DimOp::create(b, dim.getLoc(),
+                                                              call.getOperands()[0], 0)
+                                      : Value())
+                       : arith::ConstantIndexOp::create(b, dim.getLoc(),
+                                                        call.getType().getDimSize(*index));
+      if (!size)
+        continue;
+      dim.replaceAllUsesWith(size);
+      dim.erase();
+    }
+    auto insert = call->hasOneUse()
+                      ? dyn_cast<tensor::InsertSliceOp>(*call->getUsers().begin())
+                      : tensor::InsertSliceOp();
+    auto type = call.getType();
+    bool whole = insert && insert.getSource() == call.getResult() &&
+                 insert.getDestType().getRank() == type.getRank() && type.getRank() >= 2 &&
+                 insert->getBlock() == call->getBlock();
+    for (int64_t d = 0; whole && d < type.getRank(); ++d) {
+      std::optional<int64_t> offset = getConstantIntValue(insert.getMixedOffsets()[d]);
+      std::optional<int64_t> stride = getConstantIntValue(insert.getMixedStrides()[d]);
+      whole = offset == (d == 1 ? channel : 0) && stride == 1 &&
+              (type.isDynamicDim(d) ||
+               getConstantIntValue(insert.getMixedSizes()[d]) == type.getDimSize(d));
+    }
+    if (!whole)
+      return call.emitOpError("is marked to write into channel ")
+             << channel << " of a concatenation that does not insert it there whole";
+    OpBuilder b(insert);
+    SmallVector<Value> operands(call.getOperands());
+    operands.push_back(insert.getDest());
+    auto written = kiln::LibraryCallOp::create(b, call.getLoc(), insert.getDestType(),
+                                               call.getIdAttr(), operands);
+    for (NamedAttribute attr : call->getDiscardableAttrs())
+      written->setAttr(attr.getName(), attr.getValue());
+    insert.getResult().replaceAllUsesWith(written.getResult());
+    insert.erase();
+    call.erase();
+  }
+  return success();
+}
+
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgBase<ConvertKilnToLinalgPass> {
   void runOnOperation() override {
@@ -161,7 +228,8 @@ struct ConvertKilnToLinalgPass
         continue;
       resolveKernels(func);
       RefusalReasons reasons(context);
-      if (failed(applyPartialConversion(func, target, frozen))) {
+      if (failed(applyPartialConversion(func, target, frozen)) ||
+          failed(writeCallsIntoConcats(func))) {
         signalPassFailure();
         return;
       }

@@ -28,7 +28,10 @@ enum class LibraryKind {
   /// `strides`, `dilations` (rank - 2 each), `pads` (all low, then all
   /// high), `groups` (one value), and optionally `layouts`: the physical
   /// layout of the input's and the output's buffers (LibraryLayout; the
-  /// dims stay [N,C,H,W] either way).
+  /// dims stay [N,C,H,W] either way), and optionally
+  /// `output_batch_stride`: elements between batch items of the output,
+  /// which is then channels of a larger channels-first buffer (a
+  /// concatenation's: `kiln.output_into`); absent, the output is dense.
   Convolution,
   /// output [..,M,N] = lhs [..,M,K] x rhs [..,K,N]; lower-rank operands
   /// broadcast from the front. No parameters.

@@ -309,4 +309,26 @@ for op, fn, mode in [("Relu", lambda v: np.maximum(v, 0), 101), ("Tanh", np.tanh
     case(name + "_unfused", path, {"x": x}, fn(conv), 1, algorithms={1, mode},
          env_extra=NO_FUSION)
 
+# A fire module's expand convolutions joined along the channels: each call
+# writes its output straight into its channels of the concatenation
+# (cuDNN's output strided over the batch: kiln.output_into), so the model
+# is its two calls and nothing else (no copy kernel), at a batch of 2; the
+# tanh's activation pass runs in place on the strided output.
+w1 = rng.standard_normal((4, 8, 1, 1)).astype(np.float32)
+b1 = rng.standard_normal(4).astype(np.float32)
+w3 = rng.standard_normal((6, 8, 3, 3)).astype(np.float32)
+x = rng.standard_normal((2, 8, 6, 6)).astype(np.float32)
+path = model("fire", [conv_node(["x", "w1", "b1"], "c1"),
+                      helper.make_node("Relu", ["c1"], ["e1"]),
+                      conv_node(["x", "w3"], "c3", pads=[1, 1, 1, 1]),
+                      helper.make_node("Tanh", ["c3"], ["e3"]),
+                      helper.make_node("Concat", ["e1", "e3"], ["y"], axis=1)],
+             [tensor("x", ["n", 8, 6, 6])], [tensor("y", ["n", 10, 6, 6])],
+             {"w1": w1, "b1": b1, "w3": w3})
+expected = np.concatenate([np.maximum(conv2d(x, w1) + b1[None, :, None, None], 0),
+                           np.tanh(conv2d(x, w3, pad=1))], axis=1)
+case("fire", path, {"x": x}, expected, 2, algorithms={12})
+case("fire_api", path, {"x": x}, expected, 2, algorithms={1, 102}, env_extra=API)
+case("fire_unfused", path, {"x": x}, expected, 2, algorithms={1, 102}, env_extra=NO_FUSION)
+
 tally.finish()

@@ -15,7 +15,10 @@
  * convolution API, which runs a call no engine fuses: the runtime's own
  * descriptors (kiln_cudnn_describe) are accepted, and cuDNN's output from
  * them is the call's, which checks the order of pads, strides and
- * dilations the runtime passes (h and w differ in each). The engines'
+ * dilations the runtime passes (h and w differ in each). A call whose
+ * output is channels of a concatenation (output_batch_stride) is taken
+ * both ways, and one whose batch items would overlap is refused when the
+ * artifact loads. The engines'
  * choice and the numbers are checked on a GPU (test/gpu/run.sh) and, on
  * host memory, against the stand-in (cuda-device-libraries). Skipped,
  * saying so, when cuDNN 9 is not installed. Ends with `N passed, N failed`.
@@ -143,6 +146,32 @@ static void check_convolution_api(int argc, char **argv) {
                          described_at_batch_1, NULL);
 }
 
+/* A call whose output is channels 16..31 of a concatenation of 40:
+ * its batch items 40 * 11 * 5 elements apart. */
+static void check_strided_output(void *api) {
+  int32_t ranks[3] = {4, 4, 4};
+  int64_t x[4] = {-1, 8, 17, 20}, w[4] = {16, 4, 3, 5}, y[4] = {-1, 16, 11, 5};
+  const int64_t *dims[3] = {x, w, y};
+  int64_t params[10] = {2, 2, 3, 1, 2, 3, 1, 3, 1, 40 * 11 * 5};
+  kiln_library_call call = {.kind = KILN_LIBRARY_CONV, .num_operands = 3, .operand_ranks = ranks,
+                            .operand_dims = dims, .num_params = 10, .params = params};
+  if (!check_runtime_loads(kiln_cudnn_check, &call,
+                           "the runtime loads a convolution writing into a concatenation"))
+    return;
+  check_every_epilogue(call, builds, api, " writing into a concatenation: graphs accepted");
+  check_every_epilogue(call, described, NULL,
+                       " writing into a concatenation: API descriptors accepted");
+  kiln_model_v1 abi;
+  memset(&abi, 0, sizeof abi);
+  abi.num_library_calls = 1;
+  abi.library_calls = &call;
+  params[9] = 15 * 11 * 5; /* batch items overlapping */
+  int refused = kiln_cudnn_check(&abi, "the synthetic model") != KILN_OK;
+  check(refused && strstr(kiln_last_error(), "825 elements a batch item apart"),
+        "an output whose batch items would overlap is refused when the artifact loads",
+        refused ? kiln_last_error() : "loaded");
+}
+
 int main(int argc, char **argv) {
   void *library = open_cudnn();
   if (!library) {
@@ -187,6 +216,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     check_artifact_calls(argv[i], KILN_LIBRARY_CONV, "convolution", builds_at_batch_1, &api);
   check_convolution_api(argc, argv);
+  check_strided_output(&api);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -39,7 +39,8 @@
 #define OK 0
 #define BAD 2000
 
-typedef struct { int n, c, h, w; } tensor;
+/* NCHW, dense but for the batch: items `ns` elements apart (0: dense). */
+typedef struct { int n, c, h, w; int64_t ns; } tensor;
 typedef struct { int k, c, h, w; } filter;
 typedef struct { int ph, pw, sh, sw, dh, dw, groups; } conv;
 typedef struct { int mode; double coef; } activation;
@@ -73,8 +74,24 @@ EXPORT int cudnnSetTensor4dDescriptor(tensor *t, int format, int type, int n, in
                                       int w) {
   if (format != 0 || type != 0)
     return BAD;
-  *t = (tensor){n, c, h, w};
+  *t = (tensor){n, c, h, w, 0};
   return OK;
+}
+/* Strides: Kiln's are dense in C, H and W; a batch stride at least dense. */
+EXPORT int cudnnSetTensor4dDescriptorEx(tensor *t, int type, int n, int c, int h, int w, int ns,
+                                        int cs, int hs, int ws) {
+  if (type != 0 || ws != 1 || hs != w || cs != h * w || (int64_t)ns < (int64_t)c * h * w)
+    return BAD;
+  *t = (tensor){n, c, h, w, ns};
+  return OK;
+}
+/* Where element (n, c, h, w) of `t` is. */
+static size_t at(const tensor *t, int n, int c, int h, int w) {
+  int64_t ns = t->ns ? t->ns : (int64_t)t->c * t->h * t->w;
+  return (size_t)(n * ns + ((int64_t)c * t->h + h) * t->w + w);
+}
+static int same_shape(const tensor *a, const tensor *b) {
+  return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w;
 }
 EXPORT int cudnnSetFilter4dDescriptor(filter *f, int type, int format, int k, int c, int h,
                                       int w) {
@@ -116,12 +133,17 @@ static float activate(int mode, double coef, float v) {
 EXPORT int cudnnActivationForward(void *h, activation *a, const float *alpha, tensor *xd,
                                   const float *x, const float *beta, tensor *yd, float *y) {
   (void)h;
-  if (xd->n != yd->n || xd->c != yd->c || xd->h != yd->h || xd->w != yd->w)
+  if (!same_shape(xd, yd))
     return BAD;
   record(100 + a->mode);
-  size_t count = (size_t)yd->n * yd->c * yd->h * yd->w;
-  for (size_t i = 0; i < count; ++i)
-    y[i] = *alpha * activate(a->mode, a->coef, x[i]) + (*beta != 0 ? *beta * y[i] : 0);
+  for (int n = 0; n < yd->n; ++n)
+    for (int c = 0; c < yd->c; ++c)
+      for (int i = 0; i < yd->h; ++i)
+        for (int j = 0; j < yd->w; ++j) {
+          float *out = &y[at(yd, n, c, i, j)];
+          *out = *alpha * activate(a->mode, a->coef, x[at(xd, n, c, i, j)]) +
+                 (*beta != 0 ? *beta * *out : 0);
+        }
   return OK;
 }
 static int consistent(const tensor *x, const filter *w, const conv *c, const tensor *y) {
@@ -176,10 +198,10 @@ static void convolve(const tensor *xd, const float *x, const filter *wd, const f
                 if (hi < 0 || hi >= xd->h || wi < 0 || wi >= xd->w)
                   continue;
                 int cin = g * per_group_in + ci;
-                sum += (double)x[((n * xd->c + cin) * xd->h + hi) * xd->w + wi] *
+                sum += (double)x[at(xd, n, cin, hi, wi)] *
                        w[((k * wd->c + ci) * wd->h + r) * wd->w + s];
               }
-          out[((n * yd->c + k) * yd->h + i) * yd->w + j] = (float)sum;
+          out[at(yd, n, k, i, j)] = (float)sum;
         }
 }
 EXPORT int cudnnConvolutionForward(void *h, const float *alpha, tensor *xd, const float *x,
@@ -190,11 +212,17 @@ EXPORT int cudnnConvolutionForward(void *h, const float *alpha, tensor *xd, cons
     return BAD;
   kiln_stand_in_wait_for_copies();
   record(algo);
+  tensor dense = *yd;
+  dense.ns = 0;
   size_t count = (size_t)yd->n * yd->c * yd->h * yd->w;
   float *tmp = malloc(count * sizeof *tmp);
-  convolve(xd, x, wd, w, c, yd, tmp, algo);
-  for (size_t i = 0; i < count; ++i)
-    y[i] = *alpha * tmp[i] + (*beta != 0 ? *beta * y[i] : 0);
+  convolve(xd, x, wd, w, c, &dense, tmp, algo);
+  for (size_t i = 0; i < count; ++i) {
+    size_t plane = (size_t)yd->h * yd->w, chw = plane * yd->c;
+    float *out = &y[at(yd, (int)(i / chw), (int)(i / plane % yd->c), (int)(i / yd->w % yd->h),
+                       (int)(i % yd->w))];
+    *out = *alpha * tmp[i] + (*beta != 0 ? *beta * *out : 0);
+  }
   free(tmp);
   return OK;
 }
@@ -210,13 +238,20 @@ EXPORT int cudnnConvolutionBiasActivationForward(void *h, const float *alpha1, t
     return BAD;
   if (a->mode == 5 && algo != 1) /* identity: implicit precomputed GEMM only */
     return BAD;
+  if (!same_shape(zd, yd))
+    return BAD;
   record(algo);
+  tensor dense = *yd;
+  dense.ns = 0;
   size_t plane = (size_t)yd->h * yd->w, count = (size_t)yd->n * yd->c * plane;
   float *tmp = malloc(count * sizeof *tmp);
-  convolve(xd, x, wd, w, c, yd, tmp, algo);
+  convolve(xd, x, wd, w, c, &dense, tmp, algo);
   for (size_t i = 0; i < count; ++i) {
-    float v = *alpha1 * tmp[i] + (*alpha2 != 0 ? *alpha2 * z[i] : 0) + bias[(i / plane) % yd->c];
-    y[i] = a->mode == 1 && v < 0 ? 0 : v; /* ReLU or the identity */
+    int n = (int)(i / (plane * yd->c)), k = (int)(i / plane % yd->c);
+    int row = (int)(i / yd->w % yd->h), col = (int)(i % yd->w);
+    float v = *alpha1 * tmp[i] + (*alpha2 != 0 ? *alpha2 * z[at(zd, n, k, row, col)] : 0) +
+              bias[k];
+    y[at(yd, n, k, row, col)] = a->mode == 1 && v < 0 ? 0 : v; /* ReLU or the identity */
   }
   free(tmp);
   return OK;
@@ -327,8 +362,9 @@ static int finalize(backend *d) {
         !get(d, 906, T_INT64, 1) || !get(d, 900, T_INT64, 1))
       return 0;
     int64_t *dims = dims_of(d), *strides = strides_of(d);
+    /* Dense, but a batch stride may be larger (channels of a concatenation). */
     return dims[0] > 0 && strides[3] == 1 && strides[2] == dims[3] &&
-           strides[1] == dims[2] * dims[3] && strides[0] == dims[1] * dims[2] * dims[3];
+           strides[1] == dims[2] * dims[3] && strides[0] >= dims[1] * dims[2] * dims[3];
   }
   case D_CONVOLUTION: {
     attribute *mode = get(d, 101, T_CONVOLUTION_MODE, 1), *comp = get(d, 100, T_DATA_TYPE, 1);
@@ -489,8 +525,8 @@ EXPORT int cudnnBackendExecute(void *h, backend *plan, backend *pack) {
       int64_t *xd = dims_of(x), *wd = dims_of(w), *yd = dims_of(y);
       int64_t *st = get(c, 103, T_INT64, 2)->v.i, *di = get(c, 102, T_INT64, 2)->v.i;
       int64_t *pre = get(c, 105, T_INT64, 2)->v.i;
-      tensor xt = {(int)xd[0], (int)xd[1], (int)xd[2], (int)xd[3]};
-      tensor yt = {(int)yd[0], (int)yd[1], (int)yd[2], (int)yd[3]};
+      tensor xt = {(int)xd[0], (int)xd[1], (int)xd[2], (int)xd[3], strides_of(x)[0]};
+      tensor yt = {(int)yd[0], (int)yd[1], (int)yd[2], (int)yd[3], strides_of(y)[0]};
       filter wt = {(int)wd[0], (int)wd[1], (int)wd[2], (int)wd[3]};
       conv ct = {(int)pre[0], (int)pre[1], (int)st[0], (int)st[1], (int)di[0], (int)di[1],
                  (int)(xd[1] / wd[1])};

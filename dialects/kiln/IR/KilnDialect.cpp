@@ -67,6 +67,13 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                                   << op->getNumOperands() << " operands";
     return success();
   }
+  if (name == OutputIntoAttrHelper::getNameStr()) {
+    if (!isa<KernelOp, ConvOp, LibraryCallOp>(op) ||
+        !op->hasAttr(LibraryInputsAttrHelper::getNameStr()))
+      return op->emitOpError("'") << name << "' belongs on a claimed convolution or its "
+                                             "kiln.library_call";
+    return integer();
+  }
   if (name == ResidualOperandAttrHelper::getNameStr()) {
     FailureOr<int64_t> index = integer();
     if (failed(index))

@@ -55,6 +55,12 @@ def Kiln_Dialect : Dialect {
     // operands the call reads as its inputs and weight, passed before its
     // output buffer (any after them: the residual, the bias).
     "::mlir::IntegerAttr":$library_inputs,
+    // On a claimed convolution (and the library_call it becomes) whose
+    // only use is a channel concatenation: the channel at which its output
+    // starts there. The linalg phase gives the call the concatenation's
+    // tensor as its last operand and result; the call writes its output
+    // into that buffer's channels directly (no copy).
+    "::mlir::IntegerAttr":$output_into,
     // On a `reduction` kernel: the number of leading dims it iterates row
     // by row.
     "::mlir::IntegerAttr":$outer_dims,

@@ -100,7 +100,10 @@ typedef enum kiln_library_kind {
    * pads[2S] (all low, then all high), then optionally layouts[2]: how
    * the input's and the output's buffers are laid out
    * (kiln_library_layout; channels-first when absent). The dims stay
-   * [N,C,H,W] in either layout. */
+   * [N,C,H,W] in either layout. A CUDA artifact's call may end with
+   * output_batch_stride instead of layouts: the output is channels of a
+   * larger channels-first buffer (a concatenation's), its batch items
+   * that many elements apart. */
   KILN_LIBRARY_CONV = 1,
   /* operands: lhs [..,M,K], rhs [..,K,N], output [..,M,N]; lower-rank
    * operands are broadcast from the front; params: none, or transposes[2]:

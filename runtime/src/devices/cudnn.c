@@ -5,6 +5,7 @@
 #include "vendor_load.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,17 @@ static void load_library(void) {
     lib.ready = 1;
 }
 
-/* params: groups, strides[2], dilations[2], pads[4] (low, then high). */
+/* params: groups, strides[2], dilations[2], pads[4] (low, then high),
+ * then optionally the output's batch stride (kiln_model_abi.h). */
 #define KILN_CUDNN_PARAMS 9
+
+/* Elements between the output's batch items: dense, or the call's
+ * output_batch_stride (its output is channels of a concatenation). */
+static int64_t output_batch_stride(const kiln_library_call *call) {
+  const int64_t *y = call->operand_dims[2];
+  return call->num_params > KILN_CUDNN_PARAMS ? call->params[KILN_CUDNN_PARAMS]
+                                             : y[1] * y[2] * y[3];
+}
 
 kiln_status kiln_cudnn_check(const kiln_model_v1 *abi, const char *what) {
   int any = 0;
@@ -45,12 +55,26 @@ kiln_status kiln_cudnn_check(const kiln_model_v1 *abi, const char *what) {
       continue;
     any = 1;
     const int64_t *p = call->params;
-    if (call->num_operands != 3 || call->num_params != KILN_CUDNN_PARAMS || !p ||
-        !call->operand_ranks || call->operand_ranks[0] != 4 || call->operand_ranks[1] != 4 ||
-        call->operand_ranks[2] != 4 || p[0] < 1 || p[5] != p[7] || p[6] != p[8])
+    if (call->num_operands != 3 ||
+        (call->num_params != KILN_CUDNN_PARAMS && call->num_params != KILN_CUDNN_PARAMS + 1) ||
+        !p || !call->operand_ranks || call->operand_ranks[0] != 4 ||
+        call->operand_ranks[1] != 4 || call->operand_ranks[2] != 4 || p[0] < 1 ||
+        p[5] != p[7] || p[6] != p[8])
       return kiln_fail(KILN_ERROR_LOAD,
                        "%s: library call %u is not a convolution this runtime's CUDA device runs",
                        what, i);
+    /* A strided output: its channels, height and width are static, its
+     * batch items no closer than dense, 16-byte aligned (the graph's
+     * tensors declare it). */
+    const int64_t *y = call->operand_dims[2];
+    if (call->num_params > KILN_CUDNN_PARAMS &&
+        (y[1] < 1 || y[2] < 1 || y[3] < 1 || output_batch_stride(call) < y[1] * y[2] * y[3] ||
+         output_batch_stride(call) % 4 != 0 || output_batch_stride(call) > INT32_MAX))
+      return kiln_fail(KILN_ERROR_LOAD,
+                       "%s: library call %u writes its output %lld elements a batch item apart, "
+                       "which cuDNN cannot take for an output of [%lld, %lld, %lld] a batch item",
+                       what, i, (long long)output_batch_stride(call), (long long)y[1],
+                       (long long)y[2], (long long)y[3]);
     /* Every epilogue here has a path through the convolution API too. */
     int32_t act = call->epilogue.activation;
     if (!kiln_cudnn_graph_takes(&call->epilogue) ||
@@ -86,6 +110,7 @@ typedef struct conv_state {
   cudnnActivationDescriptor_t activation; /* fused: ReLU or identity, with a bias */
   cudnnActivationDescriptor_t after;      /* an activation the fused call lacks, in place */
   cudnnTensorDescriptor_t bias;
+  int64_t y_batch_stride; /* elements between the output's batch items */
   int no_graph; /* a graph of this call failed its first run: the API only */
   plan plans[KILN_CUDNN_PLANS];
 } conv_state;
@@ -156,6 +181,7 @@ static int describe_call(conv_state *c, const kiln_library_call *call) {
            lib.api.cudnnSetConvolutionGroupCount(c->conv, (int)p[0]) == KILN_CUDNN_SUCCESS &&
            lib.api.cudnnSetConvolutionMathType(c->conv, KILN_CUDNN_FMA_MATH) ==
                KILN_CUDNN_SUCCESS;
+  c->y_batch_stride = output_batch_stride(call);
   int32_t act = call->epilogue.activation;
   int fused_relu = call->epilogue.has_bias && act == KILN_ACTIVATION_RELU;
   if (ok && call->epilogue.has_bias)
@@ -192,9 +218,10 @@ static int describe_tensors(plan *p, const conv_state *c, const int64_t *const *
                                          (int)x[0], (int)x[1], (int)x[2],
                                          (int)x[3]) != KILN_CUDNN_SUCCESS ||
       lib.api.cudnnCreateTensorDescriptor(&p->y) != KILN_CUDNN_SUCCESS ||
-      lib.api.cudnnSetTensor4dDescriptor(p->y, KILN_CUDNN_TENSOR_NCHW, KILN_CUDNN_DATA_FLOAT,
-                                         (int)y[0], (int)y[1], (int)y[2],
-                                         (int)y[3]) != KILN_CUDNN_SUCCESS) {
+      lib.api.cudnnSetTensor4dDescriptorEx(p->y, KILN_CUDNN_DATA_FLOAT, (int)y[0], (int)y[1],
+                                           (int)y[2], (int)y[3], (int)c->y_batch_stride,
+                                           (int)(y[2] * y[3]), (int)y[3],
+                                           1) != KILN_CUDNN_SUCCESS) {
     snprintf(why, why_bytes, "cuDNN refused the tensors");
     return -1;
   }

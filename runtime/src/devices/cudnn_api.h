@@ -130,6 +130,9 @@ typedef struct {
   X(cudnnDestroyTensorDescriptor, (cudnnTensorDescriptor_t desc))                             \
   X(cudnnSetTensor4dDescriptor,                                                               \
     (cudnnTensorDescriptor_t desc, int format, int type, int n, int c, int h, int w))         \
+  X(cudnnSetTensor4dDescriptorEx,                                                             \
+    (cudnnTensorDescriptor_t desc, int type, int n, int c, int h, int w, int n_stride,        \
+     int c_stride, int h_stride, int w_stride))                                               \
   X(cudnnCreateFilterDescriptor, (cudnnFilterDescriptor_t * desc))                            \
   X(cudnnDestroyFilterDescriptor, (cudnnFilterDescriptor_t desc))                             \
   X(cudnnSetFilter4dDescriptor,                                                               \

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* params: groups, strides[2], dilations[2], pads[4] (low, then high). */
+/* params: groups, strides[2], dilations[2], pads[4] (low, then high),
+ * then optionally the output's batch stride. */
 enum { P_GROUPS, P_STRIDE_H, P_STRIDE_W, P_DILATION_H, P_DILATION_W, P_PAD_TOP, P_PAD_LEFT,
-       P_PAD_BOTTOM, P_PAD_RIGHT };
+       P_PAD_BOTTOM, P_PAD_RIGHT, P_OUTPUT_BATCH_STRIDE };
 
 int kiln_cudnn_graph_takes(const kiln_library_epilogue *epilogue) {
   switch (epilogue->activation) {
@@ -36,11 +37,13 @@ static int set(kiln_cudnn_graph *g, cudnnBackendDescriptor_t d, int name, int ty
   return g->api->cudnnBackendSetAttribute(d, name, type, count, values) == KILN_CUDNN_SUCCESS;
 }
 
-/* A float32 tensor of 4 dims, dense in NCHW order. */
+/* A float32 tensor of 4 dims in NCHW order, dense but for its batch
+ * items, `batch_stride` elements apart (0: dense). */
 static cudnnBackendDescriptor_t tensor(kiln_cudnn_graph *g, int64_t uid, const int64_t *dims,
-                                       int is_virtual) {
+                                       int is_virtual, int64_t batch_stride) {
   cudnnBackendDescriptor_t t = create(g, KILN_CUDNN_BACKEND_TENSOR);
-  int64_t strides[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+  int64_t strides[4] = {batch_stride ? batch_stride : dims[1] * dims[2] * dims[3],
+                        dims[2] * dims[3], dims[3], 1};
   int64_t alignment = 16; /* the runtime's buffers are 64-byte aligned */
   int32_t type = KILN_CUDNN_DATA_FLOAT;
   _Bool virt = is_virtual != 0;
@@ -125,10 +128,13 @@ kiln_cudnn_graph *kiln_cudnn_graph_build(const kiln_cudnn_api *api,
   const int64_t *p = call->params;
   int last_is_conv = !e->has_bias && !e->has_residual && e->activation == KILN_ACTIVATION_NONE;
   int64_t next_virtual = 100;
-  cudnnBackendDescriptor_t x = tensor(g, KILN_CUDNN_UID_X, dims[0], 0);
-  cudnnBackendDescriptor_t w = tensor(g, KILN_CUDNN_UID_W, dims[1], 0);
-  cudnnBackendDescriptor_t y = tensor(g, KILN_CUDNN_UID_Y, dims[2], 0);
-  cudnnBackendDescriptor_t t = last_is_conv ? y : tensor(g, next_virtual++, dims[2], 1);
+  /* The output's memory (and the residual's, the same): dense, or
+   * channels of a concatenation. */
+  int64_t y_stride = call->num_params > P_OUTPUT_BATCH_STRIDE ? p[P_OUTPUT_BATCH_STRIDE] : 0;
+  cudnnBackendDescriptor_t x = tensor(g, KILN_CUDNN_UID_X, dims[0], 0, 0);
+  cudnnBackendDescriptor_t w = tensor(g, KILN_CUDNN_UID_W, dims[1], 0, 0);
+  cudnnBackendDescriptor_t y = tensor(g, KILN_CUDNN_UID_Y, dims[2], 0, y_stride);
+  cudnnBackendDescriptor_t t = last_is_conv ? y : tensor(g, next_virtual++, dims[2], 1, 0);
   if (!x || !w || !y || !t)
     return refuse(g, why, why_bytes, "a tensor");
   add_uid(g, KILN_CUDNN_UID_X, 0);
@@ -179,12 +185,12 @@ kiln_cudnn_graph *kiln_cudnn_graph_build(const kiln_cudnn_api *api,
     float clip_values[2] = {0.0f, 3.4028234663852886e38f};
     if (step == 0 && e->has_bias) {
       int64_t bias_dims[4] = {1, dims[2][1], 1, 1};
-      if (!(b = tensor(g, KILN_CUDNN_UID_BIAS, bias_dims, 0)))
+      if (!(b = tensor(g, KILN_CUDNN_UID_BIAS, bias_dims, 0, 0)))
         return refuse(g, why, why_bytes, "the bias");
       add_uid(g, KILN_CUDNN_UID_BIAS, 3);
       pw_mode = KILN_CUDNN_POINTWISE_ADD;
     } else if (step == 1 && e->has_residual) {
-      if (!(b = tensor(g, KILN_CUDNN_UID_RESIDUAL, dims[2], 0)))
+      if (!(b = tensor(g, KILN_CUDNN_UID_RESIDUAL, dims[2], 0, y_stride)))
         return refuse(g, why, why_bytes, "the residual");
       add_uid(g, KILN_CUDNN_UID_RESIDUAL, 2); /* the output's own buffer */
       pw_mode = KILN_CUDNN_POINTWISE_ADD;
@@ -210,7 +216,8 @@ kiln_cudnn_graph *kiln_cudnn_graph_build(const kiln_cudnn_api *api,
     } else {
       continue;
     }
-    cudnnBackendDescriptor_t out = --steps == 0 ? y : tensor(g, next_virtual++, dims[2], 1);
+    cudnnBackendDescriptor_t out =
+        --steps == 0 ? y : tensor(g, next_virtual++, dims[2], 1, 0);
     cudnnBackendDescriptor_t pw = out ? pointwise(g, pw_mode, t, b, out, clips) : NULL;
     if (!pw)
       return refuse(g, why, why_bytes, "an epilogue's pointwise operation");

@@ -104,11 +104,29 @@ func.func @conv_static_batch(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x1x1xf32>) -
 // and the insert invalid).
 // CHECK-LABEL: func @concat_static
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4x2xf32>
-// CHECK: %[[I:.*]] = tensor.insert_slice %arg0 into %[[E]][%{{.*}}, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x2xf32>
-// CHECK: tensor.insert_slice %arg1 into %[[I]][%{{.*}}, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x2xf32>
+// The offsets are constants too (kiln.output_into names one).
+// CHECK: %[[I:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x2xf32>
+// CHECK: tensor.insert_slice %arg1 into %[[I]][2, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x2xf32>
 func.func @concat_static(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<4x2xf32> {
   %0 = kiln.concat %a, %b {axis = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// Checks that the offsets stay constants until an input dynamic along the
+// axis, and add its size after it.
+// CHECK-LABEL: func @concat_dynamic_middle
+// CHECK-SAME: (%[[A:.*]]: tensor<2x2xf32>, %[[B:.*]]: tensor<?x2xf32>, %[[C:.*]]: tensor<3x2xf32>)
+// CHECK: %[[I:.*]] = tensor.insert_slice %[[A]] into %{{.*}}[0, 0] [2, 2]
+// CHECK: %[[J:.*]] = tensor.insert_slice %[[B]] into %[[I]][2, 0] [%{{.*}}, 2]
+// CHECK: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK: %[[N:.*]] = tensor.dim %[[B]], %{{.*}}
+// CHECK: %[[AT:.*]] = arith.addi %[[TWO]], %[[N]] : index
+// CHECK: tensor.insert_slice %[[C]] into %[[J]][%[[AT]], 0] [3, 2]
+func.func @concat_dynamic_middle(%a: tensor<2x2xf32>, %b: tensor<?x2xf32>, %c: tensor<3x2xf32>) -> tensor<?x2xf32> {
+  %0 = kiln.concat %a, %b, %c {axis = 0 : i64} : (tensor<2x2xf32>, tensor<?x2xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
 }
 
 // -----

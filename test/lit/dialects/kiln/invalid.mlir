@@ -613,6 +613,25 @@ func.func @residual_operand(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<
 
 // -----
 
+// Checks that kiln.output_into belongs on a claimed convolution (one with
+// kiln.library_inputs) or its library call.
+func.func @output_into_unclaimed(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'kiln.relu' op 'kiln.output_into' belongs on a claimed convolution or its kiln.library_call}}
+  %y = kiln.relu %x {kiln.output_into = 0 : i64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Checks that kiln.output_into is a channel, not negative.
+func.func @output_into_negative(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'kiln.library_call' op 'kiln.output_into' must be a non-negative integer}}
+  %y = kiln.library_call 0(%x, %w) {kiln.library_inputs = 2 : i64, kiln.output_into = -1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // Checks that kiln.outer_dims is within a reduction kernel's rank.
 func.func @outer_dims_range(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   // expected-error @+1 {{'kiln.kernel' op 'kiln.outer_dims' = 3 is outside [1, 2]}}
