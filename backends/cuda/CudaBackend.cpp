@@ -166,8 +166,12 @@ public:
       llvm::consumeError(parsed.takeError()); // targetDescription reported it
       return {};
     }
-    if (parsed->emulate)
-      return {}; // the CPU runs every loop nest as the GPU would
+    if (parsed->emulate) {
+      // The CPU runs every loop nest as the GPU would, on the graph the
+      // GPU's code has.
+      cuda::chainConcats(module);
+      return {};
+    }
     return cuda::claimLibraryCalls(module);
   }
 

@@ -166,6 +166,7 @@ static void writeIntoConcats(ModuleOp module, std::vector<LibraryCall> &calls) {
 std::vector<LibraryCall> claimLibraryCalls(ModuleOp module) {
   std::vector<LibraryCall> calls;
   splitAsymmetricConvPads(module);
+  chainConcats(module);
   // Kernels whose epilogue cuBLASLt does not fuse: the matmul alone is the
   // call, the rest is generated.
   SmallVector<KernelOp> dissolve;

@@ -39,6 +39,12 @@ bool cudnnRunsWithSymmetricPads(ConvOp conv);
 /// how many.
 int splitAsymmetricConvPads(mlir::ModuleOp module);
 
+/// Makes each `kiln.concat` whose leading inputs are exactly an earlier
+/// concatenation's (same axis and block; at least two) take that
+/// concatenation in their place, the longest such (ChainConcats.cpp);
+/// returns how many.
+int chainConcats(mlir::ModuleOp module);
+
 } // namespace kiln::cuda
 
 #endif // KILN_BACKENDS_CUDA_LIBRARYCALLS_H

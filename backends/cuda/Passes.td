@@ -226,6 +226,21 @@ def CudaSplitConvPads : Pass<"kiln-cuda-split-conv-pads", "mlir::ModuleOp"> {
   }];
 }
 
+def CudaChainConcats : Pass<"kiln-cuda-chain-concats", "mlir::ModuleOp"> {
+  let summary = "A concatenation extending an earlier one joins that one and the rest";
+  let description = [{
+    On kiln ops, after `fuse` (the CUDA backend's library claims run it
+    first, after kiln-cuda-split-conv-pads): a `kiln.concat` whose leading
+    inputs are exactly those of an earlier concatenation along the same
+    axis in the same block (at least two, fewer than all) takes that
+    concatenation in their place, the longest such: DenseNet's
+    `concat(x0, f1, ..., fk)` becomes `concat(concat(x0, ..., fk-1), fk)`.
+    The same values; on the GPU one copy instead of k, and fk's only use
+    is then that concatenation, so a convolution producing it writes into
+    it (kiln.output_into).
+  }];
+}
+
 def CudaGatherKernels : Pass<"kiln-cuda-gather-kernels", "mlir::ModuleOp"> {
   let summary = "One GPU module for every kernel; constants passed as device copies";
   let description = [{
