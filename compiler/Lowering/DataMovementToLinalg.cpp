@@ -182,13 +182,15 @@ struct ConcatToInsertSlices : OpRewritePattern<ConcatOp> {
     int64_t staticOffset = 0;
     Value offset;
     for (Value in : op.getInputs()) {
+      int64_t size = cast<RankedTensorType>(in.getType()).getDimSize(axis);
+      if (size == 0)
+        continue; // nothing to insert (a constant offset there would be out of bounds)
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
           strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = offset ? OpFoldResult(offset) : rewriter.getIndexAttr(staticOffset);
       for (int64_t d = 0; d < rank; ++d)
         sizes.push_back(sliceSize(rewriter, loc, in, d));
       result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offsets, sizes, strides);
-      int64_t size = cast<RankedTensorType>(in.getType()).getDimSize(axis);
       if (!offset && !ShapedType::isDynamic(size)) {
         staticOffset += size;
         continue;

@@ -22,6 +22,11 @@
 using namespace mlir;
 
 namespace kiln {
+namespace {
+bool isUnaryElementwise(Operation *op);
+bool isBinaryElementwise(Operation *op);
+} // namespace
+
 namespace lowering {
 
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
@@ -97,27 +102,136 @@ FailureOr<Value> buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                                        type.getElementType(), sizes));
 }
 
+/// Where the size of dim `d` of `v` comes from, followed back through ops
+/// whose result has that dim of an operand: elementwise ops (kiln's, or
+/// the linalg ops and tensor.empty they became), a library call (its
+/// dynamic output dims are its input's), a tensor.dim. Two dims of the
+/// same source have the same size at run time. (The source itself when
+/// nothing leads further; an index value's defining op for a size that
+/// is computed.)
+using SizeSource = std::pair<Value, int64_t>;
+using SizeSources = llvm::DenseMap<SizeSource, SizeSource>;
+
+static SizeSource sizeSourceOf(Value v, int64_t d, int depth, SizeSources &known);
+
+/// sizeSourceOf, each (value, dim) followed once (an elementwise op's
+/// operands share their producers: x * sigmoid(x) at every layer would
+/// otherwise be followed 2^depth times).
+static SizeSource sizeSource(Value v, int64_t d, int depth, SizeSources &known) {
+  auto found = known.find({v, d});
+  if (found != known.end())
+    return found->second;
+  SizeSource source = sizeSourceOf(v, d, depth, known);
+  known[{v, d}] = source;
+  return source;
+}
+
+static SizeSource sizeSourceOf(Value v, int64_t d, int depth, SizeSources &known) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!type || !def || d < 0 || d >= type.getRank() || !type.isDynamicDim(d) || depth > 64)
+    return {v, d};
+  // An operand of the result's rank, dynamic at `d`.
+  auto sameRank = [&](Value operand) {
+    auto t = dyn_cast<RankedTensorType>(operand.getType());
+    return t && t.getRank() == type.getRank() && t.isDynamicDim(d);
+  };
+  if (isUnaryElementwise(def) || isa<CastOp, BitcastOp>(def)) {
+    if (sameRank(def->getOperand(0)))
+      return sizeSource(def->getOperand(0), d, depth + 1, known);
+    return {v, d};
+  }
+  // A library call's batch (dim 0 of rank 3 or more: a transposed operand
+  // swaps only the last two dims) is its input's, unless another operand of
+  // its rank is dynamic there from elsewhere (a batched matmul broadcasts
+  // its operands' batches: a 1 meeting N is N). A static dim 0 (a
+  // convolution's filters) does not count: a matmul's static batch other
+  // than 1 would have made the result's static.
+  if (isa<LibraryCallOp>(def)) {
+    if (d != 0 || type.getRank() < 3 || !def->getNumOperands() || !sameRank(def->getOperand(0)))
+      return {v, d};
+    SizeSource source = sizeSource(def->getOperand(0), d, depth + 1, known);
+    for (Value operand : def->getOperands().drop_front())
+      if (sameRank(operand) && sizeSource(operand, d, depth + 1, known) != source)
+        return {v, d};
+    return source;
+  }
+  if (isBinaryElementwise(def) || isa<CompareOp, SelectOp>(def)) {
+    // The result's dim is the operands' (one of size 1 stretches): known
+    // when every operand dynamic there has the same source and none is a
+    // static size other than 1 (a result type less refined than it could
+    // be).
+    std::optional<SizeSource> common;
+    for (Value operand : def->getOperands()) {
+      auto t = cast<RankedTensorType>(operand.getType());
+      int64_t i = d - (type.getRank() - t.getRank());
+      if (i < 0 || t.getDimSize(i) == 1)
+        continue;
+      if (!t.isDynamicDim(i))
+        return {v, d};
+      SizeSource source = sizeSource(operand, i, depth + 1, known);
+      if (common && *common != source)
+        return {v, d};
+      common = source;
+    }
+    return common ? *common : std::make_pair(v, d);
+  }
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
+    auto result = cast<OpResult>(v);
+    if (result.getResultNumber() < dps.getNumDpsInits())
+      return sizeSource(dps.getDpsInits()[result.getResultNumber()], d, depth + 1, known);
+    return {v, d};
+  }
+  if (auto cast = dyn_cast<tensor::CastOp>(def)) {
+    if (sameRank(cast.getSource()))
+      return sizeSource(cast.getSource(), d, depth + 1, known);
+    return {v, d};
+  }
+  if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
+    Value size = empty.getDynamicSize(d);
+    if (auto dim = size.getDefiningOp<tensor::DimOp>())
+      if (std::optional<int64_t> index = dim.getConstantIndex())
+        return sizeSource(dim.getSource(), *index, depth + 1, known);
+    return {size, -1};
+  }
+  return {v, d};
+}
+
 FailureOr<Value> buildBroadcastGeneric(
     OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   int64_t rank = resultType.getRank();
   // A dynamic input dim may be 1 at run time and broadcast: where the
   // result's dim is a static size other than 1, or where another input is
-  // dynamic at the same dim too. Such an input is read in the body at
-  // index (size == 1 ? 0 : i), and such a result dim is the largest of the
-  // inputs'; the others are read through indexing maps.
+  // dynamic at the same dim too, unless every input dynamic there has its
+  // size from the same source (sizeSource: x * sigmoid(x) at a dynamic
+  // batch). Such an input is read in the body at index (size == 1 ? 0 :
+  // i), and such a result dim is the largest of the inputs'; the others
+  // are read through indexing maps (and can fuse with their producers).
   SmallVector<int64_t> dynamicInputs(rank, 0);
+  SmallVector<std::optional<SizeSource>> source(rank);
+  SmallVector<bool> oneSource(rank, true);
+  SizeSources known;
   for (Value in : inputs) {
     auto type = cast<RankedTensorType>(in.getType());
     int64_t offset = rank - type.getRank();
     if (offset < 0)
       return failure();
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      dynamicInputs[i + offset] += type.isDynamicDim(i);
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!type.isDynamicDim(i))
+        continue;
+      int64_t j = i + offset;
+      dynamicInputs[j] += 1;
+      SizeSource from = sizeSource(in, i, 0, known);
+      if (source[j] && *source[j] != from)
+        oneSource[j] = false;
+      source[j] = from;
+    }
   }
   auto mayBroadcast = [&](RankedTensorType type, int64_t i, int64_t j) {
     return type.isDynamicDim(i) &&
-           (resultType.isDynamicDim(j) ? dynamicInputs[j] > 1 : resultType.getDimSize(j) != 1);
+           (resultType.isDynamicDim(j) ? dynamicInputs[j] > 1 && !oneSource[j]
+                                       : resultType.getDimSize(j) != 1);
   };
   SmallVector<AffineMap> maps;
   SmallVector<Value> direct;

@@ -131,6 +131,21 @@ func.func @concat_dynamic_middle(%a: tensor<2x2xf32>, %b: tensor<?x2xf32>, %c: t
 
 // -----
 
+// Checks that an input with no elements along the axis inserts nothing:
+// its constant offset, the axis's full size at the end, would be out of
+// bounds (ONNX 1.23's rotary embedding concatenates such a slice).
+// CHECK-LABEL: func @concat_empty_piece
+// CHECK-SAME: (%[[A:.*]]: tensor<2x0xf32>, %[[B:.*]]: tensor<2x3xf32>)
+// CHECK: tensor.insert_slice %[[B]] into %{{.*}}[0, 0] [2, 3] [1, 1]
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return
+func.func @concat_empty_piece(%a: tensor<2x0xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = kiln.concat %a, %b, %a {axis = 1 : i64} : (tensor<2x0xf32>, tensor<2x3xf32>, tensor<2x0xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 // Checks that an operand dim that is dynamic where the result's is a static
 // size other than 1 is read at index (size == 1 ? 0 : i): at run time it
 // may broadcast. (It used to be mapped like an equal dim, and a 1 read past
@@ -186,6 +201,74 @@ func.func @unsigned(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xui8>, ten
 func.func @dynamic_meets_dynamic(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = kiln.add %a, %b : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Checks that where the inputs dynamic at a dim have their size from the
+// same source (x and sigmoid(x); y = x + relu(x) and sigmoid(x) through a
+// broadcast of a static 1), neither can be 1 alone: both are read through
+// indexing maps (so the sigmoid's loop can fuse into the product's), no
+// run-time broadcast. (x * sigmoid(x) at a dynamic batch was two loop
+// nests: EfficientNet's every SiLU.)
+// CHECK-LABEL: func @same_source
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[O:.*]]: tensor<1x4xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[S]] : tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x4xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[R]] : tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK: %[[YO:.*]] = linalg.generic {{.*}} ins(%[[Y]], %[[O]] : tensor<?x4xf32>, tensor<1x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[YO]], %[[S]] : tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @same_source(%x: tensor<?x4xf32>, %o: tensor<1x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %s = kiln.sigmoid %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %m = kiln.mul %x, %s : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %r = kiln.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %y = kiln.add %x, %r : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %yo = kiln.add %y, %o : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  %z = kiln.sub %yo, %s : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %m, %z : tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// Checks that a result type less refined than it could be does not count
+// as a source: %w's dim 0 is %x's or the static 3 (if %x's is 1), so its
+// product with %x may still broadcast at run time.
+// CHECK-LABEL: func @static_operand_not_a_source
+// CHECK: tensor.extract
+func.func @static_operand_not_a_source(%x: tensor<?x4xf32>, %t: tensor<3x4xf32>) -> tensor<?x4xf32> {
+  %w = kiln.add %x, %t : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
+  %m = kiln.mul %w, %x : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %m : tensor<?x4xf32>
+}
+
+// -----
+
+// Checks that a library call's batch is its first operand's only when no
+// other operand of its rank has a dynamic batch from elsewhere: a batched
+// matmul of [1, 2, 2] and [n, 2, 2] is [n, 2, 2], so its product with its
+// first operand may broadcast at run time; with a matrix (or a batch from
+// the same source) it may not.
+// CHECK-LABEL: func @library_call_batch_broadcasts
+// CHECK: tensor.extract
+func.func @library_call_batch_broadcasts(%a: tensor<?x2x2xf32>, %b: tensor<?x2x2xf32>) -> tensor<?x2x2xf32> {
+  %c = kiln.library_call 0(%a, %b) : (tensor<?x2x2xf32>, tensor<?x2x2xf32>) -> tensor<?x2x2xf32>
+  %m = kiln.mul %c, %a : (tensor<?x2x2xf32>, tensor<?x2x2xf32>) -> tensor<?x2x2xf32>
+  return %m : tensor<?x2x2xf32>
+}
+
+// CHECK-LABEL: func @library_call_batch_same
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @library_call_batch_same(%a: tensor<?x2x2xf32>, %w: tensor<2x2xf32>) -> (tensor<?x2x2xf32>, tensor<?x2x2xf32>) {
+  %c = kiln.library_call 0(%a, %w) : (tensor<?x2x2xf32>, tensor<2x2xf32>) -> tensor<?x2x2xf32>
+  %m = kiln.mul %c, %a : (tensor<?x2x2xf32>, tensor<?x2x2xf32>) -> tensor<?x2x2xf32>
+  %r = kiln.relu %a : (tensor<?x2x2xf32>) -> tensor<?x2x2xf32>
+  %d = kiln.library_call 0(%a, %r) : (tensor<?x2x2xf32>, tensor<?x2x2xf32>) -> tensor<?x2x2xf32>
+  %n = kiln.mul %d, %a : (tensor<?x2x2xf32>, tensor<?x2x2xf32>) -> tensor<?x2x2xf32>
+  return %m, %n : tensor<?x2x2xf32>, tensor<?x2x2xf32>
 }
 
 // -----
