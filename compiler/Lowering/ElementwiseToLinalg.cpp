@@ -197,26 +197,19 @@ static SizeSource sizeSourceOf(Value v, int64_t d, int depth, SizeSources &known
   return {v, d};
 }
 
-FailureOr<Value> buildBroadcastGeneric(
-    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
-    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+RuntimeBroadcast::RuntimeBroadcast(RankedTensorType resultType, ValueRange inputs)
+    : resultType(resultType), inputs(inputs), dynamicInputs(resultType.getRank(), 0),
+      oneSource(resultType.getRank(), true) {
   int64_t rank = resultType.getRank();
-  // A dynamic input dim may be 1 at run time and broadcast: where the
-  // result's dim is a static size other than 1, or where another input is
-  // dynamic at the same dim too, unless every input dynamic there has its
-  // size from the same source (sizeSource: x * sigmoid(x) at a dynamic
-  // batch). Such an input is read in the body at index (size == 1 ? 0 :
-  // i), and such a result dim is the largest of the inputs'; the others
-  // are read through indexing maps (and can fuse with their producers).
-  SmallVector<int64_t> dynamicInputs(rank, 0);
   SmallVector<std::optional<SizeSource>> source(rank);
-  SmallVector<bool> oneSource(rank, true);
   SizeSources known;
   for (Value in : inputs) {
     auto type = cast<RankedTensorType>(in.getType());
     int64_t offset = rank - type.getRank();
-    if (offset < 0)
-      return failure();
+    if (offset < 0) {
+      isValid = false;
+      return;
+    }
     for (int64_t i = 0; i < type.getRank(); ++i) {
       if (!type.isDynamicDim(i))
         continue;
@@ -228,11 +221,44 @@ FailureOr<Value> buildBroadcastGeneric(
       source[j] = from;
     }
   }
-  auto mayBroadcast = [&](RankedTensorType type, int64_t i, int64_t j) {
-    return type.isDynamicDim(i) &&
-           (resultType.isDynamicDim(j) ? dynamicInputs[j] > 1 && !oneSource[j]
-                                       : resultType.getDimSize(j) != 1);
-  };
+}
+
+bool RuntimeBroadcast::mayStretch(RankedTensorType type, int64_t i) const {
+  int64_t j = i + resultType.getRank() - type.getRank();
+  if (!isValid || j < 0 || !type.isDynamicDim(i))
+    return false;
+  return resultType.isDynamicDim(j) ? dynamicInputs[j] > 1 && !oneSource[j]
+                                    : resultType.getDimSize(j) != 1;
+}
+
+Value RuntimeBroadcast::resultSize(OpBuilder &b, Location loc, int64_t j) const {
+  int64_t rank = resultType.getRank();
+  Value size;
+  bool haveDynamic = false;
+  for (Value in : inputs) {
+    auto type = cast<RankedTensorType>(in.getType());
+    int64_t i = j - (rank - type.getRank());
+    if (i < 0 || type.getDimSize(i) == 1)
+      continue;
+    if (type.isDynamicDim(i)) {
+      // Inputs with the same source have the same size: one stands for all.
+      if (haveDynamic && oneSource[j])
+        continue;
+      haveDynamic = true;
+    }
+    Value dim = dimOf(b, loc, in, i);
+    size = size ? Value(arith::MaxUIOp::create(b, loc, size, dim)) : dim;
+  }
+  return size;
+}
+
+FailureOr<Value> buildBroadcastGeneric(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = resultType.getRank();
+  RuntimeBroadcast broadcast(resultType, inputs);
+  if (!broadcast.valid())
+    return failure();
   SmallVector<AffineMap> maps;
   SmallVector<Value> direct;
   SmallVector<bool> isDirect;
@@ -244,7 +270,7 @@ FailureOr<Value> buildBroadcastGeneric(
     for (int64_t i = 0; i < type.getRank(); ++i) {
       int64_t j = i + offset;
       bool stretched = type.getDimSize(i) == 1 && resultType.getDimSize(j) != 1;
-      runtimeBroadcast |= mayBroadcast(type, i, j);
+      runtimeBroadcast |= broadcast.mayStretch(type, i);
       exprs.push_back(stretched ? b.getAffineConstantExpr(0) : b.getAffineDimExpr(j));
     }
     isDirect.push_back(!runtimeBroadcast);
@@ -259,15 +285,7 @@ FailureOr<Value> buildBroadcastGeneric(
   for (int64_t j = 0; j < rank; ++j) {
     if (!resultType.isDynamicDim(j))
       continue;
-    Value size;
-    for (Value in : inputs) {
-      auto type = cast<RankedTensorType>(in.getType());
-      int64_t i = j - (rank - type.getRank());
-      if (i < 0 || !type.isDynamicDim(i))
-        continue;
-      Value dim = tensor::DimOp::create(b, loc, in, i);
-      size = size ? Value(arith::MaxUIOp::create(b, loc, size, dim)) : dim;
-    }
+    Value size = broadcast.resultSize(b, loc, j);
     if (!size)
       return failure();
     sizes.push_back(size);
@@ -293,7 +311,7 @@ FailureOr<Value> buildBroadcastGeneric(
             bool stretched = type.getDimSize(i) == 1 && resultType.getDimSize(j) != 1;
             Value index = stretched ? Value(arith::ConstantIndexOp::create(nb, nl, 0))
                                     : Value(linalg::IndexOp::create(nb, nl, j));
-            if (mayBroadcast(type, i, j)) {
+            if (broadcast.mayStretch(type, i)) {
               Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
               Value one = arith::ConstantIndexOp::create(nb, nl, 1);
               Value size = tensor::DimOp::create(nb, nl, in, i);

@@ -52,10 +52,40 @@ void checkAtRunTime(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, int3
 /// Run-time shape error codes (the entry point names them).
 enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2 };
 
+/// Which dims of `inputs`, broadcasting numpy-style into `resultType`
+/// (aligned at the right), may stretch at run time: a dynamic input dim
+/// where the result's is a static size other than 1, or where another
+/// input is dynamic too, unless every input dynamic there has its size
+/// from the same source (followed back through elementwise ops, library
+/// calls' batches, ops writing into a destination, tensor.dim and
+/// tensor.empty: x * sigmoid(x) at a dynamic batch cannot broadcast). Such
+/// a dim is read at (size == 1 ? 0 : i); the others at i. Shared by the
+/// elementwise lowering and the row kernels (RowKernels.cpp).
+class RuntimeBroadcast {
+public:
+  RuntimeBroadcast(mlir::RankedTensorType resultType, mlir::ValueRange inputs);
+  /// Whether an input's dims fit the result's rank (none has more).
+  bool valid() const { return isValid; }
+  /// Whether dim `i` of an input of type `type` may stretch at run time.
+  bool mayStretch(mlir::RankedTensorType type, int64_t i) const;
+  /// The size of the result's dynamic dim `j`: the largest of the inputs'
+  /// sizes there (a static 1 stretches), one input's when every input
+  /// dynamic there has the same source. Null when no input has the dim.
+  mlir::Value resultSize(mlir::OpBuilder &b, mlir::Location loc, int64_t j) const;
+
+private:
+  mlir::RankedTensorType resultType;
+  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<int64_t> dynamicInputs; // inputs dynamic at each result dim
+  llvm::SmallVector<bool> oneSource;        // ... all with the same size source
+  bool isValid = true;
+};
+
 /// A linalg.generic over the shape of `resultType` whose inputs broadcast
 /// numpy-style into it; `body` maps the input elements to the result
-/// element. A dynamic dim is taken to be equal in every input that has it
-/// dynamic (run-time broadcasting of a `?` that is 1 is not supported).
+/// element. An input dim that may stretch at run time (RuntimeBroadcast)
+/// is read in the body at (size == 1 ? 0 : i); the others through
+/// indexing maps.
 mlir::FailureOr<mlir::Value> buildBroadcastGeneric(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
     mlir::ValueRange inputs,

@@ -3,7 +3,8 @@
 // A `kiln.kernel reduction` with `kiln.outer_dims = k` becomes an
 // `scf.forall` over the result's first k dims. Each iteration slices one
 // row out of every input (a dim of 1 that broadcasts is read at 0; a
-// dynamic dim that may be 1 at run time is checked), runs the kernel's ops
+// dynamic dim that may be 1 at run time, RuntimeBroadcast, is checked: not
+// one whose size every input shares), runs the kernel's ops
 // on rows (their types with the outer dims set to 1) and writes its row of
 // the result. The kiln ops in the loop are then lowered like any other.
 //
@@ -34,7 +35,8 @@ RankedTensorType rowType(RankedTensorType type, int64_t rank, int64_t k) {
 }
 
 /// The row of `value` at `ivs` (the loop's indices over the first k dims).
-Value rowOf(OpBuilder &b, Location loc, Value value, ValueRange ivs, int64_t rank) {
+Value rowOf(OpBuilder &b, Location loc, Value value, ValueRange ivs, int64_t rank,
+            const RuntimeBroadcast &broadcast) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t k = static_cast<int64_t>(ivs.size());
   int64_t offset = rank - type.getRank();
@@ -52,7 +54,7 @@ Value rowOf(OpBuilder &b, Location loc, Value value, ValueRange ivs, int64_t ran
     sizes.push_back(b.getIndexAttr(1));
     if (type.getDimSize(i) == 1) {
       offsets.push_back(b.getIndexAttr(0)); // broadcast along this dim
-    } else if (!type.isDynamicDim(i)) {
+    } else if (!broadcast.mayStretch(type, i)) {
       offsets.push_back(ivs[j]);
     } else {
       // A dynamic dim broadcasts when it is 1 at run time.
@@ -77,6 +79,7 @@ void lowerReductionKernel(KernelOp kernel) {
   OpBuilder b(kernel);
   // The loop runs over the result's outer dims; a dynamic one is the
   // largest of the inputs' dims it broadcasts from.
+  RuntimeBroadcast broadcast(resultType, kernel.getInputs());
   SmallVector<OpFoldResult> bounds;
   SmallVector<Value> dynamicSizes;
   for (int64_t j = 0; j < k; ++j) {
@@ -84,15 +87,9 @@ void lowerReductionKernel(KernelOp kernel) {
       bounds.push_back(b.getIndexAttr(resultType.getDimSize(j)));
       continue;
     }
-    Value size;
-    for (Value input : kernel.getInputs()) {
-      auto type = cast<RankedTensorType>(input.getType());
-      int64_t i = j - (rank - type.getRank());
-      if (i < 0)
-        continue;
-      Value dim = dimOf(b, loc, input, i);
-      size = size ? arith::MaxUIOp::create(b, loc, size, dim).getResult() : dim;
-    }
+    Value size = broadcast.resultSize(b, loc, j);
+    if (!size) // every input is 1 there
+      size = arith::ConstantIndexOp::create(b, loc, 1);
     bounds.push_back(size);
     dynamicSizes.push_back(size);
   }
@@ -103,7 +100,7 @@ void lowerReductionKernel(KernelOp kernel) {
   IRMapping map;
   Block &body = kernel.getBody().front();
   for (auto [argument, input] : llvm::zip(body.getArguments(), kernel.getInputs()))
-    map.map(argument, rowOf(b, loc, input, ivs, rank));
+    map.map(argument, rowOf(b, loc, input, ivs, rank, broadcast));
   for (Operation &op : kernel.bodyOps()) {
     Operation *row = b.clone(op, map);
     for (Value result : row->getResults())

@@ -30,16 +30,17 @@ def onnx_type(array):
 
 
 def case(name, op, inputs, reference, attrs=None, consts=None, opset=17, dynamic=False,
-         tolerance=0.0, order=None):
+         tolerance=0.0, order=None, before=None):
     """A model of one `op` node on `inputs` ({name: array}) plus constant
     inputs `consts` ({name: array}), expected to give `reference`; with
     `dynamic`, compiled with dim 0 dynamic and run on the inputs' size.
     `tolerance`: the absolute error allowed besides rtol 1e-6 (for results
     summed in another order than the reference's). `order`: the node's
-    input names in order (default: the inputs, then the constants)."""
+    input names in order (default: the inputs, then the constants).
+    `before`: nodes that run before `op` (their outputs named in `order`)."""
     return dict(name=name, op=op, inputs=inputs, reference=np.asarray(reference),
                 attrs=attrs or {}, consts=consts or {}, opset=opset, dynamic=dynamic,
-                tolerance=tolerance, order=order)
+                tolerance=tolerance, order=order, before=before or [])
 
 
 def build(c, path):
@@ -50,7 +51,7 @@ def build(c, path):
     shape = (["batch"] + list(ref.shape[1:])) if c["dynamic"] else ref.shape
     out = helper.make_tensor_value_info("y", onnx_type(ref), shape)
     node = helper.make_node(c["op"], names, ["y"], **c["attrs"])
-    graph = helper.make_graph([node], c["name"], ins, [out], inits)
+    graph = helper.make_graph(c["before"] + [node], c["name"], ins, [out], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", c["opset"])])
     onnx.save(model, path)
 
@@ -278,6 +279,17 @@ def cases():
     yield case("matmul_library_batch_zero", "MatMul", {"a": np.zeros((0, 4), np.float32)},
                np.zeros((0, 3), np.float32), consts={"w": np.ones((4, 3), np.float32)},
                dynamic=True)
+    # A row kernel (softmax(x + m)) at a dynamic batch of 0 and of 3, with
+    # an input of size 1 along the rows (m): its loop ran max(batch, 1)
+    # times, so a batch of 0 read a row of the empty x and gave one row.
+    m = np.linspace(-1, 1, 10, dtype=np.float32).reshape(1, 10)
+    add = [helper.make_node("Add", ["x", "m"], ["s"])]
+    for batch in (0, 3):
+        x = np.random.default_rng(7).standard_normal((batch, 10)).astype(np.float32)
+        e = np.exp(x + m - (x + m).max(axis=1, keepdims=True))
+        yield case(f"softmax_rows_batch_{batch}", "Softmax", {"x": x},
+                   e / e.sum(axis=1, keepdims=True), attrs={"axis": 1}, consts={"m": m},
+                   dynamic=True, order=["s"], before=add, tolerance=1e-7)
     w = np.arange(12, dtype=np.float32).reshape(4, 3)
     a = np.arange(8, dtype=np.float32).reshape(2, 4)
     yield case("matmul_library_batch_two", "MatMul", {"a": a}, a @ w, consts={"w": w},
