@@ -17,7 +17,12 @@ with `kiln run` against NumPy:
   (one artifact, inputs of different contents and shapes: nothing frozen):
   NonZero of a comparison, a Reshape to a shape given as an input (and one
   that does not fit: a shape error), Unique;
-  compiled for the GPU, `kiln compile` says the host reads them back.
+  compiled for the GPU, `kiln compile` says the host reads them back;
+- a class token expanded to the run-time batch as torch's exporter writes
+  it (Shape, Gather, Concat with -1, Where, Expand: ViT): the batch is a
+  dim of the input, so the host reads nothing back (before: 3 values, and
+  no CUDA Graph), at a batch of 3, 1 and 0; ConstantOfShape of an input's
+  shape likewise.
 
 usage: gpu_emulated_models_test.py KILN WORK
 Ends with `N passed, N failed`.
@@ -186,5 +191,46 @@ for k in range(2):
     x = rng.integers(0, 4 + 4 * k, 12).astype(np.float32)
     case(f"unique_{k}", path if k == 0 else None, {"x": x}, np.unique(x),
          so=None if k == 0 else os.path.join(work, "unique_0.so"))
+
+# A class token expanded to the batch and put before the patches, as
+# torch's exporter writes x.expand(n, -1, -1) (torchvision's ViT).
+token = rng.standard_normal((1, 1, 6)).astype(np.float32)
+i64 = lambda *v: np.array(v, np.int64)
+path = model("class_token", [
+    helper.make_node("Shape", ["x"], ["s"]),
+    helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+    helper.make_node("Unsqueeze", ["n", "zeros"], ["n1"]),
+    helper.make_node("Concat", ["n1", "minus1", "minus1"], ["t"], axis=0),
+    helper.make_node("Equal", ["t", "minus1"], ["e"]),
+    helper.make_node("Where", ["e", "ones", "t"], ["t2"]),
+    helper.make_node("Expand", ["token", "t2"], ["c"]),
+    helper.make_node("Concat", ["c", "x"], ["y"], axis=1)],
+    [tensor("x", ["n", 4, 6])], [tensor("y", ["n", 5, 6])],
+    {"zero": np.array(0, np.int64), "zeros": i64(0), "minus1": i64(-1), "ones": i64(1, 1, 1),
+     "token": token})
+_, log = reads_back(path)
+check("compiled " in log and "the host reads" not in log,
+      "class_token: compiled for the GPU, the host reads nothing back", log)
+for k, n in enumerate([3, 1, 0]):
+    x = rng.standard_normal((n, 4, 6)).astype(np.float32)
+    want = np.concatenate([np.broadcast_to(token, (n, 1, 6)), x], axis=1)
+    case(f"class_token_{k}", path if k == 0 else None, {"x": x}, want,
+         so=None if k == 0 else os.path.join(work, "class_token_0.so"))
+
+# ConstantOfShape of a dynamic tensor's shape (torch.ones(x.shape), as
+# attention masks are made): the same, no read back.
+path = model("constant_of_shape", [
+    helper.make_node("Shape", ["x"], ["s"]),
+    helper.make_node("ConstantOfShape", ["s"], ["c"],
+                     value=helper.make_tensor("v", TensorProto.FLOAT, [1], [2.0])),
+    helper.make_node("Add", ["c", "x"], ["y"])],
+    [tensor("x", ["n", 5])], [tensor("y", ["n", 5])])
+_, log = reads_back(path)
+check("compiled " in log and "the host reads" not in log,
+      "constant_of_shape: compiled for the GPU, the host reads nothing back", log)
+for k, n in enumerate([2, 0]):
+    x = rng.standard_normal((n, 5)).astype(np.float32)
+    case(f"constant_of_shape_{k}", path if k == 0 else None, {"x": x}, x + 2,
+         so=None if k == 0 else os.path.join(work, "constant_of_shape_0.so"))
 
 tally.finish()
