@@ -117,10 +117,32 @@ struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
     SmallVector<Value> extents;
     for (OpFoldResult size : sizes)
       extents.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
-    Value shape = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
-        extents);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
+    if (outType.getNumDynamicDims() > 1 || outType.getRank() == 0) {
+      Value shape = tensor::FromElementsOp::create(
+          rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
+          extents);
+      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
+      return success();
+    }
+    // The flat data expanded into the result's dims, which are values here:
+    // no shape buffer that a later size would be loaded from (on a GPU, a
+    // read back from device memory). (Not with two dynamic dims or more:
+    // MLIR 22's expand-strided-metadata crashes on such an expansion.)
+    // (expand_shape wants the flat dim dynamic exactly when a result dim
+    // is; the count was checked above.)
+    auto flatOf = RankedTensorType::get(
+        {outType.hasStaticShape() ? outType.getNumElements() : ShapedType::kDynamic},
+        outType.getElementType());
+    if (flat.getType() != flatOf)
+      flat = tensor::CastOp::create(rewriter, loc, flatOf, flat);
+    SmallVector<ReassociationIndices> group(1);
+    SmallVector<OpFoldResult> outputShape;
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      group[0].push_back(d);
+      outputShape.push_back(outType.isDynamicDim(d) ? OpFoldResult(extents[d])
+                                                     : rewriter.getIndexAttr(outType.getDimSize(d)));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, group, outputShape);
     return success();
   }
 };
@@ -521,8 +543,97 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
 };
 
 
-/// Entry `i` of a 1-D integer tensor, as an index.
+/// Entry `i` of the kiln value `tensor`, a small integer tensor of rank 0
+/// or 1 computed from dims (Shape, then ops that move or combine its
+/// elements: Gather, Concat, Slice, Reshape, Cast, Select on a constant
+/// condition, Add / Sub / Mul / Div), as an index computed on the host
+/// from the dims themselves; null where it is not. A shape so computed is
+/// never read back from device memory (a GPU run that reads nothing back
+/// can be captured into a CUDA Graph), and costs no kernel.
+Value hostEntry(OpBuilder &b, Location loc, Value tensor, int64_t i, int depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  Operation *def = tensor.getDefiningOp();
+  if (!type || !def || depth > 16 || type.getRank() > 1 || !type.hasStaticShape() ||
+      !isa<IntegerType>(type.getElementType()) || i < 0 || i >= type.getNumElements())
+    return nullptr;
+  auto length = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); };
+  auto constantInts = [](Value v) -> std::optional<SmallVector<int64_t>> {
+    auto constant = v.getDefiningOp<ConstantOp>();
+    auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
+    if (!dense)
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    bool bits = dense.getElementType().isInteger(1) || dense.getElementType().isUnsignedInteger();
+    for (const APInt &x : dense.getValues<APInt>())
+      out.push_back(bits ? static_cast<int64_t>(x.getZExtValue()) : x.getSExtValue());
+    return out;
+  };
+  if (std::optional<SmallVector<int64_t>> ints = constantInts(tensor))
+    return arith::ConstantIndexOp::create(b, loc, (*ints)[i]);
+  if (auto shapeOf = dyn_cast<ShapeOfOp>(def))
+    return dimOf(b, loc, shapeOf.getInput(), i);
+  if (isa<ReshapeOp, CastOp>(def) && isa<IntegerType>(
+          cast<RankedTensorType>(def->getOperand(0).getType()).getElementType()))
+    return hostEntry(b, loc, def->getOperand(0), i, depth + 1);
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    std::optional<SmallVector<int64_t>> indices = constantInts(gather.getIndices());
+    auto dataType = cast<RankedTensorType>(gather.getData().getType());
+    if (!indices || gather.getAxis() != 0 || dataType.getRank() != 1 ||
+        !dataType.hasStaticShape())
+      return nullptr;
+    int64_t at = (*indices)[i], n = dataType.getDimSize(0);
+    return hostEntry(b, loc, gather.getData(), at < 0 ? at + n : at, depth + 1);
+  }
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    for (Value piece : concat.getInputs()) {
+      if (i < length(piece))
+        return hostEntry(b, loc, piece, i, depth + 1);
+      i -= length(piece);
+    }
+    return nullptr;
+  }
+  if (auto slice = dyn_cast<SliceOp>(def)) {
+    auto inType = cast<RankedTensorType>(slice.getInput().getType());
+    if (inType.getRank() != 1 || !inType.hasStaticShape() || slice.getSteps()[0] <= 0)
+      return nullptr;
+    int64_t n = inType.getDimSize(0), start = slice.getStarts()[0];
+    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);
+    return hostEntry(b, loc, slice.getInput(), start + i * slice.getSteps()[0], depth + 1);
+  }
+  if (auto select = dyn_cast<SelectOp>(def)) {
+    std::optional<SmallVector<int64_t>> condition = constantInts(select.getCondition());
+    if (!condition)
+      return nullptr;
+    auto at = [&](Value v) { return length(v) == 1 ? int64_t(0) : i; };
+    Value chosen = (*condition)[at(select.getCondition())] ? select.getOnTrue()
+                                                            : select.getOnFalse();
+    return hostEntry(b, loc, chosen, at(chosen), depth + 1);
+  }
+  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
+    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+    Value x = hostEntry(b, loc, lhs, length(lhs) == 1 ? 0 : i, depth + 1);
+    Value y = x ? hostEntry(b, loc, rhs, length(rhs) == 1 ? 0 : i, depth + 1) : nullptr;
+    if (!y)
+      return nullptr;
+    if (isa<AddOp>(def))
+      return arith::AddIOp::create(b, loc, x, y);
+    if (isa<SubOp>(def))
+      return arith::SubIOp::create(b, loc, x, y);
+    if (isa<MulOp>(def))
+      return arith::MulIOp::create(b, loc, x, y);
+    // Truncating, as kiln.div on integers; a divisor of 0 reads the device.
+    if (auto divisor = getConstantIntValue(y); divisor && *divisor != 0)
+      return arith::DivSIOp::create(b, loc, x, y);
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Entry `i` of a 1-D integer tensor, as an index (computed on the host
+/// where hostEntry can, else read from the tensor).
 Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {
+  if (Value entry = hostEntry(b, loc, tensor, i))
+    return entry;
   Value at = arith::ConstantIndexOp::create(b, loc, i);
   Value v = tensor::ExtractOp::create(b, loc, tensor, ValueRange{at});
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
@@ -652,10 +763,32 @@ struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
       else
         flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType(inType), input, all);
     }
-    Value shape = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
-        extents);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
+    if (outType.getNumDynamicDims() > 1 || outType.getRank() == 0) {
+      Value shape = tensor::FromElementsOp::create(
+          rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
+          extents);
+      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
+      return success();
+    }
+    // The flat data expanded into the result's dims, which are values here:
+    // no shape buffer that a later size would be loaded from (on a GPU, a
+    // read back from device memory). (Not with two dynamic dims or more:
+    // MLIR 22's expand-strided-metadata crashes on such an expansion.)
+    // (expand_shape wants the flat dim dynamic exactly when a result dim
+    // is; the count was checked above.)
+    auto flatOf = RankedTensorType::get(
+        {outType.hasStaticShape() ? outType.getNumElements() : ShapedType::kDynamic},
+        outType.getElementType());
+    if (flat.getType() != flatOf)
+      flat = tensor::CastOp::create(rewriter, loc, flatOf, flat);
+    SmallVector<ReassociationIndices> group(1);
+    SmallVector<OpFoldResult> outputShape;
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      group[0].push_back(d);
+      outputShape.push_back(outType.isDynamicDim(d) ? OpFoldResult(extents[d])
+                                                     : rewriter.getIndexAttr(outType.getDimSize(d)));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, group, outputShape);
     return success();
   }
 };

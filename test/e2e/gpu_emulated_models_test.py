@@ -22,7 +22,8 @@ with `kiln run` against NumPy:
   it (Shape, Gather, Concat with -1, Where, Expand: ViT): the batch is a
   dim of the input, so the host reads nothing back (before: 3 values, and
   no CUDA Graph), at a batch of 3, 1 and 0; ConstantOfShape of an input's
-  shape likewise.
+  shape likewise; ShuffleNet's channel shuffle (a reshape to a target
+  with two run-time elements, computed on the host from the dims).
 
 usage: gpu_emulated_models_test.py KILN WORK
 Ends with `N passed, N failed`.
@@ -232,5 +233,36 @@ for k, n in enumerate([2, 0]):
     x = rng.standard_normal((n, 5)).astype(np.float32)
     case(f"constant_of_shape_{k}", path if k == 0 else None, {"x": x}, x + 2,
          so=None if k == 0 else os.path.join(work, "constant_of_shape_0.so"))
+
+# ShuffleNet's channel shuffle as torch's exporter writes it:
+# x.view(n, 2, c // 2, h, w).transpose(1, 2).reshape(n, -1, h, w), the
+# targets from Shape -> Gather -> Unsqueeze -> Concat. Two run-time
+# elements (n and the -1) made it a reshape to a shape computed in
+# kernels and read back (shufflenet_v2_x0_5: 67 values a run); computed
+# on the host from the dims, nothing is read back.
+def dim_of(x, d, out):
+    return [helper.make_node("Shape", [x], [out + "_s"]),
+            helper.make_node("Gather", [out + "_s", f"i{d}"], [out + "_g"], axis=0),
+            helper.make_node("Unsqueeze", [out + "_g", "zeros"], [out])]
+
+
+path = model("channel_shuffle", dim_of("x", 0, "n") + [
+    helper.make_node("Concat", ["n", "two", "three", "hw", "hw"], ["t1"], axis=0),
+    helper.make_node("Reshape", ["x", "t1"], ["r"]),
+    helper.make_node("Transpose", ["r"], ["p"], perm=[0, 2, 1, 3, 4]),
+    helper.make_node("Concat", ["n", "minus1", "hw", "hw"], ["t2"], axis=0),
+    helper.make_node("Reshape", ["p", "t2"], ["y"])],
+    [tensor("x", ["n", 6, 4, 4])], [tensor("y", ["n", 6, 4, 4])],
+    {"i0": np.array(0, np.int64), "zeros": i64(0), "two": i64(2), "three": i64(3),
+     "hw": i64(4), "minus1": i64(-1)})
+_, log = reads_back(path)
+check("compiled " in log and "the host reads" not in log,
+      "channel_shuffle: compiled for the GPU, the host reads nothing back", log)
+# (Not a batch of 0: a -1 beside a 0 has no size, for torch as for ONNX.)
+for k, n in enumerate([3, 1, 2]):
+    x = rng.standard_normal((n, 6, 4, 4)).astype(np.float32)
+    want = x.reshape(n, 2, 3, 4, 4).transpose(0, 2, 1, 3, 4).reshape(n, 6, 4, 4)
+    case(f"channel_shuffle_{k}", path if k == 0 else None, {"x": x}, want,
+         so=None if k == 0 else os.path.join(work, "channel_shuffle_0.so"))
 
 tally.finish()
