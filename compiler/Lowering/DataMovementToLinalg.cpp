@@ -117,32 +117,10 @@ struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
     SmallVector<Value> extents;
     for (OpFoldResult size : sizes)
       extents.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
-    if (outType.getNumDynamicDims() > 1 || outType.getRank() == 0) {
-      Value shape = tensor::FromElementsOp::create(
-          rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
-          extents);
-      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
-      return success();
-    }
-    // The flat data expanded into the result's dims, which are values here:
-    // no shape buffer that a later size would be loaded from (on a GPU, a
-    // read back from device memory). (Not with two dynamic dims or more:
-    // MLIR 22's expand-strided-metadata crashes on such an expansion.)
-    // (expand_shape wants the flat dim dynamic exactly when a result dim
-    // is; the count was checked above.)
-    auto flatOf = RankedTensorType::get(
-        {outType.hasStaticShape() ? outType.getNumElements() : ShapedType::kDynamic},
-        outType.getElementType());
-    if (flat.getType() != flatOf)
-      flat = tensor::CastOp::create(rewriter, loc, flatOf, flat);
-    SmallVector<ReassociationIndices> group(1);
-    SmallVector<OpFoldResult> outputShape;
-    for (int64_t d = 0; d < outType.getRank(); ++d) {
-      group[0].push_back(d);
-      outputShape.push_back(outType.isDynamicDim(d) ? OpFoldResult(extents[d])
-                                                     : rewriter.getIndexAttr(outType.getDimSize(d)));
-    }
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, group, outputShape);
+    Value shape = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
+        extents);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
     return success();
   }
 };
