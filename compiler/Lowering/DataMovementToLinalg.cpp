@@ -741,7 +741,8 @@ struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
       else
         flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType(inType), input, all);
     }
-    if (outType.getNumDynamicDims() > 1 || outType.getRank() == 0) {
+    if (outType.getNumDynamicDims() > 1 || outType.getRank() == 0 ||
+        llvm::is_contained(outType.getShape(), 0)) {
       Value shape = tensor::FromElementsOp::create(
           rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
           extents);
@@ -751,7 +752,9 @@ struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
     // The flat data expanded into the result's dims, which are values here:
     // no shape buffer that a later size would be loaded from (on a GPU, a
     // read back from device memory). (Not with two dynamic dims or more:
-    // MLIR 22's expand-strided-metadata crashes on such an expansion.)
+    // MLIR 22's expand-strided-metadata crashes on such an expansion; nor
+    // with a static 0 beside the dynamic dim: folding it leaves ub.poison,
+    // which LLVM translation refuses.)
     // (expand_shape wants the flat dim dynamic exactly when a result dim
     // is; the count was checked above.)
     auto flatOf = RankedTensorType::get(
