@@ -535,17 +535,6 @@ Value hostEntry(OpBuilder &b, Location loc, Value tensor, int64_t i, int depth =
       !isa<IntegerType>(type.getElementType()) || i < 0 || i >= type.getNumElements())
     return nullptr;
   auto length = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); };
-  auto constantInts = [](Value v) -> std::optional<SmallVector<int64_t>> {
-    auto constant = v.getDefiningOp<ConstantOp>();
-    auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
-    if (!dense)
-      return std::nullopt;
-    SmallVector<int64_t> out;
-    bool bits = dense.getElementType().isInteger(1) || dense.getElementType().isUnsignedInteger();
-    for (const APInt &x : dense.getValues<APInt>())
-      out.push_back(bits ? static_cast<int64_t>(x.getZExtValue()) : x.getSExtValue());
-    return out;
-  };
   if (std::optional<SmallVector<int64_t>> ints = constantInts(tensor))
     return arith::ConstantIndexOp::create(b, loc, (*ints)[i]);
   if (auto shapeOf = dyn_cast<ShapeOfOp>(def))

@@ -13,14 +13,6 @@ bool SymbolicInts::fullyKnown() const {
   return llvm::all_of(values, [](const std::optional<int64_t> &v) { return v.has_value(); });
 }
 
-void SymbolicInts::push(std::optional<int64_t> value, std::optional<DimOrigin> origin) {
-  if (!value && origin) {
-    origins.resize(values.size());
-    origins.push_back(origin);
-  }
-  values.push_back(value);
-}
-
 bool isSymbolicArithmetic(llvm::StringRef opType) {
   return llvm::is_contained({"Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Mul", "Div",
                              "Add", "Sub", "Mod", "Max", "Min", "Slice", "Identity", "Shape",
@@ -83,22 +75,6 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
     });
     if (!r)
       return ctx.invalid("operand lengths do not broadcast");
-    // An unknown element times 1 (divided by 1, plus or minus 0) is still
-    // the dim it was.
-    bool one = op == "Mul" || op == "Div", zero = op == "Add" || op == "Sub";
-    bool commutes = op == "Mul" || op == "Add";
-    for (size_t i = 0; i < r->values.size(); ++i) {
-      size_t ia = a->values.size() == 1 ? 0 : i, ib = b->values.size() == 1 ? 0 : i;
-      Element x = a->values[ia], y = b->values[ib];
-      auto neutral = [&](Element v) { return v && ((one && *v == 1) || (zero && *v == 0)); };
-      std::optional<DimOrigin> origin = !x && neutral(y)              ? a->originOf(ia)
-                                        : !y && commutes && neutral(x) ? b->originOf(ib)
-                                                                       : std::nullopt;
-      if (origin) {
-        r->origins.resize(r->values.size());
-        r->origins[i] = origin;
-      }
-    }
     out = *r;
     return success();
   }
@@ -134,14 +110,10 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
       if (v->values.size() != n && v->values.size() != 1)
         return ctx.invalid("operand lengths do not broadcast");
     out.scalar = c->scalar && a->scalar && b->scalar;
-    auto index = [&](const SymbolicInts &v, size_t i) { return v.values.size() == 1 ? 0 : i; };
-    auto at = [&](const SymbolicInts &v, size_t i) { return v.values[index(v, i)]; };
+    auto at = [&](const SymbolicInts &v, size_t i) { return v.values[v.values.size() == 1 ? 0 : i]; };
     for (size_t i = 0; i < n; ++i) {
       Element cond = at(*c, i), x = at(*a, i), y = at(*b, i);
-      if (cond)
-        out.pushFrom(*cond ? *a : *b, index(*cond ? *a : *b, i));
-      else
-        out.push(x && y && *x == *y ? x : std::nullopt);
+      out.values.push_back(cond ? (*cond ? x : y) : (x && y && *x == *y ? x : std::nullopt));
     }
     return success();
   }
@@ -167,7 +139,7 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
     for (int64_t i : *indices) {
       if (i < -n || i >= n)
         return ctx.invalid("index " + llvm::Twine(i) + " out of range");
-      out.pushFrom(*data, i < 0 ? i + n : i);
+      out.values.push_back(data->values[i < 0 ? i + n : i]);
     }
     out.scalar = NodeContext::rankOf(ctx.input(1)) == 0;
     return success();
@@ -187,8 +159,7 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
       std::optional<SymbolicInts> x = in(i);
       if (!x)
         return failure();
-      for (size_t j = 0; j < x->values.size(); ++j)
-        out.pushFrom(*x, j);
+      out.values.append(x->values);
     }
     return success();
   }
@@ -210,7 +181,7 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
     int64_t n = static_cast<int64_t>(x->values.size());
     auto clampIndex = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
     for (int64_t i = clampIndex((*starts)[0]); i < clampIndex((*ends)[0]); ++i)
-      out.pushFrom(*x, i);
+      out.values.push_back(x->values[i]);
     return success();
   }
   return ctx.unsupported(op + " of a shape computed at run time");

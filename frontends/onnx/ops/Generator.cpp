@@ -89,12 +89,6 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   if (ctx.failed())
     return failure();
   if (runtime) {
-    // Dims of other tensors (Shape of a dynamic tensor): the value
-    // broadcast against them, no shape read when the model runs.
-    if (ctx.isSymbolic(0))
-      if (std::optional<SymbolicInts> symbolic = ctx.symbolicInput(0, "shape"))
-        if (Value out = expandToOrigins(ctx, ctx.scalar(element, value), *symbolic))
-          return ctx.setOutput(0, out);
     // Dims read when the model runs: the value broadcast over an iota of
     // that shape.
     Value dims = runtimeInts(ctx, 0);

@@ -4,8 +4,6 @@
 
 #include "onnx/onnx.pb.h"
 
-#include <limits>
-
 using namespace mlir;
 
 namespace kiln::onnx_frontend {
@@ -199,51 +197,6 @@ std::optional<Window> readWindow(NodeContext &ctx, Value input,
   }
   (void)ceilMode;
   return w;
-}
-
-Value tensorWithDim(NodeContext &ctx, const DimOrigin &origin, int64_t rank, int64_t d) {
-  Value tensor = origin.tensor;
-  auto type = dyn_cast<RankedTensorType>(tensor.getType());
-  Region *here = ctx.b.getInsertionBlock()->getParent();
-  if (!type || !tensor.getParentRegion()->isAncestor(here))
-    return nullptr;
-  SmallVector<int64_t> starts(type.getRank(), 0), ends, steps(type.getRank(), 1);
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    if (i != origin.dim && (type.isDynamicDim(i) || type.getDimSize(i) == 0))
-      return nullptr;
-    ends.push_back(i == origin.dim ? std::numeric_limits<int64_t>::max() : 1);
-  }
-  Value row = ctx.make<SliceOp>(tensor, ctx.i64s(starts), ctx.i64s(ends), ctx.i64s(steps));
-  if (type.getRank() != rank || origin.dim != d) {
-    SmallVector<int64_t> shape(rank, 1);
-    shape[d] = -1;
-    row = ctx.make<ReshapeOp>(row, ctx.i64s(shape));
-  }
-  return row;
-}
-
-Value expandToOrigins(NodeContext &ctx, Value x, const SymbolicInts &shape) {
-  RankedTensorType type = NodeContext::typeOf(x);
-  if (!type || shape.scalar)
-    return nullptr;
-  int64_t rank = std::max<int64_t>(type.getRank(), shape.values.size());
-  int64_t offset = rank - static_cast<int64_t>(shape.values.size());
-  SmallVector<int64_t> known;
-  SmallVector<Value> masks;
-  for (size_t i = 0; i < shape.values.size(); ++i) {
-    known.push_back(shape.values[i].value_or(1));
-    if (shape.values[i])
-      continue;
-    std::optional<DimOrigin> origin = shape.originOf(i);
-    Value row = origin ? tensorWithDim(ctx, *origin, rank, offset + i) : nullptr;
-    if (!row)
-      return nullptr;
-    masks.push_back(row);
-  }
-  Value out = ctx.make<ExpandOp>(x, ctx.i64s(known));
-  for (Value m : masks)
-    out = ctx.make<SelectOp>(compare(ctx, ComparePredicate::eq, m, m), out, out);
-  return out;
 }
 
 Value compare(NodeContext &ctx, ComparePredicate p, Value a, Value b) {

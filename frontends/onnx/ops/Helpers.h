@@ -61,21 +61,6 @@ std::optional<int64_t> staticDim(NodeContext &ctx, mlir::Value v, int64_t d,
 mlir::Value zeroPad(NodeContext &ctx, mlir::Value v,
                     llvm::ArrayRef<int64_t> pads);
 
-/// A tensor of rank `rank`, 1 at every dim but `d`, which is dim
-/// `origin.dim` of `origin.tensor` (its other dims sliced to 1, so that no
-/// element is computed but a comparison of one per row); null when that
-/// tensor is out of reach here or another of its dims may be 0 (slicing
-/// it would lose the count).
-mlir::Value tensorWithDim(NodeContext &ctx, const DimOrigin &origin, int64_t rank, int64_t d);
-
-/// Expand of `x` to `shape` whose elements known only at run time all
-/// have origins (SymbolicShapes.h): the known dims through kiln.expand,
-/// then each run-time dim as a broadcast against a tensor that has it
-/// (select(m == m, x, x), whatever m holds). No shape value is read when
-/// the model runs (on a GPU: no read back, so the run can be captured).
-/// Null when an element has no usable origin.
-mlir::Value expandToOrigins(NodeContext &ctx, mlir::Value x, const SymbolicInts &shape);
-
 /// kiln.compare with predicate `p`.
 mlir::Value compare(NodeContext &ctx, ComparePredicate p, mlir::Value a,
                     mlir::Value b);

@@ -498,10 +498,7 @@ LogicalResult importExpand(NodeContext &ctx) {
     if ((*shape)[d] != -2)
       continue;
     if (d < offset || !type.isDynamicDim(d - offset)) {
-      // Broadcast against tensors with those dims, or the run-time value.
-      if (std::optional<SymbolicInts> symbolic = ctx.symbolicInput(1, "shape"))
-        if (Value expanded = expandToOrigins(ctx, ctx.input(0), *symbolic))
-          return ctx.setOutput(0, expanded);
+      // Broadcast against the run-time value instead.
       Value target = ctx.optionalInput(1);
       if (!target)
         return ctx.unsupported("Expand to a dim computed at run time over a static dim");
@@ -576,12 +573,9 @@ LogicalResult importShape(NodeContext &ctx) {
   // Dynamic dims are unknown elements of a symbolic shape, which also has
   // its run-time value.
   SymbolicInts dims;
-  for (int64_t d = start; d < end; ++d) {
-    if (type.isDynamicDim(d))
-      dims.push(std::nullopt, DimOrigin{ctx.input(0), d});
-    else
-      dims.push(type.getDimSize(d));
-  }
+  for (int64_t d = start; d < end; ++d)
+    dims.values.push_back(type.isDynamicDim(d) ? std::nullopt
+                                               : std::optional<int64_t>(type.getDimSize(d)));
   if (!dims.fullyKnown())
     ctx.bindOutput(0, ctx.make<SliceOp>(ctx.make<ShapeOfOp>(ctx.input(0)), ctx.i64s({start}),
                                         ctx.i64s({end}), ctx.i64s({1})));

@@ -89,3 +89,40 @@ func.func @exact(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = kiln.exp %a : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Checks that the static entries of a shape computed from dims give static
+// dims: an iota of [n, 1, 1] made as torch exports token.expand(n, -1, -1)
+// (shape_of, gather, concat, a select on a constant condition), of a
+// shape_of itself, of a slice and of arithmetic on static dims (12 / 2 * 3
+// - 1 = 17). The batch, known only at run time, stays dynamic (the lowering
+// computes it on the host).
+// CHECK-LABEL: func @shape_entries
+// CHECK: kiln.iota {{.*}} -> tensor<?x1x1xi64>
+// CHECK: kiln.iota {{.*}} -> tensor<?x12xi64>
+// CHECK: kiln.iota {{.*}} -> tensor<12xi64>
+// CHECK: kiln.iota {{.*}} -> tensor<17x?xi64>
+func.func @shape_entries(%x: tensor<?x12xf32>) -> (tensor<?x?x?xi64>, tensor<?x?xi64>, tensor<?xi64>, tensor<?x?xi64>) {
+  %s = kiln.shape_of %x : (tensor<?x12xf32>) -> tensor<2xi64>
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %n = kiln.gather %s, %zero {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %minus1 = kiln.constant dense<-1> : tensor<1xi64>
+  %t = kiln.concat %n, %minus1, %minus1 {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %c = kiln.constant dense<[false, true, true]> : tensor<3xi1>
+  %ones = kiln.constant dense<1> : tensor<3xi64>
+  %t2 = kiln.select %c, %ones, %t : (tensor<3xi1>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %0 = kiln.iota %t2 {axis = 0 : i64} : (tensor<3xi64>) -> tensor<?x?x?xi64>
+  %1 = kiln.iota %s {axis = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+  %last = kiln.slice %s {ends = array<i64: 2>, starts = array<i64: -1>, steps = array<i64: 1>} : (tensor<2xi64>) -> tensor<1xi64>
+  %2 = kiln.iota %last {axis = 0 : i64} : (tensor<1xi64>) -> tensor<?xi64>
+  %two = kiln.constant dense<2> : tensor<1xi64>
+  %three = kiln.constant dense<3> : tensor<1xi64>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %h = kiln.div %last, %two : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %h3 = kiln.mul %h, %three : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %m = kiln.sub %h3, %one : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %shape = kiln.concat %m, %n {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %3 = kiln.iota %shape {axis = 0 : i64} : (tensor<2xi64>) -> tensor<?x?xi64>
+  return %0, %1, %2, %3 : tensor<?x?x?xi64>, tensor<?x?xi64>, tensor<?xi64>, tensor<?x?xi64>
+}
