@@ -24,6 +24,8 @@ namespace kiln {
 namespace {
 
 using lowering::dimOf;
+using lowering::extractIndex;
+using lowering::runtimeSizes;
 
 /// Dim `d` of `v` as a slice size: an attribute when static, so that the
 /// slice's type stays static.
@@ -520,108 +522,6 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
   }
 };
 
-
-/// Entry `i` of the kiln value `tensor`, a small integer tensor of rank 0
-/// or 1 computed from dims (Shape, then ops that move or combine its
-/// elements: Gather, Concat, Slice, Reshape, Cast, Select on a constant
-/// condition, Add / Sub / Mul / Div), as an index computed on the host
-/// from the dims themselves; null where it is not. A shape so computed is
-/// never read back from device memory (a GPU run that reads nothing back
-/// can be captured into a CUDA Graph), and costs no kernel.
-Value hostEntry(OpBuilder &b, Location loc, Value tensor, int64_t i, int depth = 0) {
-  auto type = dyn_cast<RankedTensorType>(tensor.getType());
-  Operation *def = tensor.getDefiningOp();
-  if (!type || !def || depth > 16 || type.getRank() > 1 || !type.hasStaticShape() ||
-      !isa<IntegerType>(type.getElementType()) || i < 0 || i >= type.getNumElements())
-    return nullptr;
-  auto length = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); };
-  if (std::optional<SmallVector<int64_t>> ints = constantInts(tensor))
-    return arith::ConstantIndexOp::create(b, loc, (*ints)[i]);
-  if (auto shapeOf = dyn_cast<ShapeOfOp>(def))
-    return dimOf(b, loc, shapeOf.getInput(), i);
-  if (isa<ReshapeOp, CastOp>(def) && isa<IntegerType>(
-          cast<RankedTensorType>(def->getOperand(0).getType()).getElementType()))
-    return hostEntry(b, loc, def->getOperand(0), i, depth + 1);
-  if (auto gather = dyn_cast<GatherOp>(def)) {
-    std::optional<SmallVector<int64_t>> indices = constantInts(gather.getIndices());
-    auto dataType = cast<RankedTensorType>(gather.getData().getType());
-    if (!indices || gather.getAxis() != 0 || dataType.getRank() != 1 ||
-        !dataType.hasStaticShape())
-      return nullptr;
-    int64_t at = (*indices)[i], n = dataType.getDimSize(0);
-    return hostEntry(b, loc, gather.getData(), at < 0 ? at + n : at, depth + 1);
-  }
-  if (auto concat = dyn_cast<ConcatOp>(def)) {
-    for (Value piece : concat.getInputs()) {
-      if (i < length(piece))
-        return hostEntry(b, loc, piece, i, depth + 1);
-      i -= length(piece);
-    }
-    return nullptr;
-  }
-  if (auto slice = dyn_cast<SliceOp>(def)) {
-    auto inType = cast<RankedTensorType>(slice.getInput().getType());
-    if (inType.getRank() != 1 || !inType.hasStaticShape() || slice.getSteps()[0] <= 0)
-      return nullptr;
-    int64_t n = inType.getDimSize(0), start = slice.getStarts()[0];
-    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);
-    return hostEntry(b, loc, slice.getInput(), start + i * slice.getSteps()[0], depth + 1);
-  }
-  if (auto select = dyn_cast<SelectOp>(def)) {
-    std::optional<SmallVector<int64_t>> condition = constantInts(select.getCondition());
-    if (!condition)
-      return nullptr;
-    auto at = [&](Value v) { return length(v) == 1 ? int64_t(0) : i; };
-    Value chosen = (*condition)[at(select.getCondition())] ? select.getOnTrue()
-                                                            : select.getOnFalse();
-    return hostEntry(b, loc, chosen, at(chosen), depth + 1);
-  }
-  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
-    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-    Value x = hostEntry(b, loc, lhs, length(lhs) == 1 ? 0 : i, depth + 1);
-    Value y = x ? hostEntry(b, loc, rhs, length(rhs) == 1 ? 0 : i, depth + 1) : nullptr;
-    if (!y)
-      return nullptr;
-    if (isa<AddOp>(def))
-      return arith::AddIOp::create(b, loc, x, y);
-    if (isa<SubOp>(def))
-      return arith::SubIOp::create(b, loc, x, y);
-    if (isa<MulOp>(def))
-      return arith::MulIOp::create(b, loc, x, y);
-    // Truncating, as kiln.div on integers; a divisor of 0 reads the device.
-    if (auto divisor = getConstantIntValue(y); divisor && *divisor != 0)
-      return arith::DivSIOp::create(b, loc, x, y);
-    return nullptr;
-  }
-  return nullptr;
-}
-
-/// Entry `i` of a 1-D integer tensor, as an index (computed on the host
-/// where hostEntry can, else read from the tensor).
-Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t i) {
-  if (Value entry = hostEntry(b, loc, tensor, i))
-    return entry;
-  Value at = arith::ConstantIndexOp::create(b, loc, i);
-  Value v = tensor::ExtractOp::create(b, loc, tensor, ValueRange{at});
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-}
-
-/// The result dims of an op whose dims are the entries of `shape`: static
-/// dims from the type, dynamic ones read (and checked not negative).
-SmallVector<Value> runtimeSizes(OpBuilder &b, Location loc, RankedTensorType type, Value shape) {
-  SmallVector<Value> sizes;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (!type.isDynamicDim(d))
-      continue;
-    Value size = extractIndex(b, loc, shape, d);
-    lowering::checkAtRunTime(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero),
-        lowering::kNegativeSize);
-    sizes.push_back(size);
-  }
-  return sizes;
-}
 
 struct ShapeOfToTensor : OpRewritePattern<ShapeOfOp> {
   using OpRewritePattern::OpRewritePattern;

@@ -111,6 +111,21 @@ constexpr size_t kMaxInsertSliceChain = 16;
 /// Dim `d` of `v` as an index value (a constant when static).
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t d);
 
+/// Entry `i` of the kiln value `tensor`, a small integer tensor of rank 0
+/// or 1 computed from dims and constants (ShapeEntryExpr), as an index
+/// computed on the host from the dims themselves; null where it is not.
+/// A shape so computed is never read back from device memory (a GPU run
+/// that reads nothing back can be captured into a CUDA Graph) and costs no
+/// kernel. (HostShapes.cpp)
+mlir::Value hostEntry(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t i);
+/// Entry `i` of a 1-D integer tensor as an index: hostEntry where it can,
+/// else read from the tensor.
+mlir::Value extractIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t i);
+/// The dynamic dims of `type`, an op's result whose dims are the entries
+/// of `shape` (extractIndex), each checked at run time not negative.
+llvm::SmallVector<mlir::Value> runtimeSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                            mlir::RankedTensorType type, mlir::Value shape);
+
 /// The type a sum or product of `element`s accumulates in (contractions,
 /// reductions): float32 for the 16-bit floats (as numpy's and ONNX
 /// Runtime's kernels do: summing in float16 drifts by ulps with the

@@ -32,18 +32,6 @@ inline constexpr llvm::StringLiteral kStringAttr = "kiln.string";
 /// inference knows the size (kiln-infer-shapes refines it later).
 bool areCompatibleResultTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
 
-/// The elements of `v` where it is a kiln.constant of integers (i1 and
-/// unsigned ones zero-extended), else nullopt.
-std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
-
-/// Entry `i` of the 1-D (or rank-0) integer tensor `tensor` where it is
-/// known when compiling: a constant, or a static dim reached from
-/// kiln.shape_of through reshape, cast, gather and slice with constant
-/// indices, concat, a select on a constant condition, and add, sub, mul
-/// and div of known entries. The lowering computes the same entries on the
-/// host when they are dynamic (hostEntry). nullopt where not known.
-std::optional<int64_t> knownShapeEntry(mlir::Value tensor, int64_t i, int depth = 0);
-
 /// The storage-only element types (Kiln_LowPrecisionElements): float8,
 /// float4 and 4- and 2-bit integers, which kiln moves and converts but
 /// computes nothing on.

@@ -8,13 +8,12 @@
 
 #include "dialects/kiln/IR/KilnConstantFolding.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/ShapeEntries.h"
 #include "dialects/kiln/Utils/ShapeMath.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <limits>
 
 using namespace mlir;
 using namespace kiln;
@@ -416,93 +415,6 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 // run-time shapes
 //===----------------------------------------------------------------------===//
-
-std::optional<SmallVector<int64_t>> kiln::constantInts(Value v) {
-  auto constant = v.getDefiningOp<ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
-  if (!dense)
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  bool bits = dense.getElementType().isInteger(1) || dense.getElementType().isUnsignedInteger();
-  for (const APInt &x : dense.getValues<APInt>())
-    out.push_back(bits ? static_cast<int64_t>(x.getZExtValue()) : x.getSExtValue());
-  return out;
-}
-
-std::optional<int64_t> kiln::knownShapeEntry(Value tensor, int64_t i, int depth) {
-  RankedTensorType type = rankedOf(tensor);
-  Operation *def = tensor.getDefiningOp();
-  if (!type || !def || depth > 16 || type.getRank() > 1 || !type.hasStaticShape() ||
-      !isa<IntegerType>(type.getElementType()) || i < 0 || i >= type.getNumElements())
-    return std::nullopt;
-  auto length = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); };
-  auto next = [&](Value v, int64_t at) { return knownShapeEntry(v, at, depth + 1); };
-  if (std::optional<SmallVector<int64_t>> ints = constantInts(tensor))
-    return (*ints)[i];
-  if (auto shapeOf = dyn_cast<ShapeOfOp>(def)) {
-    RankedTensorType input = rankedOf(shapeOf.getInput());
-    if (!input || input.isDynamicDim(i))
-      return std::nullopt;
-    return input.getDimSize(i);
-  }
-  if (isa<ReshapeOp, CastOp>(def) && isa<IntegerType>(
-          cast<RankedTensorType>(def->getOperand(0).getType()).getElementType()))
-    return next(def->getOperand(0), i);
-  if (auto gather = dyn_cast<GatherOp>(def)) {
-    std::optional<SmallVector<int64_t>> indices = constantInts(gather.getIndices());
-    RankedTensorType data = rankedOf(gather.getData());
-    if (!indices || gather.getAxis() != 0 || !data || data.getRank() != 1 ||
-        !data.hasStaticShape() || static_cast<int64_t>(indices->size()) <= i)
-      return std::nullopt;
-    int64_t at = (*indices)[i], n = data.getDimSize(0);
-    return next(gather.getData(), at < 0 ? at + n : at);
-  }
-  if (auto concat = dyn_cast<ConcatOp>(def)) {
-    for (Value piece : concat.getInputs()) {
-      if (i < length(piece))
-        return next(piece, i);
-      i -= length(piece);
-    }
-    return std::nullopt;
-  }
-  if (auto slice = dyn_cast<SliceOp>(def)) {
-    RankedTensorType input = rankedOf(slice.getInput());
-    if (!input || input.getRank() != 1 || !input.hasStaticShape() || slice.getSteps()[0] <= 0)
-      return std::nullopt;
-    int64_t n = input.getDimSize(0), start = slice.getStarts()[0];
-    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);
-    return next(slice.getInput(), start + i * slice.getSteps()[0]);
-  }
-  if (auto select = dyn_cast<SelectOp>(def)) {
-    std::optional<SmallVector<int64_t>> condition = constantInts(select.getCondition());
-    if (!condition)
-      return std::nullopt;
-    auto at = [&](Value v) { return length(v) == 1 ? int64_t(0) : i; };
-    Value chosen = (*condition)[at(select.getCondition())] ? select.getOnTrue()
-                                                            : select.getOnFalse();
-    return next(chosen, at(chosen));
-  }
-  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
-    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-    std::optional<int64_t> x = next(lhs, length(lhs) == 1 ? 0 : i);
-    std::optional<int64_t> y = x ? next(rhs, length(rhs) == 1 ? 0 : i) : std::nullopt;
-    if (!y)
-      return std::nullopt;
-    int64_t r = 0;
-    bool overflow = isa<AddOp>(def)   ? llvm::AddOverflow(*x, *y, r)
-                    : isa<SubOp>(def) ? llvm::SubOverflow(*x, *y, r)
-                    : isa<MulOp>(def) ? llvm::MulOverflow(*x, *y, r)
-                                      : false;
-    if (isa<DivOp>(def)) {
-      // Truncating, as kiln.div on integers.
-      if (*y == 0 || (*y == -1 && *x == std::numeric_limits<int64_t>::min()))
-        return std::nullopt;
-      r = *x / *y;
-    }
-    return overflow ? std::nullopt : std::optional<int64_t>(r);
-  }
-  return std::nullopt;
-}
 
 /// The entries of a 1-D shape operand known when compiling (knownShapeEntry:
 /// constants, and static dims through shape_of and the ops that move or

@@ -58,3 +58,30 @@ func.func @arithmetic_and_input(%x: tensor<?x6xf32>, %y: tensor<6xf32>, %shape: 
   %q = kiln.dynamic_reshape %y, %shape {known_dims = array<i64: -1>} : (tensor<6xf32>, tensor<1xi64>) -> tensor<?xf32>
   return %r, %q : tensor<?x3xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Checks a division on the host by a divisor known when compiling, here
+// one computed from a static dim (12 / 2 = 6, n * 12 / 6), and that an
+// entry divided by a run-time value is read from the tensor (kiln.div
+// defines a division by zero on the device; the host's divsi does not).
+// CHECK-LABEL: func @division
+// CHECK-NOT: tensor.extract %
+// CHECK: %[[N12:.*]] = arith.muli %{{.*}}, %c12 : index
+// CHECK-NEXT: arith.divsi %[[N12]], %c6 : index
+// CHECK-NOT: tensor.extract %
+// CHECK: kiln_shape_error
+// CHECK: tensor.extract %
+func.func @division(%x: tensor<?x12xf32>) -> (tensor<?xi64>, tensor<?xi64>) {
+  %s = kiln.shape_of %x : (tensor<?x12xf32>) -> tensor<2xi64>
+  %n = kiln.slice %s {starts = array<i64: 0>, ends = array<i64: 1>, steps = array<i64: 1>} : (tensor<2xi64>) -> tensor<1xi64>
+  %c = kiln.slice %s {starts = array<i64: 1>, ends = array<i64: 2>, steps = array<i64: 1>} : (tensor<2xi64>) -> tensor<1xi64>
+  %nc = kiln.mul %n, %c : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %two = kiln.constant dense<2> : tensor<1xi64>
+  %six = kiln.div %c, %two : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %q = kiln.div %nc, %six : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %0 = kiln.iota %q {axis = 0 : i64} : (tensor<1xi64>) -> tensor<?xi64>
+  %r = kiln.div %nc, %n : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %1 = kiln.iota %r {axis = 0 : i64} : (tensor<1xi64>) -> tensor<?xi64>
+  return %0, %1 : tensor<?xi64>, tensor<?xi64>
+}
