@@ -269,7 +269,8 @@ def Fuse : Pass<"kiln-fuse", "mlir::func::FuncOp"> {
     "epilogue"`. The epilogue, in this order, is at most: a bias add (a
     constant that varies only along the output channels: dim 1 of a
     convolution, the last dim of a matmul), a residual add (a tensor of the
-    result's shape), and an activation (relu, clip, sigmoid, tanh, gelu).
+    result's shape), and an activation (relu, clip, sigmoid, tanh, gelu, or
+    SiLU: `x * sigmoid(x)` where that sigmoid and mul are x's only users).
     A result with another user ends the chain (fusion never duplicates
     work); a root without epilogue stays as it is. Backends run such a
     kernel as one library call with post-ops, or inline it.

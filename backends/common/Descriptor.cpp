@@ -110,6 +110,7 @@ static int32_t activationOf(LibraryActivation activation) {
   case LibraryActivation::Tanh: return KILN_ACTIVATION_TANH;
   case LibraryActivation::GeluErf: return KILN_ACTIVATION_GELU_ERF;
   case LibraryActivation::GeluTanh: return KILN_ACTIVATION_GELU_TANH;
+  case LibraryActivation::Silu: return KILN_ACTIVATION_SILU;
   }
   return KILN_ACTIVATION_NONE;
 }

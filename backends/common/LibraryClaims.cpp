@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -49,6 +50,17 @@ std::optional<unsigned> callIndex(Operation *op) {
   if (auto id = op->getAttrOfType<IntegerAttr>(kCallAttr))
     return static_cast<unsigned>(id.getInt());
   return std::nullopt;
+}
+
+/// The sigmoid of an epilogue's SiLU when `op` is its mul, x * sigmoid(x)
+/// (kiln-fuse puts the sigmoid right before it); null otherwise.
+static SigmoidOp siluSigmoid(Operation *op) {
+  auto sigmoid = isa_and_nonnull<MulOp>(op) ? dyn_cast_or_null<SigmoidOp>(op->getPrevNode())
+                                            : nullptr;
+  if (!sigmoid || !llvm::is_contained(op->getOperands(), sigmoid.getResult()) ||
+      !llvm::is_contained(op->getOperands(), sigmoid.getInput()))
+    return nullptr;
+  return sigmoid;
 }
 
 /// Adds an epilogue kernel's bias, residual and activation to `call`;
@@ -87,6 +99,11 @@ LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
       call.epilogue.beta = static_cast<float>(clip.getMax().convertToDouble());
     } else if (isa<SigmoidOp>(op)) {
       call.epilogue.activation = LibraryActivation::Sigmoid;
+    } else if (isa<MulOp>(op)) {
+      if (!siluSigmoid(op) || call.epilogue.activation != LibraryActivation::Sigmoid)
+        return failure();
+      call.epilogue.activation = LibraryActivation::Silu;
+      call.epilogue.alpha = 1.0f; // oneDNN's swish: x * sigmoid(alpha * x)
     } else if (isa<TanhOp>(op)) {
       call.epilogue.activation = LibraryActivation::Tanh;
     } else if (auto gelu = dyn_cast<GeluOp>(op)) {
@@ -102,6 +119,38 @@ LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
   if (extra != static_cast<size_t>(call.epilogue.bias) + static_cast<size_t>(call.epilogue.residual))
     return failure();
   return success();
+}
+
+bool peelSilu(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  Operation *mul = yield ? yield->getOperand(0).getDefiningOp() : nullptr;
+  SigmoidOp sigmoid = siluSigmoid(mul);
+  if (kernel->getNumResults() != 1 || !sigmoid || !sigmoid->hasOneUse())
+    return false;
+  // Inside, the kernel yields x; after it, x * sigmoid(x).
+  Value x = sigmoid.getInput();
+  yield->setOperand(0, x);
+  Value result = kernel->getResult(0);
+  OpBuilder b(kernel->getContext());
+  b.setInsertionPointAfter(kernel);
+  IRMapping map;
+  map.map(x, result);
+  Operation *outSigmoid = b.clone(*sigmoid, map);
+  Operation *outMul = b.clone(*mul, map);
+  result.replaceAllUsesExcept(outMul->getResult(0),
+                              SmallPtrSet<Operation *, 2>{outSigmoid, outMul});
+  // The call's location no longer names them (kiln inspect --kernels).
+  if (auto fused = dyn_cast<FusedLoc>(kernel->getLoc())) {
+    SmallVector<Location> kept;
+    for (Location loc : fused.getLocations())
+      if (loc != sigmoid->getLoc() && loc != mul->getLoc())
+        kept.push_back(loc);
+    kernel->setLoc(FusedLoc::get(kernel->getContext(), kept, fused.getMetadata()));
+  }
+  mul->erase();
+  sigmoid->erase();
+  return true;
 }
 
 void markLibraryCall(Operation *op, LibraryCall call, std::vector<LibraryCall> &calls) {

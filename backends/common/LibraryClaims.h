@@ -51,6 +51,12 @@ std::optional<unsigned> callIndex(mlir::Operation *op);
 /// epilogue reads.
 mlir::LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call);
 
+/// Moves the SiLU (a sigmoid, then its mul) that ends an epilogue kernel's
+/// body out after the kernel, for a library that has no such activation:
+/// the call keeps its bias and residual, and the SiLU is generated (as
+/// before kiln-fuse took it into epilogues). Whether it moved one.
+bool peelSilu(KernelOp kernel);
+
 /// Marks `op` as call `calls.size()` and appends `call`.
 void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryCall> &calls);
 

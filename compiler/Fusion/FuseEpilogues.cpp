@@ -34,6 +34,29 @@ bool isActivation(Operation *op) {
   return isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op);
 }
 
+/// The sigmoid of SiLU, x * sigmoid(x), when `x`'s only users are that
+/// sigmoid and that mul (in either operand order); null otherwise, and
+/// when the SiLU's only user roots a reduction kernel (a global average
+/// pool), whose prologue it becomes instead: computed as the kernel reads
+/// each row, whether or not the backend's library has SiLU.
+SigmoidOp siluOf(Value x) {
+  if (!llvm::hasNItems(x.getUsers(), 2))
+    return nullptr;
+  SigmoidOp sigmoid;
+  MulOp mul;
+  for (Operation *user : x.getUsers()) {
+    if (auto s = dyn_cast<SigmoidOp>(user))
+      sigmoid = s;
+    else if (auto m = dyn_cast<MulOp>(user))
+      mul = m;
+  }
+  if (!sigmoid || !mul || !sigmoid->hasOneUse() || *sigmoid->getUsers().begin() != mul ||
+      mul.getType() != x.getType() ||
+      (mul->hasOneUse() && fusion::firstReducedDim(*mul->getUsers().begin())))
+    return nullptr;
+  return sigmoid;
+}
+
 /// The epilogue chain after `root`, in order, and the values it reads from
 /// outside (bias, residual).
 struct Epilogue {
@@ -47,7 +70,19 @@ Epilogue findEpilogue(Operation *root) {
   auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
   enum Stage { Bias, Residual, Activation, Done } stage = Bias;
   Value current = root->getResult(0);
-  while (stage != Done && current.hasOneUse()) {
+  while (stage != Done) {
+    // SiLU, x * sigmoid(x), the only activation that reads its input
+    // twice: the sigmoid, then the mul.
+    if (SigmoidOp sigmoid = stage <= Activation ? siluOf(current) : nullptr) {
+      Operation *mul = *sigmoid->getUsers().begin();
+      epilogue.ops.push_back(sigmoid);
+      epilogue.ops.push_back(mul);
+      current = mul->getResult(0);
+      stage = Done;
+      break;
+    }
+    if (!current.hasOneUse())
+      break;
     Operation *user = *current.getUsers().begin();
     // (A return or another op without one same-typed result ends it.)
     if (user->getNumResults() != 1 || user->getResult(0).getType() != resultType)

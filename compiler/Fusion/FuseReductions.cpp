@@ -21,7 +21,26 @@ namespace {
 /// live on the stack of the thread computing it.
 constexpr int64_t kMaxRowElements = 16384;
 
-/// The first reduced dim of a root, or nullopt if `op` is not one.
+/// Whether `value` splits into rows over the first `k` of `rank` dims
+/// (numpy alignment from the trailing dim): its inner dims are static.
+bool splitsIntoRows(Value value, int64_t rank, int64_t k) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() > rank)
+    return false;
+  int64_t offset = rank - type.getRank();
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (i + offset >= k && type.isDynamicDim(i))
+      return false;
+  return true;
+}
+
+bool opSplitsIntoRows(Operation *op, int64_t rank, int64_t k) {
+  return llvm::all_of(op->getOperands(), [&](Value v) { return splitsIntoRows(v, rank, k); }) &&
+         llvm::all_of(op->getResults(), [&](Value v) { return splitsIntoRows(v, rank, k); });
+}
+
+} // namespace
+
 std::optional<int64_t> firstReducedDim(Operation *op) {
   if (op->getNumOperands() == 0 || op->getNumResults() != 1)
     return std::nullopt;
@@ -57,25 +76,6 @@ std::optional<int64_t> firstReducedDim(Operation *op) {
   return k;
 }
 
-/// Whether `value` splits into rows over the first `k` of `rank` dims
-/// (numpy alignment from the trailing dim): its inner dims are static.
-bool splitsIntoRows(Value value, int64_t rank, int64_t k) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() > rank)
-    return false;
-  int64_t offset = rank - type.getRank();
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (i + offset >= k && type.isDynamicDim(i))
-      return false;
-  return true;
-}
-
-bool opSplitsIntoRows(Operation *op, int64_t rank, int64_t k) {
-  return llvm::all_of(op->getOperands(), [&](Value v) { return splitsIntoRows(v, rank, k); }) &&
-         llvm::all_of(op->getResults(), [&](Value v) { return splitsIntoRows(v, rank, k); });
-}
-
-} // namespace
 
 int64_t formReductionKernels(func::FuncOp func, int64_t &fusedOps) {
   int64_t kernels = 0;

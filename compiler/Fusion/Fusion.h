@@ -32,6 +32,12 @@ int64_t formElementwiseKernels(mlir::func::FuncOp func, int64_t &fusedOps);
 /// parallel, each in one go. Returns the number of kernels formed.
 int64_t formReductionKernels(mlir::func::FuncOp func, int64_t &fusedOps);
 
+/// The first reduced dim of an op that roots a reduction kernel (softmax
+/// or log-softmax along the last dim, layer normalisation, a keepdims
+/// reduction over trailing dims: rows of static size, at most 16,384
+/// elements), or nullopt if `op` is not one.
+std::optional<int64_t> firstReducedDim(mlir::Operation *op);
+
 /// Elementwise kiln ops (unary, binary, compare, select, cast).
 bool isElementwise(mlir::Operation *op);
 

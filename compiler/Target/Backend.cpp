@@ -59,7 +59,7 @@ std::vector<const std::vector<int64_t> *> LibraryCall::operands() const {
 
 std::string LibraryCall::summary() const {
   static const char *activations[] = {"",      "+relu", "+clip",     "+sigmoid",
-                                      "+tanh", "+gelu", "+gelu_tanh"};
+                                      "+tanh", "+gelu", "+gelu_tanh", "+silu"};
   const char *name = kind == LibraryKind::Convolution ? "conv"
                      : kind == LibraryKind::Matmul    ? "matmul"
                      : kind == LibraryKind::Concat    ? "concat"

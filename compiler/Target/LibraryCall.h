@@ -66,7 +66,8 @@ enum class LibraryLayout : int64_t {
 };
 
 /// The activation that ends a call's fused epilogue.
-enum class LibraryActivation { None, Relu, Clip, Sigmoid, Tanh, GeluErf, GeluTanh };
+/// (Silu: x * sigmoid(x).)
+enum class LibraryActivation { None, Relu, Clip, Sigmoid, Tanh, GeluErf, GeluTanh, Silu };
 
 /// output = activation(op(input, weight) + bias + residual).
 struct LibraryEpilogue {

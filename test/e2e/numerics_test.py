@@ -294,6 +294,27 @@ def cases():
     a = np.arange(8, dtype=np.float32).reshape(2, 4)
     yield case("matmul_library_batch_two", "MatMul", {"a": a}, a @ w, consts={"w": w},
                dynamic=True)
+    # SiLU (x * sigmoid(x)) after a convolution's and a linear layer's bias:
+    # one oneDNN call each, the SiLU as its swish post-op (lit
+    # tools/silu-epilogue.test checks that it is taken).
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32) * 3
+    wc = rng.standard_normal((5, 3, 1, 1)).astype(np.float32)
+    bc = np.linspace(-2, 2, 5, dtype=np.float32)
+    pre = np.einsum("oc,nchw->nohw", wc[:, :, 0, 0], x) + bc.reshape(1, 5, 1, 1)
+    yield case("conv_bias_silu", "Mul", {"x": x}, pre / (1 + np.exp(-pre)),
+               consts={"w": wc, "b": bc}, order=["c", "s"], tolerance=1e-5,
+               before=[helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+                       helper.make_node("Sigmoid", ["c"], ["s"])])
+    m = rng.standard_normal((3, 6)).astype(np.float32) * 3
+    wm = rng.standard_normal((6, 4)).astype(np.float32)
+    bm = np.linspace(-1, 1, 4, dtype=np.float32)
+    pre = m @ wm + bm
+    yield case("linear_bias_silu", "Mul", {"m": m}, pre / (1 + np.exp(-pre)),
+               consts={"w": wm, "b": bm}, order=["s", "l"], tolerance=1e-5,
+               before=[helper.make_node("MatMul", ["m", "w"], ["p"]),
+                       helper.make_node("Add", ["p", "b"], ["l"]),
+                       helper.make_node("Sigmoid", ["l"], ["s"])])
 
 
 def deform_conv_cases():

@@ -144,7 +144,8 @@ typedef enum kiln_activation {
   KILN_ACTIVATION_SIGMOID = 3,
   KILN_ACTIVATION_TANH = 4,
   KILN_ACTIVATION_GELU_ERF = 5,
-  KILN_ACTIVATION_GELU_TANH = 6
+  KILN_ACTIVATION_GELU_TANH = 6,
+  KILN_ACTIVATION_SILU = 7 /* x * sigmoid(x) */
 } kiln_activation;
 
 /* A call's fused epilogue: output = activation(op(...) + bias + residual),

@@ -173,7 +173,7 @@ int kiln_read_call(const kiln_library_call *call, call_view *view) {
       return 2;
     view->weights_layout = call->weights_layout;
   }
-  if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_GELU_TANH ||
+  if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_SILU ||
       (view->has_bias != 0 && view->has_bias != 1) ||
       (view->has_residual != 0 && view->has_residual != 1))
     return 1;

@@ -132,6 +132,7 @@ static dnnl_alg_kind_t eltwise_of(int32_t activation) {
   case KILN_ACTIVATION_TANH: return dnnl_eltwise_tanh;
   case KILN_ACTIVATION_GELU_ERF: return dnnl_eltwise_gelu_erf;
   case KILN_ACTIVATION_GELU_TANH: return dnnl_eltwise_gelu_tanh;
+  case KILN_ACTIVATION_SILU: return dnnl_eltwise_swish; /* alpha 1 */
   }
   return dnnl_alg_kind_undef;
 }

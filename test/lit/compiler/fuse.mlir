@@ -251,3 +251,34 @@ func.func @not_row_reductions(%x: tensor<8x4xf32>, %y: tensor<8x?xf32>)
   %f = kiln.reduce_sum %e {axes = array<i64: 1>, keepdims = true} : (tensor<8x4xf32>) -> tensor<8x1xf32>
   return %a, %b, %c, %d, %f, %e : tensor<1x4xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Checks that SiLU written as x * sigmoid(x) ends a convolution's
+// epilogue (after its residual), and that one whose sigmoid has another
+// user stays out (the sigmoid is needed outside the kernel anyway).
+// CHECK-LABEL: func @conv_residual_silu
+// CHECK: %[[K:.*]] = kiln.kernel epilogue
+// CHECK: %[[C:.*]] = kiln.conv
+// CHECK-NEXT: %[[R:.*]] = kiln.add %[[C]],
+// CHECK-NEXT: %[[S:.*]] = kiln.sigmoid %[[R]]
+// CHECK-NEXT: %[[Y:.*]] = kiln.mul %[[S]], %[[R]]
+// CHECK-NEXT: kiln.yield %[[Y]]
+// CHECK: %[[C2:.*]] = kiln.conv
+// CHECK-NOT: kiln.kernel epilogue
+// CHECK: kiln.sigmoid %[[C2]]
+// CHECK: return %[[K]]
+func.func @conv_residual_silu(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
+  %c = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                         dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = kiln.add %c, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %s = kiln.sigmoid %r : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %y = kiln.mul %s, %r : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %c2 = kiln.conv %y, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                          dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %s2 = kiln.sigmoid %c2 : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %y2 = kiln.mul %c2, %s2 : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %y, %y2, %s2 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
+}
