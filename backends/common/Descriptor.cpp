@@ -97,6 +97,7 @@ static int32_t libraryKind(LibraryKind kind) {
   case LibraryKind::Matmul: return KILN_LIBRARY_MATMUL;
   case LibraryKind::Pool: return KILN_LIBRARY_POOL;
   case LibraryKind::Concat: return KILN_LIBRARY_CONCAT;
+  case LibraryKind::Scale: return KILN_LIBRARY_SCALE;
   }
   return 0;
 }
@@ -132,6 +133,9 @@ static std::vector<int64_t> libraryParams(const LibraryCall &call) {
     }
   } else if (call.kind == LibraryKind::Matmul) {
     std::vector<int64_t> values = call.param("transposes");
+    params.insert(params.end(), values.begin(), values.end());
+  } else if (call.kind == LibraryKind::Scale) {
+    std::vector<int64_t> values = call.param("layouts");
     params.insert(params.end(), values.begin(), values.end());
   } else if (call.kind == LibraryKind::Concat) {
     for (const char *name : {"axis", "layouts"}) {

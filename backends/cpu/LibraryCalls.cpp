@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -183,6 +184,49 @@ static LibraryCall describeConcat(ConcatOp concat) {
   return call;
 }
 
+/// A squeeze-excitation's channel scale that oneDNN runs (a binary
+/// multiplication): an f32 kiln.mul of x [N,C,H,W] (C, H, W static) by
+/// s [N or 1,C,1,1], where x is the output of another call that is not a
+/// matmul (which can hand it over channels-last; a generated mul is as
+/// fast on a channels-first x) and s is not a constant. Returns s's
+/// operand number.
+static std::optional<unsigned> channelScale(MulOp mul, const std::vector<LibraryCall> &calls) {
+  auto out = cast<RankedTensorType>(mul.getType());
+  if (!out.getElementType().isF32() || out.getRank() != 4 || hasZeroDim({out}))
+    return std::nullopt;
+  for (int64_t d = 1; d < 4; ++d)
+    if (out.isDynamicDim(d))
+      return std::nullopt;
+  for (unsigned k = 0; k < 2; ++k) {
+    Value x = mul->getOperand(k), s = mul->getOperand(1 - k);
+    auto scale = cast<RankedTensorType>(s.getType());
+    if (x.getType() != out || scale.getRank() != 4 || s.getDefiningOp<ConstantOp>() ||
+        scale.getShape().drop_front() != ArrayRef<int64_t>{out.getDimSize(1), 1, 1})
+      continue;
+    // The scale's batch: 1, or the input's (checked again at run time
+    // when both are dynamic).
+    if (scale.getDimSize(0) != 1 && scale.getDimSize(0) != out.getDimSize(0))
+      continue;
+    std::optional<unsigned> from = callIndex(x.getDefiningOp());
+    if (from && calls[*from].kind != LibraryKind::Matmul)
+      return 1 - k;
+  }
+  return std::nullopt;
+}
+
+/// The call of a channel scale, its operands put in the call's order
+/// (the input, then the scale: the mul commutes).
+static LibraryCall describeScale(MulOp mul, unsigned scaleOperand) {
+  if (scaleOperand == 0)
+    mul->setOperands({mul.getRhs(), mul.getLhs()});
+  LibraryCall call;
+  call.kind = LibraryKind::Scale;
+  call.input = dimsOf(mul.getLhs().getType());
+  call.weight = dimsOf(mul.getRhs().getType());
+  call.output = dimsOf(mul.getType());
+  return call;
+}
+
 /// A reduction kernel that is only a global average pool: its mean.
 static ReduceMeanOp globalPoolOf(KernelOp kernel) {
   auto ops = kernel.bodyOps();
@@ -194,6 +238,69 @@ static ReduceMeanOp globalPoolOf(KernelOp kernel) {
       !runsInOneDnn(mean))
     return {};
   return mean;
+}
+
+static bool runsInOneDnn(Operation *root);
+
+/// `locations` of `from` moved onto `to`'s fused location (what
+/// `kiln inspect --kernels` names each kernel by).
+static void moveLocations(Operation *from, Operation *to, ArrayRef<Location> locations) {
+  auto parts = [](Operation *op) {
+    if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
+      return SmallVector<Location>(fused.getLocations());
+    return SmallVector<Location>{op->getLoc()};
+  };
+  SmallVector<Location> kept, grown = parts(to);
+  for (Location loc : parts(from))
+    (llvm::is_contained(locations, loc) ? grown : kept).push_back(loc);
+  from->setLoc(FusedLoc::get(from->getContext(), kept));
+  to->setLoc(FusedLoc::get(to->getContext(), grown));
+}
+
+/// A SiLU that kiln-fuse left as the prologue of a global average pool's
+/// row loop (sigmoid, mul, then the mean over H and W: efficientnet's
+/// last block) moves into the epilogue of the convolution that produces
+/// its input, when that convolution runs in oneDNN, has no activation and
+/// feeds only the pool: the convolution then runs it as its swish
+/// post-op, and the pool, only a mean now, runs in oneDNN on the
+/// convolution's channels-last output (no reorder to channels-first for
+/// a generated row loop). Returns whether it moved.
+static bool takeSiluBeforeGlobalPool(KernelOp pool) {
+  auto ops = llvm::to_vector(llvm::map_range(pool.bodyOps(), [](Operation &op) { return &op; }));
+  if (pool.getKind() != KernelKind::reduction || pool.getInputs().size() != 1 ||
+      pool->getNumResults() != 1 || ops.size() != 3)
+    return false;
+  Value x = pool.getBody().front().getArgument(0);
+  auto sigmoid = dyn_cast<SigmoidOp>(ops[0]);
+  auto mul = dyn_cast<MulOp>(ops[1]);
+  auto mean = dyn_cast<ReduceMeanOp>(ops[2]);
+  if (!sigmoid || !mul || !mean || sigmoid.getInput() != x || !sigmoid->hasOneUse() ||
+      !llvm::is_contained(mul->getOperands(), x) ||
+      !llvm::is_contained(mul->getOperands(), sigmoid.getResult()) ||
+      mean.getInput() != mul.getResult() || !mul->hasOneUse() || !runsInOneDnn(mean))
+    return false;
+  auto producer = pool.getInputs()[0].getDefiningOp<KernelOp>();
+  if (!producer || producer.getKind() != KernelKind::epilogue || producer->getNumResults() != 1 ||
+      !producer->getResult(0).hasOneUse() || producer.getBody().front().without_terminator().empty())
+    return false;
+  Operation *root = &*producer.bodyOps().begin();
+  LibraryCall probe;
+  if (!isa<ConvOp>(root) || !runsInOneDnn(root) || failed(describeEpilogue(producer, probe)) ||
+      probe.epilogue.activation != LibraryActivation::None)
+    return false;
+  // The producer yields x * sigmoid(x); the pool means its input.
+  Operation *yield = producer.getBody().front().getTerminator();
+  OpBuilder b(yield);
+  IRMapping map;
+  map.map(x, yield->getOperand(0));
+  b.clone(*sigmoid, map);
+  Operation *inMul = b.clone(*mul, map);
+  yield->setOperand(0, inMul->getResult(0));
+  mean->setOperand(0, x);
+  moveLocations(pool, producer, {sigmoid->getLoc(), mul->getLoc()});
+  mul->erase();
+  sigmoid->erase();
+  return true;
 }
 
 static bool runsInOneDnn(Operation *root) {
@@ -226,9 +333,12 @@ static std::string nameForReport(Operation *op) {
 
 /// Whether a call of `kind` can read its operand `operand` channels-last:
 /// a convolution its input and its residual, a pool its input, a concat
-/// every input.
+/// every input, a scale both (its [N,C,1,1] scale the same bytes either
+/// way).
 static bool readsChannelsLast(LibraryKind kind, Operation *op, unsigned operand) {
   switch (kind) {
+  case LibraryKind::Scale:
+    return true;
   case LibraryKind::Convolution:
     return operand == 0 || residualOperand(op) == operand;
   case LibraryKind::Pool:
@@ -241,18 +351,21 @@ static bool readsChannelsLast(LibraryKind kind, Operation *op, unsigned operand)
   return false;
 }
 
-/// A pool whose output is [N,C,1,1] (a global pool): the same bytes in
-/// either layout.
-static bool hasPointOutput(const LibraryCall &call) {
-  return call.kind == LibraryKind::Pool && call.output.size() == 4 && call.output[2] == 1 &&
-         call.output[3] == 1;
+/// Dims [N,C,1,1] (a global pool's output, a squeeze-excitation's
+/// convolutions'): the same bytes in either layout.
+static bool isPoint(const std::vector<int64_t> &dims) {
+  return dims.size() == 4 && dims[2] == 1 && dims[3] == 1;
 }
+
+static bool hasPointOutput(const LibraryCall &call) { return isPoint(call.output); }
 
 /// Chooses the physical layout of every convolution, pool and concat
 /// call's operands (the `layouts` parameter). A call's output stays
 /// channels-last (oneDNN's layout: no reorder) when every op that reads
 /// it is such a call that takes it channels-last (readsChannelsLast); a
-/// residual shares its call's output buffer, so both take one layout.
+/// residual shares its call's output buffer, so both take one layout; an
+/// output of [N,C,1,1] is channels-last whatever reads it (the same
+/// bytes).
 /// Everything else -- graph inputs and outputs, values generated code
 /// reads or writes -- stays channels-first, and the device reorders at
 /// that edge; each such edge is named in the call's layoutNote (a concat
@@ -282,7 +395,8 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
     if (!op)
       continue;
     Value out = op->getResult(0);
-    last[id] = !out.use_empty() && llvm::all_of(out.getUses(), readsLast);
+    last[id] = hasPointOutput(calls[id]) ||
+               (!out.use_empty() && llvm::all_of(out.getUses(), readsLast));
   }
   // A residual and its call's output share a buffer: one layout for both.
   for (bool changed = true; changed;) {
@@ -344,7 +458,7 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
       call.layoutNote = note;
       continue;
     }
-    if (!inLast)
+    if (!inLast && !isPoint(call.input))
       note = "input: from " + (in.getDefiningOp() ? nameForReport(in.getDefiningOp())
                                                    : std::string("a graph input"));
     if (!last[id]) {
@@ -382,6 +496,15 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
       continue;
     kernel.inlineBody();
   }
+  if (options.convolutionPostOps && options.channelsLast) {
+    SmallVector<KernelOp> reductions;
+    module.walk([&](KernelOp kernel) {
+      if (kernel.getKind() == KernelKind::reduction)
+        reductions.push_back(kernel);
+    });
+    for (KernelOp kernel : reductions)
+      takeSiluBeforeGlobalPool(kernel);
+  }
   // In program order: kernels as a whole, bare convolutions and matmuls.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto kernel = dyn_cast<KernelOp>(op)) {
@@ -405,6 +528,9 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
     }
     if (isa<ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp, ConcatOp, ReduceMeanOp>(op) && runsInOneDnn(op))
       mark(op, describeRoot(op));
+    if (auto mul = dyn_cast<MulOp>(op); mul && options.channelsLast)
+      if (std::optional<unsigned> scale = channelScale(mul, calls))
+        mark(op, describeScale(mul, *scale));
     return WalkResult::advance();
   });
   if (options.channelsLast)

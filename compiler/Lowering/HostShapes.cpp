@@ -22,6 +22,16 @@ Value hostEntry(OpBuilder &b, Location loc, Value tensor, int64_t i) {
   if (!expr)
     return nullptr;
   using Kind = ShapeEntryExpr::Kind;
+  // Truncating, as kiln.div on integers. A divisor not known when
+  // compiling, or 0, leaves the entry to the device (whose kiln.div
+  // defines it); checked before anything is emitted.
+  for (const ShapeEntryExpr::Node &node : expr->nodes) {
+    if (node.kind != Kind::div)
+      continue;
+    std::optional<int64_t> divisor = expr->evaluate(node.rhs);
+    if (!divisor || *divisor == 0)
+      return nullptr;
+  }
   SmallVector<Value> values;
   for (const ShapeEntryExpr::Node &node : expr->nodes) {
     if (node.kind == Kind::constant) {
@@ -43,16 +53,9 @@ Value hostEntry(OpBuilder &b, Location loc, Value tensor, int64_t i) {
     case Kind::mul:
       values.push_back(arith::MulIOp::create(b, loc, x, y));
       break;
-    default: {
-      // Truncating, as kiln.div on integers. A divisor not known when
-      // compiling, or 0, leaves the entry to the device (whose kiln.div
-      // defines it).
-      std::optional<int64_t> divisor = expr->evaluate(node.rhs);
-      if (!divisor || *divisor == 0)
-        return nullptr;
+    default:
       values.push_back(arith::DivSIOp::create(b, loc, x, y));
       break;
-    }
     }
   }
   return values.back();

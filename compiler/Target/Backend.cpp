@@ -51,7 +51,7 @@ std::vector<const std::vector<int64_t> *> LibraryCall::operands() const {
   std::vector<const std::vector<int64_t> *> list = {&input};
   for (const std::vector<int64_t> &more : moreInputs)
     list.push_back(&more);
-  if (kind == LibraryKind::Convolution || kind == LibraryKind::Matmul)
+  if (kind == LibraryKind::Convolution || kind == LibraryKind::Matmul || kind == LibraryKind::Scale)
     list.push_back(&weight);
   list.push_back(&output);
   return list;
@@ -63,6 +63,7 @@ std::string LibraryCall::summary() const {
   const char *name = kind == LibraryKind::Convolution ? "conv"
                      : kind == LibraryKind::Matmul    ? "matmul"
                      : kind == LibraryKind::Concat    ? "concat"
+                     : kind == LibraryKind::Scale     ? "scale"
                      : param("algorithm") == std::vector<int64_t>{0} ? "maxpool"
                                                                      : "avgpool";
   std::vector<int64_t> transposes = param("transposes");

@@ -46,6 +46,12 @@ enum class LibraryKind {
   /// parameters `axis` and optionally `layouts`, one per input, then
   /// the output's.
   Concat,
+  /// output [N,C,H,W] = input [N,C,H,W] * weight [N or 1,C,1,1], the
+  /// weight broadcast over H and W (a squeeze-excitation's channel
+  /// scale; the weight is an activation, never a constant of the
+  /// artifact); parameters optionally `layouts` as for a convolution (the
+  /// weight's [N,C,1,1] is the same bytes in either).
+  Scale,
 };
 
 /// What a Pool call computes over each window.

@@ -315,6 +315,27 @@ def cases():
                before=[helper.make_node("MatMul", ["m", "w"], ["p"]),
                        helper.make_node("Add", ["p", "b"], ["l"]),
                        helper.make_node("Sigmoid", ["l"], ["s"])])
+    # A squeeze-excitation: a convolution's output c scaled per sample and
+    # channel by sigmoid(conv(mean(c))), the scale either operand of the
+    # Mul, at a static batch and a dynamic one: a oneDNN scale call on the
+    # convolution's channels-last output (lit tools/channel-scale.test
+    # checks that it is taken).
+    x = rng.standard_normal((2, 6, 5, 4)).astype(np.float32)
+    wc = rng.standard_normal((8, 6, 1, 1)).astype(np.float32)
+    bc = np.linspace(-1, 1, 8, dtype=np.float32)
+    ws = rng.standard_normal((8, 8, 1, 1)).astype(np.float32)
+    squeeze = [helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+               helper.make_node("GlobalAveragePool", ["c"], ["p"]),
+               helper.make_node("Conv", ["p", "ws"], ["f"]),
+               helper.make_node("Sigmoid", ["f"], ["s"])]
+    for name, xs, order, dynamic in [("squeeze_excitation", x, ["s", "c"], False),
+                                     ("squeeze_excitation_dynamic",
+                                      np.concatenate([x, x[:1] * 2]), ["c", "s"], True)]:
+        c = np.einsum("oc,nchw->nohw", wc[:, :, 0, 0], xs) + bc.reshape(1, 8, 1, 1)
+        f = np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], c.mean(axis=(2, 3), keepdims=True))
+        yield case(name, "Mul", {"x": xs}, c / (1 + np.exp(-f)),
+                   consts={"w": wc, "b": bc, "ws": ws}, order=order, tolerance=1e-5,
+                   dynamic=dynamic, before=squeeze)
 
 
 def deform_conv_cases():

@@ -128,6 +128,61 @@ int main(void) {
             strstr(kiln_last_error(), "library call 1 has an invalid description"),
         "a convolution with 3 parameters (its kind takes 9) is refused at load: %s",
         kiln_last_error());
+
+  /* A channel scale [?,8,5,5] * [?,8,1,1], channels-last in and out: is
+   * prepared; with an epilogue, constant weights, a scale that is not
+   * [N or 1,C,1,1] or a third layout it is refused at load. */
+  static const int64_t sx[] = {-1, 8, 5, 5}, ss[] = {-1, 8, 1, 1}, s1[] = {1, 8, 1, 1};
+  static const int64_t wide[] = {-1, 8, 5, 1}, other_c[] = {-1, 4, 1, 1}, batch2[] = {2, 8, 1, 1};
+  static const int64_t *const scale_dims[] = {sx, ss, sx};
+  static const int64_t last[] = {KILN_LAYOUT_CHANNELS_LAST, KILN_LAYOUT_CHANNELS_LAST};
+  static const int64_t third[] = {KILN_LAYOUT_CHANNELS_LAST, 2};
+  const int64_t *const bad_scales[] = {wide, other_c, batch2};
+  kiln_library_call scale;
+  memset(&scale, 0, sizeof scale);
+  scale.kind = KILN_LIBRARY_SCALE;
+  scale.num_operands = 3;
+  scale.operand_ranks = conv_ranks;
+  scale.operand_dims = scale_dims;
+  scale.num_params = 2;
+  scale.params = last;
+  with_calls.library_calls = &scale;
+  with_calls.num_library_calls = 1;
+  session = NULL;
+  CHECK(kiln_model_from_abi(&with_calls, &model) == KILN_OK &&
+            kiln_session_create(model, &session) == KILN_OK,
+        "a well-formed channel scale call is prepared");
+  kiln_session_free(session);
+  kiln_model_free(model);
+  const int64_t *given_scales[] = {ss, s1};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t *const fine[] = {sx, given_scales[i], sx};
+    scale.operand_dims = fine;
+    scale.num_params = i ? 0 : 2;
+    model = NULL;
+    CHECK(kiln_model_from_abi(&with_calls, &model) == KILN_OK,
+          "a scale of batch %s, layouts %s, loads", i ? "1" : "N", i ? "absent" : "given");
+    kiln_model_free(model);
+  }
+  scale.operand_dims = scale_dims;
+  scale.num_params = 2;
+  for (int i = 0; i < 6; ++i) {
+    kiln_library_call bad = scale;
+    const int64_t *const bad_dims[] = {sx, bad_scales[i < 3 ? i : 0], sx};
+    if (i < 3)
+      bad.operand_dims = bad_dims;
+    else if (i == 3)
+      bad.epilogue.has_bias = 1;
+    else if (i == 4)
+      bad.weights = sx;
+    else
+      bad.params = third;
+    with_calls.library_calls = &bad;
+    model = NULL;
+    CHECK(kiln_model_from_abi(&with_calls, &model) == KILN_ERROR_FORMAT && model == NULL &&
+              strstr(kiln_last_error(), "library call 0 has an invalid description"),
+          "a malformed channel scale (case %d) is refused at load: %s", i, kiln_last_error());
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

@@ -52,10 +52,10 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return value.getInt();
   };
   if (name == LibraryCallAttrHelper::getNameStr()) {
-    if (!isa<KernelOp, ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp, ConcatOp, ReduceMeanOp>(op))
+    if (!isa<KernelOp, ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp, ConcatOp, ReduceMeanOp, MulOp>(op))
       return op->emitOpError("'") << name
                                   << "' belongs on a kiln.kernel, kiln.conv, kiln.matmul, a "
-                                     "pool, kiln.concat or kiln.reduce_mean";
+                                     "pool, kiln.concat, kiln.reduce_mean or kiln.mul";
     return integer();
   }
   if (name == LibraryInputsAttrHelper::getNameStr()) {

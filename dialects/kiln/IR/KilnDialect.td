@@ -45,8 +45,9 @@ def Kiln_Dialect : Dialect {
   let discardableAttrs = (ins
     // On a func argument or result: its name in the model.
     "::mlir::StringAttr":$name,
-    // On a kernel, convolution, matmul, pool, concat or mean a backend
-    // claimed: its index in the artifact's library-call table.
+    // On a kernel, convolution, matmul, pool, concat, mean or mul (a
+    // channel scale) a backend claimed: its index in the artifact's
+    // library-call table.
     "::mlir::IntegerAttr":$library_call,
     // On a claimed epilogue kernel (and the library_call it becomes): the
     // operand whose buffer the call's output starts as (the residual).

@@ -118,7 +118,12 @@ typedef enum kiln_library_kind {
   /* operands: k >= 2 inputs [N,Ci,H,W], output [N,C,H,W], C the sum of
    * the Ci (no weight); params: axis (1: the channels), then optionally
    * layouts[k + 1]: each input's, then the output's (kiln_library_layout) */
-  KILN_LIBRARY_CONCAT = 4
+  KILN_LIBRARY_CONCAT = 4,
+  /* operands: input [N,C,H,W], scale [N or 1,C,1,1], output [N,C,H,W]:
+   * output = input * scale, the scale broadcast over H and W (a
+   * squeeze-excitation); no epilogue, `weights` NULL; params: none, or
+   * layouts[2] as for CONV (the scale's bytes are the same in either) */
+  KILN_LIBRARY_SCALE = 5
 } kiln_library_kind;
 
 /* The most inputs a concat call has (the compiler generates larger ones). */

@@ -15,9 +15,13 @@
  * memory objects and executes.
  * Layouts: a convolution's activation is channels-first (NCHW, what
  * generated code reads and writes) or channels-last (NHWC, kept by the
- * compiler between convolutions, pools and concats); for a channels-first
- * operand oneDNN picks its layout and the call reorders through a staging
- * buffer. A concat reads and writes each operand in its own layout. A
+ * compiler between convolutions, pools, concats and channel scales); a
+ * convolution with one side channels-last runs channels-last on both and
+ * reorders the other side through a staging buffer; with both sides
+ * channels-first oneDNN picks its layout and both are reordered. A pool
+ * or a channel scale (oneDNN's binary multiplication) runs in its
+ * input's layout. A concat reads and writes each operand in its own
+ * layout. An [N,C,1,1] operand is the same bytes in either layout. A
  * convolution's weights are packed once into the layout oneDNN picks;
  * matmuls run on row-major operands.
  * A fused epilogue becomes oneDNN's bias argument and post-ops: a sum
@@ -72,6 +76,8 @@ static void release_call(prepared_call *c) {
 static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
   if (v->batch < 0)
     return 0;
+  if (c->desc.kind == KILN_LIBRARY_SCALE)
+    return v->batch == dims[0][0] && v->shape[1][0] == dims[1][0];
   if (c->desc.kind != KILN_LIBRARY_MATMUL)
     return v->batch == dims[0][0];
   for (int i = 0; i < c->desc.input_rank; ++i)
@@ -93,6 +99,9 @@ static int prepare_variant(kiln_library_state *state, prepared_call *c, variant 
   case KILN_LIBRARY_CONV: rc = kiln_onednn_prepare_conv(state, c, v, dims[0][0]); break;
   case KILN_LIBRARY_POOL: rc = kiln_onednn_prepare_pool(state, c, v, dims[0][0]); break;
   case KILN_LIBRARY_CONCAT: rc = kiln_onednn_prepare_concat(state, c, v, dims[0][0]); break;
+  case KILN_LIBRARY_SCALE:
+    rc = kiln_onednn_prepare_scale(state, c, v, dims[0][0], dims[1][0]);
+    break;
   default: rc = kiln_onednn_prepare_matmul(state, c, v, dims[0], dims[1], dims[2]); break;
   }
   if (rc)
@@ -129,11 +138,10 @@ static variant *find_variant(kiln_library_state *state, prepared_call *c,
 static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t batch) {
   const call_view *d = &c->desc;
   int64_t shapes[3][KILN_MAX_RANK];
-  const int64_t *given[3] = {d->input_dims, d->kind == KILN_LIBRARY_MATMUL ? d->weight_dims
-                                                                            : d->output_dims,
+  int weighted = d->kind == KILN_LIBRARY_MATMUL || d->kind == KILN_LIBRARY_SCALE;
+  const int64_t *given[3] = {d->input_dims, weighted ? d->weight_dims : d->output_dims,
                              d->output_dims};
-  int ranks[3] = {d->input_rank, d->kind == KILN_LIBRARY_MATMUL ? d->weight_rank : d->rank,
-                  d->rank};
+  int ranks[3] = {d->input_rank, weighted ? d->weight_rank : d->rank, d->rank};
   int guessed = 0;
   for (int k = 0; k < 3; ++k)
     for (int r = 0; r < ranks[k]; ++r) {
@@ -256,13 +264,17 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
   if (dims[0][0] == 0)
     return 0;
+  /* A scale's batch broadcasts to the input's (one of two dynamic dims
+   * the compiler could not prove equal). */
+  if (c->desc.kind == KILN_LIBRARY_SCALE && dims[1][0] != 1 && dims[1][0] != dims[0][0])
+    return 1;
   variant *v = find_variant(state, c, dims);
   if (!v)
     return 1;
   if (c->desc.kind == KILN_LIBRARY_CONCAT)
     return execute_concat(state, c, v, operands);
-  /* The operands in order: input, weight (a pool has none), output,
-   * then the bias. */
+  /* The operands in order: input, weight (a scale's: the scale; a pool
+   * has none), output, then the bias. */
   int has_weights = c->desc.kind != KILN_LIBRARY_POOL;
   void *src = operands[0], *weights = has_weights ? operands[1] : NULL;
   void *out = operands[has_weights ? 2 : 1], *dst = out;
@@ -290,7 +302,8 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, v->src}, {DNNL_ARG_DST, v->dst}};
   int n = 2;
   if (v->weights)
-    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, v->weights};
+    args[n++] = (dnnl_exec_arg_t){
+        c->desc.kind == KILN_LIBRARY_SCALE ? DNNL_ARG_SRC_1 : DNNL_ARG_WEIGHTS, v->weights};
   if (c->desc.has_bias) {
     if (dnnl_memory_set_data_handle(v->bias, operands[3]))
       return 1;

@@ -13,6 +13,7 @@
 
 /* Every oneDNN function the runtime calls. */
 #define KILN_ONEDNN_FUNCTIONS(X) \
+  X(dnnl_binary_desc_init) \
   X(dnnl_concat_primitive_desc_create) \
   X(dnnl_dilated_convolution_forward_desc_init) \
   X(dnnl_engine_create) \
@@ -56,6 +57,7 @@ extern kiln_onednn_table kiln_onednn;
 
 /* From here on, each dnnl_* call goes through the loaded table. */
 #define KILN_ONEDNN_REDIRECT(name) (kiln_onednn.p_##name)
+#define dnnl_binary_desc_init KILN_ONEDNN_REDIRECT(dnnl_binary_desc_init)
 #define dnnl_concat_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_concat_primitive_desc_create)
 #define dnnl_dilated_convolution_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_dilated_convolution_forward_desc_init)
 #define dnnl_engine_create KILN_ONEDNN_REDIRECT(dnnl_engine_create)

@@ -143,6 +143,38 @@ static int read_concat(const kiln_library_call *call, call_view *view) {
   return 0;
 }
 
+/* Reads a channel scale (operands input, scale, output; no epilogue, no
+ * constant weights) into `view`: the output is the input's dims, the
+ * scale [N or 1,C,1,1] (a dynamic batch of the scale goes with a dynamic
+ * one of the input, and is checked at run time). */
+static int read_scale(const kiln_library_call *call, call_view *view) {
+  if (call->num_operands != 3 || check_operands(call, 4) ||
+      (call->num_params != 0 && call->num_params != 2) || (call->num_params && !call->params) ||
+      call->weights || call->weights_layout || call->epilogue.has_bias ||
+      call->epilogue.has_residual || call->epilogue.activation != KILN_ACTIVATION_NONE)
+    return 1;
+  const int64_t *in = call->operand_dims[0], *scale = call->operand_dims[1];
+  const int64_t *out = call->operand_dims[2];
+  for (int d = 0; d < 4; ++d)
+    if (in[d] != out[d] || (d > 0 && in[d] < 1))
+      return 1;
+  if (scale[1] != in[1] || scale[2] != 1 || scale[3] != 1 ||
+      (scale[0] != 1 && scale[0] != in[0]))
+    return 1;
+  view->kind = call->kind;
+  view->rank = view->input_rank = view->weight_rank = 4;
+  view->input_dims = in;
+  view->weight_dims = scale;
+  view->output_dims = out;
+  for (int k = 0; k < 2; ++k) {
+    int64_t layout = call->num_params ? call->params[k] : KILN_LAYOUT_CHANNELS_FIRST;
+    if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)
+      return 1;
+    view->layouts[k] = layout;
+  }
+  return 0;
+}
+
 /* Reads `call` into `view`; 0 when it is a call this device runs. */
 int kiln_read_call(const kiln_library_call *call, call_view *view) {
   memset(view, 0, sizeof *view);
@@ -150,6 +182,8 @@ int kiln_read_call(const kiln_library_call *call, call_view *view) {
     return read_pool(call, view);
   if (call->kind == KILN_LIBRARY_CONCAT)
     return read_concat(call, view);
+  if (call->kind == KILN_LIBRARY_SCALE)
+    return read_scale(call, view);
   if (call->num_operands != 3 || check_operands(call, 0) || call->num_params < 0 ||
       (call->num_params && !call->params))
     return 1;

@@ -47,6 +47,11 @@ static int use_weights_layout(const call_view *d, dnnl_memory_desc_t *plain) {
   return 0;
 }
 
+/* Whether dims [N,C,H,W] have H and W 1. */
+static int is_point(const int64_t *dims) {
+  return dims[2] == 1 && dims[3] == 1;
+}
+
 /* Builds the convolution primitive of `c` for batch `batch` into `v`. A
  * channels-last operand is bound as it is (the compiler kept it in the
  * layout oneDNN runs in), unless oneDNN has only its reference kernel
@@ -59,14 +64,19 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
   dnnl_memory_desc_t src_md, weights_md, dst_md, src_any, weights_any, dst_any;
   int64_t g = d->groups;
-  int src_last = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST;
-  int dst_last = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST;
+  /* An operand of [N,C,1,1] has the same bytes in either layout. */
+  int src_last = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST || is_point(d->input_dims);
+  int dst_last = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST || is_point(d->output_dims);
+  /* With one side channels-last, the primitive runs channels-last on both
+   * and the other side is reordered straight from or to channels-first:
+   * oneDNN 2.6 has no optimised kernel for NHWC on one side and its own
+   * choice on the other (the reference kernel, whereupon both sides would
+   * be reordered into its blocked layout, two reorders instead of one). */
+  dnnl_format_tag_t runs = src_last || dst_last ? dnnl_nhwc : dnnl_format_tag_any;
   if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, src_last ? dnnl_nhwc : dnnl_nchw) ||
       dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dst_last ? dnnl_nhwc : dnnl_nchw) ||
-      dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32,
-                                   src_last ? dnnl_nhwc : dnnl_format_tag_any) ||
-      dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32,
-                                   dst_last ? dnnl_nhwc : dnnl_format_tag_any))
+      dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, runs) ||
+      dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, runs))
     return 1;
   if (g == 1) {
     dnnl_dims_t w_dims = {d->weight_dims[0], d->weight_dims[1], d->weight_dims[2], d->weight_dims[3]};
@@ -234,8 +244,12 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   }
   dnnl_memory_desc_t op_src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   dnnl_memory_desc_t op_w;
+  /* A binary primitive's (a scale's) second source is in the weights'
+   * place. */
   if (w_md)
-    op_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    op_w = *(c->desc.kind == KILN_LIBRARY_SCALE
+                 ? dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 1)
+                 : dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
   dnnl_memory_desc_t op_dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
   rc = dnnl_primitive_create(&v->primitive, pd);
   dnnl_primitive_desc_destroy(pd);
@@ -395,6 +409,31 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
       finish_primitive(state, c, v, &pool, NULL, &src_md, NULL, &dst_md, NULL))
     return 1;
   v->batch = batch;
+  return 0;
+}
+
+/* Builds the scale of `c` (oneDNN's binary multiplication, the scale
+ * broadcast over H and W) for an input of batch `batch` and a scale of
+ * batch `scale_batch` into `v`, in the layout of its input; an output in
+ * another layout is reordered from staging. */
+int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, variant *v,
+                              int64_t batch, int64_t scale_batch) {
+  const call_view *d = &c->desc;
+  dnnl_dims_t dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
+  dnnl_dims_t scale_dims = {scale_batch, d->input_dims[1], 1, 1};
+  dnnl_format_tag_t src_tag = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  dnnl_format_tag_t dst_tag = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  dnnl_memory_desc_t src_md, scale_md, dst_md, op_dst;
+  dnnl_binary_desc_t binary;
+  if (dnnl_memory_desc_init_by_tag(&src_md, 4, dims, dnnl_f32, src_tag) ||
+      dnnl_memory_desc_init_by_tag(&scale_md, 4, scale_dims, dnnl_f32, dnnl_nchw) ||
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dims, dnnl_f32, dst_tag) ||
+      dnnl_memory_desc_init_by_tag(&op_dst, 4, dims, dnnl_f32, src_tag) ||
+      dnnl_binary_desc_init(&binary, dnnl_binary_mul, &src_md, &scale_md, &op_dst) ||
+      finish_primitive(state, c, v, &binary, NULL, &src_md, &scale_md, &dst_md, NULL))
+    return 1;
+  v->batch = batch;
+  v->shape[1][0] = scale_batch;
   return 0;
 }
 

@@ -30,7 +30,7 @@ typedef struct packing {
  * dims), with the memory objects its operands are bound to. */
 typedef struct variant {
   int64_t batch; /* the batch it was made for, -1 when unused */
-  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims */
+  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims; scale: [1][0] */
   uint64_t last_used;
   dnnl_primitive_t primitive;
   dnnl_memory_t src, weights, dst, bias;
@@ -77,5 +77,9 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
                              int64_t batch);
 int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
                                int64_t batch);
+/* A scale for an input of batch `batch` and a scale of batch
+ * `scale_batch` (1 or `batch`). */
+int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, variant *v,
+                              int64_t batch, int64_t scale_batch);
 
 #endif

@@ -588,7 +588,7 @@ func.func @kernel_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // Checks that kiln.library_call belongs on what a backend can claim.
 func.func @library_call_on_relu(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'kiln.relu' op 'kiln.library_call' belongs on a kiln.kernel, kiln.conv, kiln.matmul, a pool, kiln.concat or kiln.reduce_mean}}
+  // expected-error @+1 {{'kiln.relu' op 'kiln.library_call' belongs on a kiln.kernel, kiln.conv, kiln.matmul, a pool, kiln.concat, kiln.reduce_mean or kiln.mul}}
   %y = kiln.relu %x {kiln.library_call = 0 : i32} : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
