@@ -112,6 +112,8 @@ static int32_t activationOf(LibraryActivation activation) {
   case LibraryActivation::GeluErf: return KILN_ACTIVATION_GELU_ERF;
   case LibraryActivation::GeluTanh: return KILN_ACTIVATION_GELU_TANH;
   case LibraryActivation::Silu: return KILN_ACTIVATION_SILU;
+  case LibraryActivation::HardSigmoid: return KILN_ACTIVATION_HARDSIGMOID;
+  case LibraryActivation::HardSwish: return KILN_ACTIVATION_HARDSWISH;
   }
   return KILN_ACTIVATION_NONE;
 }

@@ -10,6 +10,7 @@
 #include "backends/common/LibraryClaims.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/Matchers.h"
 #include "dialects/kiln/Utils/ShapeMath.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -63,6 +64,24 @@ static SigmoidOp siluSigmoid(Operation *op) {
   return sigmoid;
 }
 
+/// The hard sigmoid or HardSwish that ends an epilogue kernel's body and
+/// starts with `op`, its mul by alpha; nullopt otherwise.
+static std::optional<HardActivation> hardActivationAt(Operation *op) {
+  if (!isa<MulOp>(op) || !op->hasOneUse())
+    return std::nullopt;
+  Operation *last = op;
+  for (int step = 0; step < 3 && last->hasOneUse() && !isa<YieldOp>(*last->getUsers().begin());
+       ++step)
+    last = *last->getUsers().begin();
+  std::optional<HardActivation> hard = matchHardSwish(dyn_cast<MulOp>(last));
+  if (!hard)
+    hard = matchHardSigmoid(dyn_cast<ClipOp>(last));
+  if (!hard || hard->ops.front() != op || !hard->ops.back()->hasOneUse() ||
+      !isa<YieldOp>(*hard->ops.back()->getUsers().begin()))
+    return std::nullopt;
+  return hard;
+}
+
 /// Adds an epilogue kernel's bias, residual and activation to `call`;
 /// fails on an op no library epilogue covers (each backend then checks
 /// what its library takes). The kernel's body is the
@@ -70,8 +89,18 @@ static SigmoidOp siluSigmoid(Operation *op) {
 /// the root's two, then what the epilogue reads, in order.
 LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
   auto ops = llvm::to_vector(llvm::map_range(kernel.bodyOps(), [](Operation &op) { return &op; }));
+  // The ops of a hard sigmoid or HardSwish, taken as one activation.
+  SmallPtrSet<Operation *, 4> taken;
   for (Operation *op : llvm::drop_begin(ops)) {
-    if (auto add = dyn_cast<AddOp>(op)) {
+    if (taken.contains(op) || (isa<ConstantOp>(op) && splatValue(op->getResult(0))))
+      continue;
+    if (std::optional<HardActivation> hard = hardActivationAt(op)) {
+      call.epilogue.activation = hard->ops.size() == 4 ? LibraryActivation::HardSwish
+                                                       : LibraryActivation::HardSigmoid;
+      call.epilogue.alpha = static_cast<float>(hard->alpha);
+      call.epilogue.beta = static_cast<float>(hard->beta);
+      taken.insert(hard->ops.begin(), hard->ops.end());
+    } else if (auto add = dyn_cast<AddOp>(op)) {
       // One operand is the chain so far, the other a kernel operand.
       auto other = dyn_cast<BlockArgument>(add.getLhs().getDefiningOp() ? add.getRhs()
                                                                         : add.getLhs());
@@ -121,35 +150,74 @@ LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call) {
   return success();
 }
 
-bool peelSilu(KernelOp kernel) {
+void moveLocations(Operation *from, Operation *to, ArrayRef<Location> locations) {
+  auto parts = [](Operation *op) {
+    if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
+      return SmallVector<Location>(fused.getLocations());
+    return SmallVector<Location>{op->getLoc()};
+  };
+  SmallVector<Location> kept, grown;
+  if (to)
+    grown = parts(to);
+  for (Location loc : parts(from))
+    (llvm::is_contained(locations, loc) ? grown : kept).push_back(loc);
+  from->setLoc(FusedLoc::get(from->getContext(), kept));
+  if (to)
+    to->setLoc(FusedLoc::get(to->getContext(), grown));
+}
+
+bool peelActivation(KernelOp kernel) {
   Block &body = kernel.getBody().front();
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  Operation *mul = yield ? yield->getOperand(0).getDefiningOp() : nullptr;
-  SigmoidOp sigmoid = siluSigmoid(mul);
-  if (kernel->getNumResults() != 1 || !sigmoid || !sigmoid->hasOneUse())
+  Operation *last = yield ? yield->getOperand(0).getDefiningOp() : nullptr;
+  if (kernel->getNumResults() != 1 || !last || !last->hasOneUse())
     return false;
-  // Inside, the kernel yields x; after it, x * sigmoid(x).
-  Value x = sigmoid.getInput();
+  // The activation's ops in body order, and x, what they read.
+  SmallVector<Operation *, 4> ops;
+  Value x;
+  if (SigmoidOp sigmoid = siluSigmoid(last); sigmoid && sigmoid->hasOneUse()) {
+    ops = {sigmoid, last};
+    x = sigmoid.getInput();
+  } else if (std::optional<HardActivation> hard = matchHardSwish(dyn_cast<MulOp>(last))) {
+    ops = hard->ops;
+    x = hard->input;
+  } else if (std::optional<HardActivation> hard = matchHardSigmoid(dyn_cast<ClipOp>(last))) {
+    ops = hard->ops;
+    x = hard->input;
+  } else {
+    return false;
+  }
+  if (!llvm::all_of(ArrayRef(ops).drop_back(), [](Operation *op) { return op->hasOneUse(); }))
+    return false;
+  // Inside, the kernel yields x; after it, the activation of x (with copies
+  // of the splat constants it reads).
   yield->setOperand(0, x);
   Value result = kernel->getResult(0);
   OpBuilder b(kernel->getContext());
   b.setInsertionPointAfter(kernel);
   IRMapping map;
   map.map(x, result);
-  Operation *outSigmoid = b.clone(*sigmoid, map);
-  Operation *outMul = b.clone(*mul, map);
-  result.replaceAllUsesExcept(outMul->getResult(0),
-                              SmallPtrSet<Operation *, 2>{outSigmoid, outMul});
-  // The call's location no longer names them (kiln inspect --kernels).
-  if (auto fused = dyn_cast<FusedLoc>(kernel->getLoc())) {
-    SmallVector<Location> kept;
-    for (Location loc : fused.getLocations())
-      if (loc != sigmoid->getLoc() && loc != mul->getLoc())
-        kept.push_back(loc);
-    kernel->setLoc(FusedLoc::get(kernel->getContext(), kept, fused.getMetadata()));
+  SmallPtrSet<Operation *, 8> outside;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (auto constant = operand.getDefiningOp<ConstantOp>(); constant && !map.contains(operand))
+        outside.insert(b.clone(*constant, map));
+    outside.insert(b.clone(*op, map));
   }
-  mul->erase();
-  sigmoid->erase();
+  result.replaceAllUsesExcept(map.lookup(last->getResult(0)), outside);
+  // The call's location no longer names them (kiln inspect --kernels).
+  moveLocations(kernel, nullptr,
+                llvm::to_vector(llvm::map_range(ops, [](Operation *op) { return op->getLoc(); })));
+  llvm::SetVector<Operation *> constants;
+  for (Operation *op : llvm::reverse(ops)) {
+    for (Value operand : op->getOperands())
+      if (auto constant = operand.getDefiningOp<ConstantOp>())
+        constants.insert(constant);
+    op->erase();
+  }
+  for (Operation *constant : constants)
+    if (constant->use_empty())
+      constant->erase();
   return true;
 }
 

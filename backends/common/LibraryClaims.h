@@ -51,11 +51,18 @@ std::optional<unsigned> callIndex(mlir::Operation *op);
 /// epilogue reads.
 mlir::LogicalResult describeEpilogue(KernelOp kernel, LibraryCall &call);
 
-/// Moves the SiLU (a sigmoid, then its mul) that ends an epilogue kernel's
-/// body out after the kernel, for a library that has no such activation:
-/// the call keeps its bias and residual, and the SiLU is generated (as
-/// before kiln-fuse took it into epilogues). Whether it moved one.
-bool peelSilu(KernelOp kernel);
+/// Moves `locations` of `from`'s fused location onto `to`'s, or drops them
+/// when `to` is null (a kernel's location names the model's ops in it:
+/// `kiln inspect --kernels`).
+void moveLocations(mlir::Operation *from, mlir::Operation *to,
+                   llvm::ArrayRef<mlir::Location> locations);
+
+/// Moves the activation of several ops that ends an epilogue kernel's body
+/// (a SiLU: a sigmoid, then its mul; a hard sigmoid; a HardSwish) out after
+/// the kernel, for a library that has no such activation: the call keeps
+/// its bias and residual, and the activation is generated (as before
+/// kiln-fuse took it into epilogues). Whether it moved one.
+bool peelActivation(KernelOp kernel);
 
 /// Marks `op` as call `calls.size()` and appends `call`.
 void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryCall> &calls);

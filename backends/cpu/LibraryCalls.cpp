@@ -4,6 +4,7 @@
 #include "backends/common/LibraryClaims.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/Matchers.h"
 #include "dialects/kiln/Utils/ShapeMath.h"
 #include "kiln/kiln_model_abi.h"
 
@@ -242,42 +243,52 @@ static ReduceMeanOp globalPoolOf(KernelOp kernel) {
 
 static bool runsInOneDnn(Operation *root);
 
-/// `locations` of `from` moved onto `to`'s fused location (what
-/// `kiln inspect --kernels` names each kernel by).
-static void moveLocations(Operation *from, Operation *to, ArrayRef<Location> locations) {
-  auto parts = [](Operation *op) {
-    if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
-      return SmallVector<Location>(fused.getLocations());
-    return SmallVector<Location>{op->getLoc()};
-  };
-  SmallVector<Location> kept, grown = parts(to);
-  for (Location loc : parts(from))
-    (llvm::is_contained(locations, loc) ? grown : kept).push_back(loc);
-  from->setLoc(FusedLoc::get(from->getContext(), kept));
-  to->setLoc(FusedLoc::get(to->getContext(), grown));
+/// The activation of several ops (SiLU: a sigmoid, then its mul;
+/// HardSwish) that reads `x` and whose result is `end`, in body order;
+/// empty otherwise.
+static SmallVector<Operation *, 4> activationEndingIn(Operation *end, Value x) {
+  if (std::optional<HardActivation> hard = matchHardSwish(dyn_cast_or_null<MulOp>(end));
+      hard && hard->input == x)
+    return hard->ops;
+  auto mul = dyn_cast_or_null<MulOp>(end);
+  auto sigmoid = mul ? dyn_cast_or_null<SigmoidOp>(
+                           (mul.getLhs() == x ? mul.getRhs() : mul.getLhs()).getDefiningOp())
+                     : nullptr;
+  if (sigmoid && sigmoid.getInput() == x && llvm::is_contained(mul->getOperands(), x))
+    return {sigmoid, mul};
+  return {};
 }
 
-/// A SiLU that kiln-fuse left as the prologue of a global average pool's
-/// row loop (sigmoid, mul, then the mean over H and W: efficientnet's
-/// last block) moves into the epilogue of the convolution that produces
-/// its input, when that convolution runs in oneDNN, has no activation and
-/// feeds only the pool: the convolution then runs it as its swish
-/// post-op, and the pool, only a mean now, runs in oneDNN on the
-/// convolution's channels-last output (no reorder to channels-first for
-/// a generated row loop). Returns whether it moved.
-static bool takeSiluBeforeGlobalPool(KernelOp pool) {
-  auto ops = llvm::to_vector(llvm::map_range(pool.bodyOps(), [](Operation &op) { return &op; }));
-  if (pool.getKind() != KernelKind::reduction || pool.getInputs().size() != 1 ||
-      pool->getNumResults() != 1 || ops.size() != 3)
+/// A SiLU or HardSwish that kiln-fuse left as the prologue of a global
+/// average pool's row loop (the activation, then the mean over H and W:
+/// efficientnet's and mobilenet_v3's last blocks) moves into the epilogue
+/// of the convolution that produces its input, when that convolution runs
+/// in oneDNN, has no activation and feeds only the pool: the convolution
+/// then runs it as its post-op, and the pool, only a mean now, runs in
+/// oneDNN on the convolution's channels-last output (no reorder to
+/// channels-first for a generated row loop). Returns whether it moved.
+static bool takeActivationBeforeGlobalPool(KernelOp pool) {
+  Block &body = pool.getBody().front();
+  auto mean = body.without_terminator().empty()
+                  ? nullptr
+                  : dyn_cast<ReduceMeanOp>(*std::prev(body.without_terminator().end()));
+  if (pool.getKind() != KernelKind::reduction || pool->getNumResults() != 1 || !mean ||
+      !runsInOneDnn(mean))
     return false;
-  Value x = pool.getBody().front().getArgument(0);
-  auto sigmoid = dyn_cast<SigmoidOp>(ops[0]);
-  auto mul = dyn_cast<MulOp>(ops[1]);
-  auto mean = dyn_cast<ReduceMeanOp>(ops[2]);
-  if (!sigmoid || !mul || !mean || sigmoid.getInput() != x || !sigmoid->hasOneUse() ||
-      !llvm::is_contained(mul->getOperands(), x) ||
-      !llvm::is_contained(mul->getOperands(), sigmoid.getResult()) ||
-      mean.getInput() != mul.getResult() || !mul->hasOneUse() || !runsInOneDnn(mean))
+  Value x = body.getArgument(0);
+  SmallVector<Operation *, 4> ops = activationEndingIn(mean.getInput().getDefiningOp(), x);
+  if (ops.empty() || !llvm::all_of(ops, [](Operation *op) { return op->hasOneUse(); }))
+    return false;
+  // Nothing else in the row loop: the pool's other operands are the
+  // activation's splat constants.
+  size_t constants = 0;
+  for (Operation &op : body.without_terminator())
+    constants += isa<ConstantOp>(op);
+  if (ops.size() + constants + 1 != static_cast<size_t>(std::distance(
+                                         body.without_terminator().begin(),
+                                         body.without_terminator().end())) ||
+      !llvm::all_of(llvm::drop_begin(body.getArguments()),
+                    [](BlockArgument arg) { return splatValue(arg).has_value(); }))
     return false;
   auto producer = pool.getInputs()[0].getDefiningOp<KernelOp>();
   if (!producer || producer.getKind() != KernelKind::epilogue || producer->getNumResults() != 1 ||
@@ -288,18 +299,36 @@ static bool takeSiluBeforeGlobalPool(KernelOp pool) {
   if (!isa<ConvOp>(root) || !runsInOneDnn(root) || failed(describeEpilogue(producer, probe)) ||
       probe.epilogue.activation != LibraryActivation::None)
     return false;
-  // The producer yields x * sigmoid(x); the pool means its input.
+  // The producer yields the activation of what it yielded (with copies of
+  // its constants); the pool means its input.
   Operation *yield = producer.getBody().front().getTerminator();
   OpBuilder b(yield);
   IRMapping map;
   map.map(x, yield->getOperand(0));
-  b.clone(*sigmoid, map);
-  Operation *inMul = b.clone(*mul, map);
-  yield->setOperand(0, inMul->getResult(0));
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands()) {
+      if (map.contains(operand))
+        continue;
+      auto arg = dyn_cast<BlockArgument>(operand);
+      Value outer = arg && arg.getOwner() == &body ? pool.getInputs()[arg.getArgNumber()] : operand;
+      if (auto constant = outer.getDefiningOp<ConstantOp>())
+        map.map(operand, b.clone(*constant)->getResult(0));
+    }
+    b.clone(*op, map);
+  }
+  yield->setOperand(0, map.lookup(ops.back()->getResult(0)));
   mean->setOperand(0, x);
-  moveLocations(pool, producer, {sigmoid->getLoc(), mul->getLoc()});
-  mul->erase();
-  sigmoid->erase();
+  moveLocations(pool, producer,
+                llvm::to_vector(llvm::map_range(ops, [](Operation *op) { return op->getLoc(); })));
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    if (isa<ConstantOp>(op) && op.use_empty())
+      op.erase();
+  for (unsigned i = body.getNumArguments(); i-- > 1;) {
+    body.eraseArgument(i);
+    pool->eraseOperand(i);
+  }
   return true;
 }
 
@@ -503,7 +532,7 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
         reductions.push_back(kernel);
     });
     for (KernelOp kernel : reductions)
-      takeSiluBeforeGlobalPool(kernel);
+      takeActivationBeforeGlobalPool(kernel);
   }
   // In program order: kernels as a whole, bare convolutions and matmuls.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {

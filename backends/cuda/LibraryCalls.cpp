@@ -167,12 +167,13 @@ std::vector<LibraryCall> claimLibraryCalls(ModuleOp module) {
   std::vector<LibraryCall> calls;
   splitAsymmetricConvPads(module);
   chainConcats(module);
-  // Neither cuDNN nor cuBLASLt has SiLU: the call keeps the rest of its
-  // epilogue, and the SiLU is generated after it.
+  // Neither cuDNN nor cuBLASLt has SiLU, hard sigmoid or HardSwish: the
+  // call keeps the rest of its epilogue, and the activation is generated
+  // after it.
   module.walk([&](KernelOp kernel) {
     if (kernel.getKind() == KernelKind::epilogue && !kernel.getBody().front().empty() &&
         describeRoot(&*kernel.bodyOps().begin()))
-      peelSilu(kernel);
+      peelActivation(kernel);
   });
   // Kernels whose epilogue cuBLASLt does not fuse: the matmul alone is the
   // call, the rest is generated.

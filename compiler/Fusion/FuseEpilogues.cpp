@@ -57,8 +57,46 @@ SigmoidOp siluOf(Value x) {
   return sigmoid;
 }
 
+/// The HardSwish, x * clip(x / 6 + 1/2, 0, 1), that reads `x`, when each
+/// of its ops but the last has one user and x's only users are its two
+/// muls; nullopt otherwise, and (as for SiLU) when its only user roots a
+/// reduction kernel, whose prologue it becomes.
+std::optional<HardActivation> hardSwishOf(Value x) {
+  if (!llvm::hasNItems(x.getUsers(), 2))
+    return std::nullopt;
+  for (Operation *user : x.getUsers()) {
+    // The first mul, x / 6: its add, clip, then the mul by x.
+    Operation *op = user;
+    for (int step = 0; step < 3 && op && op->hasOneUse(); ++step)
+      op = *op->getUsers().begin();
+    std::optional<HardActivation> match = matchHardSwish(dyn_cast_or_null<MulOp>(op));
+    if (!match || match->input != x || match->ops.front() != user ||
+        !llvm::all_of(ArrayRef(match->ops).drop_back(), [](Operation *o) { return o->hasOneUse(); }))
+      continue;
+    if (op->hasOneUse() && fusion::firstReducedDim(*op->getUsers().begin()))
+      return std::nullopt;
+    return match;
+  }
+  return std::nullopt;
+}
+
+/// The hard sigmoid, clip(x * alpha + beta, 0, 1), that reads `x`, when x
+/// and each of its ops but the last have one user; nullopt otherwise.
+std::optional<HardActivation> hardSigmoidOf(Value x) {
+  Operation *op = x.hasOneUse() ? *x.getUsers().begin() : nullptr;
+  Operation *first = op;
+  for (int step = 0; step < 2 && op && op->hasOneUse(); ++step)
+    op = *op->getUsers().begin();
+  std::optional<HardActivation> match = matchHardSigmoid(dyn_cast_or_null<ClipOp>(op));
+  if (!match || match->input != x || match->ops.front() != first ||
+      !match->ops[0]->hasOneUse() || !match->ops[1]->hasOneUse())
+    return std::nullopt;
+  return match;
+}
+
 /// The epilogue chain after `root`, in order, and the values it reads from
-/// outside (bias, residual).
+/// outside (bias, residual). The splat constants of a hard sigmoid or
+/// HardSwish are not among them: the kernel holds copies.
 struct Epilogue {
   SmallVector<Operation *> ops;
   SmallVector<Value> reads;
@@ -78,6 +116,16 @@ Epilogue findEpilogue(Operation *root) {
       epilogue.ops.push_back(sigmoid);
       epilogue.ops.push_back(mul);
       current = mul->getResult(0);
+      stage = Done;
+      break;
+    }
+    // HardSwish reads x twice too; a hard sigmoid is three ops.
+    std::optional<HardActivation> hard;
+    if (stage <= Activation && !(hard = hardSwishOf(current)))
+      hard = hardSigmoidOf(current);
+    if (hard) {
+      epilogue.ops.append(hard->ops.begin(), hard->ops.end());
+      current = hard->ops.back()->getResult(0);
       stage = Done;
       break;
     }
@@ -137,8 +185,15 @@ struct Fuse : kiln::impl::FuseBase<Fuse> {
         map.map(in, body->addArgument(in.getType(), in.getLoc()));
       b.setInsertionPointToStart(body);
       b.clone(*root, map);
-      for (Operation *op : epilogue.ops)
+      for (Operation *op : epilogue.ops) {
+        // A constant the chain reads that is not an input (an activation's
+        // splat) is copied in.
+        for (Value operand : op->getOperands())
+          if (!map.contains(operand))
+            if (auto constant = operand.getDefiningOp<ConstantOp>())
+              b.clone(*constant, map);
         b.clone(*op, map);
+      }
       YieldOp::create(b, last->getLoc(), map.lookup(last->getResult(0)));
       last->getResult(0).replaceAllUsesWith(kernel.getResult(0));
       for (Operation *op : llvm::reverse(epilogue.ops))

@@ -58,8 +58,9 @@ std::vector<const std::vector<int64_t> *> LibraryCall::operands() const {
 }
 
 std::string LibraryCall::summary() const {
-  static const char *activations[] = {"",      "+relu", "+clip",     "+sigmoid",
-                                      "+tanh", "+gelu", "+gelu_tanh", "+silu"};
+  static const char *activations[] = {"",      "+relu", "+clip",      "+sigmoid",
+                                      "+tanh", "+gelu", "+gelu_tanh", "+silu",
+                                      "+hardsigmoid", "+hardswish"};
   const char *name = kind == LibraryKind::Convolution ? "conv"
                      : kind == LibraryKind::Matmul    ? "matmul"
                      : kind == LibraryKind::Concat    ? "concat"

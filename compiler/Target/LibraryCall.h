@@ -72,8 +72,20 @@ enum class LibraryLayout : int64_t {
 };
 
 /// The activation that ends a call's fused epilogue.
-/// (Silu: x * sigmoid(x).)
-enum class LibraryActivation { None, Relu, Clip, Sigmoid, Tanh, GeluErf, GeluTanh, Silu };
+/// (Silu: x * sigmoid(x); HardSigmoid: clip(alpha * x + beta, 0, 1);
+/// HardSwish: x * HardSigmoid(x) with alpha 1/6, beta 1/2.)
+enum class LibraryActivation {
+  None,
+  Relu,
+  Clip,
+  Sigmoid,
+  Tanh,
+  GeluErf,
+  GeluTanh,
+  Silu,
+  HardSigmoid,
+  HardSwish
+};
 
 /// output = activation(op(input, weight) + bias + residual).
 struct LibraryEpilogue {
@@ -84,7 +96,8 @@ struct LibraryEpilogue {
   /// The output buffer holds the residual when the call starts.
   bool residual = false;
   LibraryActivation activation = LibraryActivation::None;
-  /// The activation's parameters (clip: its bounds).
+  /// The activation's parameters (clip: its bounds; hard sigmoid and
+  /// HardSwish: alpha and beta).
   float alpha = 0, beta = 0;
 };
 

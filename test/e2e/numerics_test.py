@@ -315,6 +315,31 @@ def cases():
                before=[helper.make_node("MatMul", ["m", "w"], ["p"]),
                        helper.make_node("Add", ["p", "b"], ["l"]),
                        helper.make_node("Sigmoid", ["l"], ["s"])])
+    # HardSwish and HardSigmoid (the default alpha 0.2 and another) after a
+    # convolution's bias and a linear layer's bias: one oneDNN call each,
+    # as its hardswish post-op, or linear then clip (lit
+    # tools/hard-activations.test checks that they are taken). Inputs
+    # scaled so both clips are reached.
+    def hard_sigmoid(v, alpha, beta):
+        return np.clip(alpha * v + beta, 0, 1)
+    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32) * 4
+    wc = rng.standard_normal((5, 3, 1, 1)).astype(np.float32)
+    bc = np.linspace(-2, 2, 5, dtype=np.float32)
+    pre = np.einsum("oc,nchw->nohw", wc[:, :, 0, 0], x) + bc.reshape(1, 5, 1, 1)
+    conv = [helper.make_node("Conv", ["x", "w", "b"], ["c"])]
+    yield case("conv_bias_hardswish", "HardSwish", {"x": x},
+               pre * hard_sigmoid(pre, 1 / 6, 0.5), consts={"w": wc, "b": bc},
+               order=["c"], tolerance=1e-5, before=conv)
+    for alpha, beta in ((0.2, 0.5), (0.3, 0.25)):
+        yield case(f"conv_bias_hardsigmoid_{alpha}_{beta}", "HardSigmoid", {"x": x},
+                   hard_sigmoid(pre, alpha, beta), consts={"w": wc, "b": bc}, order=["c"],
+                   attrs={"alpha": alpha, "beta": beta}, tolerance=1e-5, before=conv)
+    m = rng.standard_normal((3, 6)).astype(np.float32) * 4
+    pre = m @ wm + bm
+    yield case("linear_bias_hardswish", "HardSwish", {"m": m},
+               pre * hard_sigmoid(pre, 1 / 6, 0.5), consts={"w": wm, "b": bm}, order=["l"],
+               tolerance=1e-5, before=[helper.make_node("MatMul", ["m", "w"], ["p"]),
+                                       helper.make_node("Add", ["p", "b"], ["l"])])
     # A squeeze-excitation: a convolution's output c scaled per sample and
     # channel by sigmoid(conv(mean(c))), the scale either operand of the
     # Mul, at a static batch and a dynamic one: a oneDNN scale call on the

@@ -129,6 +129,40 @@ int main(void) {
         "a convolution with 3 parameters (its kind takes 9) is refused at load: %s",
         kiln_last_error());
 
+  /* The matmul with a hard sigmoid (two post-ops: linear, then a clip)
+   * and with HardSwish is prepared; a HardSwish with other parameters
+   * than ONNX's (oneDNN's has none) and an activation past the last are
+   * refused at load. */
+  with_calls.num_library_calls = 1;
+  const struct {
+    int32_t activation;
+    float alpha, beta;
+    int prepared;
+  } activations[] = {{KILN_ACTIVATION_HARDSIGMOID, 0.2f, 0.5f, 1},
+                     {KILN_ACTIVATION_HARDSWISH, 1.0f / 6.0f, 0.5f, 1},
+                     {KILN_ACTIVATION_HARDSWISH, 0.25f, 0.5f, 0},
+                     {KILN_ACTIVATION_HARDSWISH + 1, 0.0f, 0.0f, 0}};
+  for (size_t i = 0; i < sizeof activations / sizeof activations[0]; ++i) {
+    calls[0].epilogue.activation = activations[i].activation;
+    calls[0].epilogue.alpha = activations[i].alpha;
+    calls[0].epilogue.beta = activations[i].beta;
+    model = NULL;
+    session = NULL;
+    kiln_status status = kiln_model_from_abi(&with_calls, &model);
+    if (activations[i].prepared)
+      CHECK(status == KILN_OK && kiln_session_create(model, &session) == KILN_OK,
+            "a matmul with activation %d (%g, %g) is prepared", activations[i].activation,
+            activations[i].alpha, activations[i].beta);
+    else
+      CHECK(status == KILN_ERROR_FORMAT && model == NULL &&
+                strstr(kiln_last_error(), "library call 0 has an invalid description"),
+            "a matmul with activation %d (%g, %g) is refused at load: %s",
+            activations[i].activation, activations[i].alpha, activations[i].beta,
+            kiln_last_error());
+    kiln_session_free(session);
+    kiln_model_free(model);
+  }
+
   /* A channel scale [?,8,5,5] * [?,8,1,1], channels-last in and out: is
    * prepared; with an epilogue, constant weights, a scale that is not
    * [N or 1,C,1,1] or a third layout it is refused at load. */

@@ -3,8 +3,8 @@
 makes).
 
   torch_frontend_test.py models --kiln KILN --work DIR
-      torchvision resnet18, mobilenet_v2, squeezenet1_1, efficientnet_b0
-      (random weights, eval mode) and a 2-layer BERT-style encoder and a
+      torchvision resnet18, mobilenet_v2, squeezenet1_1, efficientnet_b0,
+      mobilenet_v3_small (random weights, eval mode) and a 2-layer BERT-style encoder and a
       GPT-style decoder (test/torch/transformer_models.py), each traced with
       a dynamic batch, compiled once and run at batch 1 and 8 against
       PyTorch (max abs error / max |want| <= 1e-4).
@@ -91,6 +91,9 @@ def models(args):
              ("squeezenet1_1", torchvision.models.squeezenet1_1, image),
              ("efficientnet_b0",
               lambda: randomize_batch_norms(torchvision.models.efficientnet_b0()), image),
+             # HardSwish and HardSigmoid, traced as the ONNX importer writes them.
+             ("mobilenet_v3_small",
+              lambda: randomize_batch_norms(torchvision.models.mobilenet_v3_small()), image),
              ("bert_encoder", Encoder, tokens),
              ("gpt_decoder", Decoder, lambda batch: (tokens(batch)[0],))]
     for name, build, make_inputs in cases:

@@ -150,7 +150,9 @@ typedef enum kiln_activation {
   KILN_ACTIVATION_TANH = 4,
   KILN_ACTIVATION_GELU_ERF = 5,
   KILN_ACTIVATION_GELU_TANH = 6,
-  KILN_ACTIVATION_SILU = 7 /* x * sigmoid(x) */
+  KILN_ACTIVATION_SILU = 7,        /* x * sigmoid(x) */
+  KILN_ACTIVATION_HARDSIGMOID = 8, /* clip(alpha * x + beta, 0, 1) */
+  KILN_ACTIVATION_HARDSWISH = 9    /* x * clip(x / 6 + 1/2, 0, 1): alpha 1/6, beta 1/2 */
 } kiln_activation;
 
 /* A call's fused epilogue: output = activation(op(...) + bias + residual),
@@ -161,7 +163,8 @@ typedef enum kiln_activation {
 typedef struct kiln_library_epilogue {
   int32_t has_bias, has_residual;
   int32_t activation; /* kiln_activation */
-  float alpha, beta;  /* the activation's parameters (clip: the bounds) */
+  float alpha, beta;  /* the activation's parameters (clip: the bounds; hard sigmoid,
+                       * HardSwish: alpha, beta) */
 } kiln_library_epilogue;
 
 /* The code passes the operands in order, then the bias if present; their

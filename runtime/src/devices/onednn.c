@@ -26,7 +26,7 @@
  * matmuls run on row-major operands.
  * A fused epilogue becomes oneDNN's bias argument and post-ops: a sum
  * with the residual the output buffer already holds, then an eltwise
- * activation.
+ * activation (a hard sigmoid: linear, then a clip to [0, 1]).
  *
  *===----------------------------------------------------------------------===*/
 

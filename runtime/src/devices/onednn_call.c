@@ -207,7 +207,11 @@ int kiln_read_call(const kiln_library_call *call, call_view *view) {
       return 2;
     view->weights_layout = call->weights_layout;
   }
-  if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_SILU ||
+  /* oneDNN's hardswish has no parameters: ONNX's alpha 1/6, beta 1/2. */
+  if (view->activation == KILN_ACTIVATION_HARDSWISH &&
+      (view->alpha != 1.0f / 6.0f || view->beta != 0.5f))
+    return 1;
+  if (view->activation < KILN_ACTIVATION_NONE || view->activation > KILN_ACTIVATION_HARDSWISH ||
       (view->has_bias != 0 && view->has_bias != 1) ||
       (view->has_residual != 0 && view->has_residual != 1))
     return 1;

@@ -52,6 +52,11 @@ static int is_point(const int64_t *dims) {
   return dims[2] == 1 && dims[3] == 1;
 }
 
+/* oneDNN's tag of a 4-d activation that is channels-last or not. */
+static dnnl_format_tag_t tag_of(int channels_last) {
+  return channels_last ? dnnl_nhwc : dnnl_nchw;
+}
+
 /* Builds the convolution primitive of `c` for batch `batch` into `v`. A
  * channels-last operand is bound as it is (the compiler kept it in the
  * layout oneDNN runs in), unless oneDNN has only its reference kernel
@@ -73,8 +78,8 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
    * choice on the other (the reference kernel, whereupon both sides would
    * be reordered into its blocked layout, two reorders instead of one). */
   dnnl_format_tag_t runs = src_last || dst_last ? dnnl_nhwc : dnnl_format_tag_any;
-  if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, src_last ? dnnl_nhwc : dnnl_nchw) ||
-      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dst_last ? dnnl_nhwc : dnnl_nchw) ||
+  if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, tag_of(src_last)) ||
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, tag_of(dst_last)) ||
       dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, runs) ||
       dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, runs))
     return 1;
@@ -143,6 +148,8 @@ static dnnl_alg_kind_t eltwise_of(int32_t activation) {
   case KILN_ACTIVATION_GELU_ERF: return dnnl_eltwise_gelu_erf;
   case KILN_ACTIVATION_GELU_TANH: return dnnl_eltwise_gelu_tanh;
   case KILN_ACTIVATION_SILU: return dnnl_eltwise_swish; /* alpha 1 */
+  case KILN_ACTIVATION_HARDSWISH: return dnnl_eltwise_hardswish; /* 1/6, 1/2 */
+  case KILN_ACTIVATION_HARDSIGMOID: return dnnl_eltwise_linear; /* then a clip */
   }
   return dnnl_alg_kind_undef;
 }
@@ -161,6 +168,9 @@ static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
   if (d->activation != KILN_ACTIVATION_NONE)
     rc |= dnnl_post_ops_append_eltwise(ops, 1.0f, eltwise_of(d->activation), d->alpha,
                                        d->beta) != dnnl_success;
+  /* A hard sigmoid is alpha * x + beta, then a clip to [0, 1]. */
+  if (d->activation == KILN_ACTIVATION_HARDSIGMOID)
+    rc |= dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, 0.0f, 1.0f) != dnnl_success;
   rc |= dnnl_primitive_attr_set_post_ops(attr, ops) != dnnl_success;
   dnnl_post_ops_destroy(ops);
   return rc;
@@ -384,10 +394,10 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
   const call_view *d = &c->desc;
   dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
-  dnnl_format_tag_t src_tag = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
-  dnnl_format_tag_t dst_tag = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  dnnl_format_tag_t src_tag = tag_of(d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST);
+  dnnl_format_tag_t dst_tag = tag_of(d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST);
   /* A global pool's [N,C,1,1] output has the same bytes in either layout. */
-  if (d->output_dims[2] == 1 && d->output_dims[3] == 1)
+  if (is_point(d->output_dims))
     dst_tag = src_tag;
   dnnl_memory_desc_t src_md, dst_md, op_dst;
   if (dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, src_tag) ||
@@ -421,8 +431,8 @@ int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, varia
   const call_view *d = &c->desc;
   dnnl_dims_t dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
   dnnl_dims_t scale_dims = {scale_batch, d->input_dims[1], 1, 1};
-  dnnl_format_tag_t src_tag = d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
-  dnnl_format_tag_t dst_tag = d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST ? dnnl_nhwc : dnnl_nchw;
+  dnnl_format_tag_t src_tag = tag_of(d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST);
+  dnnl_format_tag_t dst_tag = tag_of(d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST);
   dnnl_memory_desc_t src_md, scale_md, dst_md, op_dst;
   dnnl_binary_desc_t binary;
   if (dnnl_memory_desc_init_by_tag(&src_md, 4, dims, dnnl_f32, src_tag) ||
@@ -451,7 +461,7 @@ int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, vari
     const int64_t *dims = d->concat_dims[k];
     dnnl_dims_t full = {batch, dims[1], dims[2], dims[3]};
     int last = d->concat_layouts && d->concat_layouts[k] == KILN_LAYOUT_CHANNELS_LAST;
-    if (dnnl_memory_desc_init_by_tag(&mds[k], 4, full, dnnl_f32, last ? dnnl_nhwc : dnnl_nchw))
+    if (dnnl_memory_desc_init_by_tag(&mds[k], 4, full, dnnl_f32, tag_of(last)))
       return 1;
   }
   dnnl_primitive_attr_t attr = NULL;

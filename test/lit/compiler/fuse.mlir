@@ -282,3 +282,70 @@ func.func @conv_residual_silu(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) 
   %y2 = kiln.mul %c2, %s2 : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   return %y, %y2, %s2 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// Checks that HardSwish, x * clip(x / 6 + 1/2, 0, 1) (the constants either
+// operand), ends a convolution's epilogue after its residual, the kernel
+// holding copies of its splat constants; that a hard sigmoid,
+// clip(alpha * x + beta, 0, 1), ends one too; and that one whose clip has
+// another user, and a clip to [0, 6], stay out.
+// CHECK-LABEL: func @conv_hard_activations
+// CHECK: %[[K:.*]] = kiln.kernel epilogue
+// CHECK: %[[C:.*]] = kiln.conv
+// CHECK-NEXT: %[[R:.*]] = kiln.add %[[C]],
+// CHECK-NEXT: %[[SIXTH:.*]] = kiln.constant dense<0.166666672>
+// CHECK-NEXT: %[[S:.*]] = kiln.mul %[[SIXTH]], %[[R]]
+// CHECK-NEXT: %[[HALF:.*]] = kiln.constant dense<5.000000e-01>
+// CHECK-NEXT: %[[A:.*]] = kiln.add %[[HALF]], %[[S]]
+// CHECK-NEXT: %[[G:.*]] = kiln.clip %[[A]]
+// CHECK-NEXT: %[[Y:.*]] = kiln.mul %[[G]], %[[R]]
+// CHECK-NEXT: kiln.yield %[[Y]]
+// CHECK: %[[K2:.*]] = kiln.kernel epilogue
+// CHECK: kiln.conv
+// CHECK-NEXT: kiln.constant dense<2.000000e-01>
+// CHECK-NEXT: kiln.mul
+// CHECK-NEXT: kiln.constant dense<5.000000e-01>
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: %[[G2:.*]] = kiln.clip
+// CHECK-NEXT: kiln.yield %[[G2]]
+// CHECK: %[[C3:.*]] = kiln.conv
+// CHECK-NEXT: %[[G3:.*]] = kiln.kernel elementwise(%[[C3]],
+// CHECK: kiln.mul %[[C3]], %[[G3]]
+// CHECK: %[[C4:.*]] = kiln.conv
+// CHECK-NEXT: kiln.kernel elementwise(%[[C4]],
+// CHECK: max = 6.0
+// CHECK: return %[[K]], %[[K2]]
+func.func @conv_hard_activations(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
+  %sixth = kiln.constant dense<0.166666672> : tensor<f32>
+  %fifth = kiln.constant dense<0.2> : tensor<f32>
+  %half = kiln.constant dense<0.5> : tensor<f32>
+  %c = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                         dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = kiln.add %c, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %s = kiln.mul %sixth, %r : (tensor<f32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %a = kiln.add %half, %s : (tensor<f32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = kiln.clip %a {min = 0.0 : f64, max = 1.0 : f64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %y = kiln.mul %g, %r : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %c2 = kiln.conv %y, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                          dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %s2 = kiln.mul %c2, %fifth : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %a2 = kiln.add %s2, %half : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %g2 = kiln.clip %a2 {min = 0.0 : f64, max = 1.0 : f64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %c3 = kiln.conv %g2, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                           dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %s3 = kiln.mul %c3, %sixth : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %a3 = kiln.add %s3, %half : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %g3 = kiln.clip %a3 {min = 0.0 : f64, max = 1.0 : f64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %y3 = kiln.mul %c3, %g3 : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %c4 = kiln.conv %y3, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                           dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %s4 = kiln.mul %c4, %fifth : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %a4 = kiln.add %s4, %half : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %g4 = kiln.clip %a4 {min = 0.0 : f64, max = 6.0 : f64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %y, %g2, %g3, %y3, %g4 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
+}

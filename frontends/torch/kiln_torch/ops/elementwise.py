@@ -139,21 +139,27 @@ def leaky_relu(ctx):
     return ctx.op("select", [positive, x, scaled])
 
 
+def _hard_sigmoid(ctx, x):
+    """clip(x / 6 + 1/2, 0, 1), written as the ONNX importer writes
+    HardSigmoid (x times 1/6), so that a backend takes it, and HardSwish,
+    as a library call's activation."""
+    t = ctx.f.op("mul", [x, ctx.scalar(1.0 / 6.0, x.element)], {}, [(x.element, x.dims)])
+    t = ctx.f.op("add", [t, ctx.scalar(0.5, x.element)], {}, [(x.element, x.dims)])
+    return t, {"min": Attr.f64(0.0), "max": Attr.f64(1.0)}
+
+
 @converts("aten.hardsigmoid.default")
 def hardsigmoid(ctx):
-    x = ctx.value(ctx.arg(0))
-    t = ctx.f.op("add", [x, ctx.scalar(3.0, x.element)], {}, [(x.element, x.dims)])
-    t = ctx.f.op("clip", [t], {"min": Attr.f64(0.0), "max": Attr.f64(6.0)}, [(x.element, x.dims)])
-    return ctx.op("div", [t, ctx.scalar(6.0, x.element)])
+    t, bounds = _hard_sigmoid(ctx, ctx.value(ctx.arg(0)))
+    return ctx.op("clip", [t], bounds)
 
 
 @converts("aten.hardswish.default")
 def hardswish(ctx):
     x = ctx.value(ctx.arg(0))
-    t = ctx.f.op("add", [x, ctx.scalar(3.0, x.element)], {}, [(x.element, x.dims)])
-    t = ctx.f.op("clip", [t], {"min": Attr.f64(0.0), "max": Attr.f64(6.0)}, [(x.element, x.dims)])
-    t = ctx.f.op("mul", [x, t], {}, [(x.element, x.dims)])
-    return ctx.op("div", [t, ctx.scalar(6.0, x.element)])
+    t, bounds = _hard_sigmoid(ctx, x)
+    t = ctx.f.op("clip", [t], bounds, [(x.element, x.dims)])
+    return ctx.op("mul", [x, t])
 
 
 @converts("aten.silu.default")
