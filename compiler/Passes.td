@@ -404,6 +404,47 @@ def StackRowBuffers : Pass<"kiln-stack-row-buffers", "mlir::ModuleOp"> {
   ];
 }
 
+def FreeAfterLastUse : Pass<"kiln-free-after-last-use", "mlir::ModuleOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Runs after buffer deallocation. MLIR's ownership-based deallocation
+    frees a block's buffers at the end of the block; this pass moves each
+    `memref.dealloc` of a buffer allocated in the same block to right after
+    the last op of the block that uses the buffer or a view of it (an op
+    nested in a region counts as its ancestor in the block). A buffer that
+    escapes as `kiln-plan-memory` defines it (returned, yielded out of a
+    region, reached through an op that may return an alias) keeps its
+    deallocation where it is. The arena holds the buffers with static
+    sizes; the others (a dynamic batch without `--max-batch`) come from the
+    runtime's pool, which can then give a freed block to a later buffer.
+
+    Before:
+    ```mlir
+    %a = memref.alloc(%n) : memref<?x8xf32>
+    call @f(%x, %a)
+    %b = memref.alloc(%n) : memref<?x8xf32>
+    call @f(%a, %b)
+    call @f(%b, %y)
+    memref.dealloc %a : memref<?x8xf32>
+    memref.dealloc %b : memref<?x8xf32>
+    ```
+    After:
+    ```mlir
+    %a = memref.alloc(%n) : memref<?x8xf32>
+    call @f(%x, %a)
+    %b = memref.alloc(%n) : memref<?x8xf32>
+    call @f(%a, %b)
+    memref.dealloc %a : memref<?x8xf32>
+    call @f(%b, %y)
+    memref.dealloc %b : memref<?x8xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numMoved", "num-moved", "Number of deallocations moved up to a last use">
+  ];
+}
+
 def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let summary = "Pack every function's intermediate buffers into one arena";
   let description = [{

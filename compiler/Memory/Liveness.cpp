@@ -32,30 +32,43 @@ Value rootBuffer(Value value) {
   return value;
 }
 
-/// The last position in `block` at which `buffer` or a view of it is used,
-/// or nullopt if it escapes.
-std::optional<int64_t> lastUse(Value buffer, Block &block,
-                               const llvm::DenseMap<Operation *, int64_t> &position) {
-  int64_t last = position.lookup(buffer.getDefiningOp());
+/// Calls `visit` with the ancestor in `block` of every op that uses
+/// `buffer` or a view of it (`skipDeallocs`: but deallocations of
+/// `buffer`); false if it escapes (see lastUser).
+bool forEachUse(Value buffer, Block &block, bool skipDeallocs,
+                llvm::function_ref<void(Operation *)> visit) {
   SmallVector<Value> worklist = {buffer};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (Operation *user : value.getUsers()) {
+      if (skipDeallocs && value == buffer && isa<memref::DeallocOp>(user))
+        continue;
       if (user->hasTrait<OpTrait::ReturnLike>() || isa<RegionBranchTerminatorOpInterface>(user))
-        return std::nullopt; // returned or yielded out of a region
+        return false; // returned or yielded out of a region
       if (isView(user)) {
         for (Value result : user->getResults())
           worklist.push_back(result);
       } else if (llvm::any_of(user->getResultTypes(), llvm::IsaPred<BaseMemRefType>) &&
                  !isa<memref::AllocOp>(user)) {
-        return std::nullopt; // an unknown op that may return an alias
+        return false; // an unknown op that may return an alias
       }
       Operation *ancestor = block.findAncestorOpInBlock(*user);
       if (!ancestor)
-        return std::nullopt;
-      last = std::max(last, position.lookup(ancestor));
+        return false;
+      visit(ancestor);
     }
   }
+  return true;
+}
+
+/// The last position in `block` at which `buffer` or a view of it is used,
+/// or nullopt if it escapes.
+std::optional<int64_t> lastUse(Value buffer, Block &block,
+                               const llvm::DenseMap<Operation *, int64_t> &position) {
+  int64_t last = position.lookup(buffer.getDefiningOp());
+  if (!forEachUse(buffer, block, /*skipDeallocs=*/false,
+                  [&](Operation *op) { last = std::max(last, position.lookup(op)); }))
+    return std::nullopt;
   return last;
 }
 
@@ -322,6 +335,19 @@ BlockLiveness computeBlockLiveness(Block &block, const LivenessOptions &options)
     slot = renumber[slot];
   liveness.lifetimes = std::move(kept);
   return liveness;
+}
+
+Operation *lastUser(Value buffer, Block &block) {
+  Operation *def = buffer.getDefiningOp();
+  Operation *last = def ? block.findAncestorOpInBlock(*def) : nullptr;
+  if (!last)
+    return nullptr;
+  if (!forEachUse(buffer, block, /*skipDeallocs=*/true, [&](Operation *op) {
+        if (last->isBeforeInBlock(op))
+          last = op;
+      }))
+    return nullptr;
+  return last;
 }
 
 } // namespace kiln::memory

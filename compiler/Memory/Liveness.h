@@ -52,6 +52,13 @@ struct BlockLiveness {
 
 BlockLiveness computeBlockLiveness(mlir::Block &block, const LivenessOptions &options = {});
 
+/// The last op of `block` (an op nested in it counts as its ancestor in
+/// `block`) that uses `buffer` or a view of it, deallocations of `buffer`
+/// aside; `buffer`'s defining op if nothing else uses it; null if it
+/// escapes (as for the arena: returned, yielded out of a region, reached
+/// through an op that may return an alias, or used outside `block`).
+mlir::Operation *lastUser(mlir::Value buffer, mlir::Block &block);
+
 } // namespace kiln::memory
 
 #endif // KILN_COMPILER_MEMORY_LIVENESS_H

@@ -124,11 +124,14 @@ static void addPlanPhase(OpPassManager &pm, const PipelineOptions &options) {
   PlanMemoryOptions plan;
   plan.maxBatch = options.maxBatch;
   pm.addPass(createPlanMemory(plan));
-  // Free every intermediate buffer after its last use; function results
-  // become owned by the caller (the runtime frees them).
+  // Free every intermediate buffer (the deallocation pipeline frees them at
+  // the end of their block, kiln-free-after-last-use right after their last
+  // use); function results become owned by the caller (the runtime frees
+  // them).
   bufferization::buildBufferDeallocationPipeline(pm);
   // Clones that make returned constants owned become alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createFreeAfterLastUse());
 }
 
 void buildImportCheck(OpPassManager &pm) { addContractCheck(pm, Phase::Import); }
