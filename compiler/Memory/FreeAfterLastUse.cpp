@@ -14,6 +14,8 @@
 #include "compiler/Memory/Liveness.h"
 #include "compiler/Passes.h"
 
+#include "llvm/ADT/MapVector.h"
+
 namespace kiln {
 #define GEN_PASS_DEF_FREEAFTERLASTUSE
 #include "compiler/Passes.h.inc"
@@ -25,19 +27,30 @@ namespace {
 
 struct FreeAfterLastUse : kiln::impl::FreeAfterLastUseBase<FreeAfterLastUse> {
   void runOnOperation() override {
-    SmallVector<memref::DeallocOp> deallocs;
-    getOperation().walk([&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
-    for (memref::DeallocOp dealloc : deallocs) {
-      Value buffer = dealloc.getMemref();
-      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-      Block *block = dealloc->getBlock();
-      if (!alloc || alloc->getBlock() != block)
-        continue;
-      Operation *last = kiln::memory::lastUser(buffer, *block);
-      if (!last || !last->isBeforeInBlock(dealloc) || last->getNextNode() == dealloc)
-        continue;
-      dealloc->moveAfter(last);
-      ++numMoved;
+    llvm::MapVector<Block *, SmallVector<memref::DeallocOp>> byBlock;
+    getOperation().walk(
+        [&](memref::DeallocOp dealloc) { byBlock[dealloc->getBlock()].push_back(dealloc); });
+    for (auto &[block, deallocs] : byBlock) {
+      // Positions taken once (moving a deallocation moves no op that uses a
+      // buffer), so a block of n ops costs O(n) and not O(n) per move.
+      llvm::DenseMap<Operation *, int64_t> position;
+      SmallVector<Operation *> ops;
+      for (Operation &op : *block) {
+        position[&op] = static_cast<int64_t>(ops.size());
+        ops.push_back(&op);
+      }
+      for (memref::DeallocOp dealloc : deallocs) {
+        Value buffer = dealloc.getMemref();
+        auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+        if (!alloc || alloc->getBlock() != block)
+          continue;
+        std::optional<int64_t> last =
+            kiln::memory::lastUse(buffer, *block, position, /*skipDeallocs=*/true);
+        if (!last || *last + 1 >= position.lookup(dealloc.getOperation()))
+          continue;
+        dealloc->moveAfter(ops[*last]);
+        ++numMoved;
+      }
     }
   }
 };

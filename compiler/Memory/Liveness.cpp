@@ -61,16 +61,6 @@ bool forEachUse(Value buffer, Block &block, bool skipDeallocs,
   return true;
 }
 
-/// The last position in `block` at which `buffer` or a view of it is used,
-/// or nullopt if it escapes.
-std::optional<int64_t> lastUse(Value buffer, Block &block,
-                               const llvm::DenseMap<Operation *, int64_t> &position) {
-  int64_t last = position.lookup(buffer.getDefiningOp());
-  if (!forEachUse(buffer, block, /*skipDeallocs=*/false,
-                  [&](Operation *op) { last = std::max(last, position.lookup(op)); }))
-    return std::nullopt;
-  return last;
-}
 
 constexpr int kMaxBoundDepth = 64;
 
@@ -337,16 +327,13 @@ BlockLiveness computeBlockLiveness(Block &block, const LivenessOptions &options)
   return liveness;
 }
 
-Operation *lastUser(Value buffer, Block &block) {
-  Operation *def = buffer.getDefiningOp();
-  Operation *last = def ? block.findAncestorOpInBlock(*def) : nullptr;
-  if (!last)
-    return nullptr;
-  if (!forEachUse(buffer, block, /*skipDeallocs=*/true, [&](Operation *op) {
-        if (last->isBeforeInBlock(op))
-          last = op;
-      }))
-    return nullptr;
+std::optional<int64_t> lastUse(Value buffer, Block &block,
+                               const llvm::DenseMap<Operation *, int64_t> &position,
+                               bool skipDeallocs) {
+  int64_t last = position.lookup(buffer.getDefiningOp());
+  if (!forEachUse(buffer, block, skipDeallocs,
+                  [&](Operation *op) { last = std::max(last, position.lookup(op)); }))
+    return std::nullopt;
   return last;
 }
 

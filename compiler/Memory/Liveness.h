@@ -20,7 +20,9 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Block.h"
+#include "llvm/ADT/DenseMap.h"
 
+#include <optional>
 #include <vector>
 
 namespace kiln::memory {
@@ -52,12 +54,16 @@ struct BlockLiveness {
 
 BlockLiveness computeBlockLiveness(mlir::Block &block, const LivenessOptions &options = {});
 
-/// The last op of `block` (an op nested in it counts as its ancestor in
-/// `block`) that uses `buffer` or a view of it, deallocations of `buffer`
-/// aside; `buffer`'s defining op if nothing else uses it; null if it
-/// escapes (as for the arena: returned, yielded out of a region, reached
-/// through an op that may return an alias, or used outside `block`).
-mlir::Operation *lastUser(mlir::Value buffer, mlir::Block &block);
+/// The last position (`position`: each op of `block` by index) at which
+/// an op of `block` (an op nested in it counts as its ancestor in `block`)
+/// uses `buffer` or a view of it, deallocations of `buffer` aside with
+/// `skipDeallocs`; the position of `buffer`'s defining op if nothing else
+/// uses it; nullopt if it escapes (returned, yielded out of a region,
+/// reached through an op that may return an alias, or used outside
+/// `block`).
+std::optional<int64_t> lastUse(mlir::Value buffer, mlir::Block &block,
+                               const llvm::DenseMap<mlir::Operation *, int64_t> &position,
+                               bool skipDeallocs = false);
 
 } // namespace kiln::memory
 
