@@ -29,10 +29,19 @@ static int make_scratchpad(kiln_library_state *state, variant *v,
          dnnl_memory_create(&v->scratchpad, md, state->engine, DNNL_MEMORY_NONE);
 }
 
+/* When finish_primitive takes its `fallback` operation instead of `op`. */
+typedef enum {
+  /* `op` has only a reference kernel and `fallback` has a better one. */
+  FALLBACK_IF_REFERENCE,
+  /* oneDNN runs `op` with its gemm-based kernel (no brgemm for the host). */
+  FALLBACK_IF_GEMM,
+} fallback_rule;
+
 static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
                             const_dnnl_op_desc_t op, const_dnnl_op_desc_t fallback,
-                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
-                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md);
+                            fallback_rule rule, const dnnl_memory_desc_t *src_md,
+                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
+                            const dnnl_memory_desc_t *bias_md);
 
 /* Prepacked weights: their bytes are laid out as the descriptor says,
  * not as `plain` (which must have the same dims). */
@@ -131,8 +140,9 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
            &weights_any, d->has_bias ? &bias_md : NULL, &dst_any, strides, dilates, pad_l,
            pad_r)))
     return 1;
-  if (finish_primitive(state, c, v, &conv, has_fallback ? &free_layouts : NULL, &src_md,
-                       &weights_md, &dst_md, d->has_bias ? &bias_md : NULL))
+  if (finish_primitive(state, c, v, &conv, has_fallback ? &free_layouts : NULL,
+                       FALLBACK_IF_REFERENCE, &src_md, &weights_md, &dst_md,
+                       d->has_bias ? &bias_md : NULL))
     return 1;
   v->batch = batch;
   return 0;
@@ -205,24 +215,30 @@ static packing *pack_weights(kiln_library_state *state, prepared_call *c, varian
   return free_slot;
 }
 
-/* Whether oneDNN implements `pd` with a reference (unoptimised) kernel. */
-static int is_reference(const_dnnl_primitive_desc_t pd) {
+/* Whether oneDNN's name of the kernel that implements `pd` starts with
+ * `prefix`. */
+static int impl_is(const_dnnl_primitive_desc_t pd, const char *prefix) {
   const char *impl = NULL;
   return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
-         impl && strncmp(impl, "ref", 3) == 0;
+         impl && strncmp(impl, prefix, strlen(prefix)) == 0;
+}
+
+/* Whether oneDNN implements `pd` with a reference (unoptimised) kernel. */
+static int is_reference(const_dnnl_primitive_desc_t pd) {
+  return impl_is(pd, "ref");
 }
 
 /* Creates the primitive of `op` into `v`. The operands' buffers are laid
  * out as `src_md`, `w_md` (NULL: the kind has no weights), `dst_md`;
  * where the primitive chose another layout, reorders to and from it are
- * prepared, and constant weights are packed (once per layout). When oneDNN
- * has only a reference kernel for `op`, `fallback` (if given: the same
- * operation with oneDNN free to choose the activations' layouts) is taken
- * instead when it has a better one. */
+ * prepared, and constant weights are packed (once per layout). `fallback`
+ * (if given: the same operation with other layouts left to oneDNN) is
+ * taken instead of `op` as `rule` says. */
 static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
                             const_dnnl_op_desc_t op, const_dnnl_op_desc_t fallback,
-                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
-                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md) {
+                            fallback_rule rule, const dnnl_memory_desc_t *src_md,
+                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
+                            const dnnl_memory_desc_t *bias_md) {
   dnnl_primitive_attr_t attr;
   if (dnnl_primitive_attr_create(&attr))
     return 1;
@@ -233,12 +249,11 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   }
   dnnl_primitive_desc_t pd;
   int rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);
-  /* A reference kernel for the operands' layouts: `fallback` (oneDNN
-   * free to choose them, the operands reordered) when it has a better. */
+  int wants_fallback = rule == FALLBACK_IF_REFERENCE ? is_reference(pd) : impl_is(pd, "gemm");
   dnnl_primitive_desc_t other;
-  if (!rc && fallback && is_reference(pd) &&
+  if (!rc && fallback && wants_fallback &&
       dnnl_primitive_desc_create(&other, fallback, attr, state->engine, NULL) == dnnl_success) {
-    if (is_reference(other)) {
+    if (rule == FALLBACK_IF_REFERENCE && is_reference(other)) {
       dnnl_primitive_desc_destroy(other);
     } else {
       dnnl_primitive_desc_destroy(pd);
@@ -370,23 +385,32 @@ int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, vari
   int64_t bias_dims[1] = {d->output_dims[d->rank - 1]};
   if (d->has_bias && plain_md(&bias_md, bias_dims, 1, rank))
     return 1;
-  /* Constant weights in the layout oneDNN picks, packed once; a matrix
-   * [K,N] column by column (ba: each output column's K values contiguous),
-   * which oneDNN 2.6's gemm:jit, its only f32 matmul without AVX-512, runs
-   * faster than the row-major [K,N] it picks (128x768 by 768x3072 on 2
-   * AVX2 threads: 3.4 against 7.0 ms; 128x3072 by 3072x768: 3.55 against
-   * 3.85). */
-  dnnl_memory_desc_t w_any = w_md;
-  if (d->weights && dnnl_memory_desc_init_by_tag(&w_any, rank, w_md.dims, dnnl_f32,
-                                                 rank == 2 ? dnnl_ba : dnnl_format_tag_any))
+  /* Constant weights in the layout oneDNN picks, packed once: with
+   * AVX-512, brgemm's blocked layout (BA16a64b), which it runs as fast as
+   * column by column for 128 rows and faster for a few (2 AVX-512
+   * threads: 1x784 by 784x256 4.9 against 17.4 us, 1x1280 by 1280x1000
+   * 64 against 128 us: brgemm copies a plain matrix into its blocks on
+   * every run). oneDNN 2.6's gemm:jit, its only f32 matmul without
+   * AVX-512, picks the row-major [K,N] and runs a matrix [K,N] stored
+   * column by column (ba: each output column's K values contiguous)
+   * faster (128x768 by 768x3072 on 2 AVX2 threads: 3.4 against 7.0 ms;
+   * 128x3072 by 3072x768: 3.55 against 3.85), so for it `by_column`. */
+  dnnl_memory_desc_t w_any = w_md, w_by_column = w_md;
+  if (d->weights &&
+      (dnnl_memory_desc_init_by_tag(&w_any, rank, w_md.dims, dnnl_f32, dnnl_format_tag_any) ||
+       (rank == 2 &&
+        dnnl_memory_desc_init_by_tag(&w_by_column, rank, w_md.dims, dnnl_f32, dnnl_ba))))
     return 1;
   if (use_weights_layout(d, &w_md))
     return 1;
-  dnnl_matmul_desc_t matmul;
-  if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, d->has_bias ? &bias_md : NULL, &dst_md))
+  dnnl_matmul_desc_t matmul, by_column;
+  const dnnl_memory_desc_t *bias = d->has_bias ? &bias_md : NULL;
+  int has_fallback = d->weights && rank == 2;
+  if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, bias, &dst_md) ||
+      (has_fallback && dnnl_matmul_desc_init(&by_column, &src_md, &w_by_column, bias, &dst_md)))
     return 1;
-  if (finish_primitive(state, c, v, &matmul, NULL, &src_md, &w_md, &dst_md,
-                       d->has_bias ? &bias_md : NULL))
+  if (finish_primitive(state, c, v, &matmul, has_fallback ? &by_column : NULL, FALLBACK_IF_GEMM,
+                       &src_md, &w_md, &dst_md, bias))
     return 1;
   v->batch = 0;
   return 0;
@@ -421,7 +445,8 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
   dnnl_pooling_desc_t pool;
   if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
                                      &src_md, &op_dst, strides, kernel, pad_l, pad_r) ||
-      finish_primitive(state, c, v, &pool, NULL, &src_md, NULL, &dst_md, NULL))
+      finish_primitive(state, c, v, &pool, NULL, FALLBACK_IF_REFERENCE, &src_md, NULL, &dst_md,
+                       NULL))
     return 1;
   v->batch = batch;
   return 0;
@@ -445,7 +470,8 @@ int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, varia
       dnnl_memory_desc_init_by_tag(&dst_md, 4, dims, dnnl_f32, dst_tag) ||
       dnnl_memory_desc_init_by_tag(&op_dst, 4, dims, dnnl_f32, src_tag) ||
       dnnl_binary_desc_init(&binary, dnnl_binary_mul, &src_md, &scale_md, &op_dst) ||
-      finish_primitive(state, c, v, &binary, NULL, &src_md, &scale_md, &dst_md, NULL))
+      finish_primitive(state, c, v, &binary, NULL, FALLBACK_IF_REFERENCE, &src_md, &scale_md,
+                       &dst_md, NULL))
     return 1;
   v->batch = batch;
   v->shape[1][0] = scale_batch;
