@@ -34,7 +34,7 @@ Value rootBuffer(Value value) {
 
 /// Calls `visit` with the ancestor in `block` of every op that uses
 /// `buffer` or a view of it (`skipDeallocs`: but deallocations of
-/// `buffer`); false if it escapes (see lastUser).
+/// `buffer`); false if it escapes (see lastUse).
 bool forEachUse(Value buffer, Block &block, bool skipDeallocs,
                 llvm::function_ref<void(Operation *)> visit) {
   SmallVector<Value> worklist = {buffer};
@@ -60,7 +60,6 @@ bool forEachUse(Value buffer, Block &block, bool skipDeallocs,
   }
   return true;
 }
-
 
 constexpr int kMaxBoundDepth = 64;
 

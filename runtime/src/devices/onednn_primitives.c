@@ -249,9 +249,9 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   }
   dnnl_primitive_desc_t pd;
   int rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);
-  int wants_fallback = rule == FALLBACK_IF_REFERENCE ? is_reference(pd) : impl_is(pd, "gemm");
   dnnl_primitive_desc_t other;
-  if (!rc && fallback && wants_fallback &&
+  if (!rc && fallback &&
+      (rule == FALLBACK_IF_REFERENCE ? is_reference(pd) : impl_is(pd, "gemm")) &&
       dnnl_primitive_desc_create(&other, fallback, attr, state->engine, NULL) == dnnl_success) {
     if (rule == FALLBACK_IF_REFERENCE && is_reference(other)) {
       dnnl_primitive_desc_destroy(other);
