@@ -57,6 +57,27 @@ def OutlineParallelChunks : Pass<"kiln-outline-parallel-chunks", "mlir::ModuleOp
 }
 
 
+def ApproximateExp : Pass<"kiln-approximate-exp", "mlir::ModuleOp"> {
+  let summary = "Expand f32 math.exp into a polynomial that vectorises";
+  let description = [{
+    Each `math.exp` on f32 (scalar or vector) becomes MLIR's polynomial
+    approximation (Cephes: exp(x) = 2^n * e^a with |a| <= log(2)/2, a
+    degree-6 polynomial; relative error below 2^-22.5, results under 2^-126
+    flushed to 0, exp(88.72) the largest float rather than inf). Otherwise
+    the LLVM lowering calls libm's scalar `expf` once per lane: a softmax
+    row of 128 took 128 calls.
+
+    Before:
+    ```mlir
+    %e = math.exp %x : vector<8xf32>
+    ```
+    After: arith and math.fma / math.floor on `vector<8xf32>`, no
+    `math.exp`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def PackChunkCalls : Pass<"kiln-pack-chunk-calls", "mlir::ModuleOp"> {
   let summary = "Turn calls of chunk functions into runtime parallel_for calls";
   let description = [{

@@ -29,6 +29,8 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &options
     chunks.minWork = options.minParallelWork;
     pm.addPass(createOutlineParallelChunks(chunks));
   }
+  // exp as a polynomial, not one libm call per vector lane.
+  pm.addPass(createApproximateExp());
   host::HostLoweringOptions lowering;
   lowering.genericAllocation = options.genericAllocation;
   lowering.barePointerCalls = options.barePointerCalls;

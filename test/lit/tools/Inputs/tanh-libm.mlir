@@ -1,0 +1,5 @@
+// tanh, which the CPU backend leaves to libm's tanhf.
+func.func @main(%x: tensor<4x32xf32> {kiln.name = "x"}) -> (tensor<4x32xf32> {kiln.name = "y"}) {
+  %y = kiln.tanh %x : (tensor<4x32xf32>) -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
