@@ -57,15 +57,17 @@ def OutlineParallelChunks : Pass<"kiln-outline-parallel-chunks", "mlir::ModuleOp
 }
 
 
-def ApproximateExp : Pass<"kiln-approximate-exp", "mlir::ModuleOp"> {
-  let summary = "Expand f32 math.exp into a polynomial that vectorises";
+def ApproximateMath : Pass<"kiln-approximate-math", "mlir::ModuleOp"> {
+  let summary = "Expand f32 exp, tanh, erf and log into polynomials that vectorise";
   let description = [{
-    Each `math.exp` on f32 (scalar or vector) becomes MLIR's polynomial
-    approximation (Cephes: exp(x) = 2^n * e^a with |a| <= log(2)/2, a
-    degree-6 polynomial; relative error below 2^-22.5, results under 2^-126
-    flushed to 0, exp(88.72) the largest float rather than inf). Otherwise
-    the LLVM lowering calls libm's scalar `expf` once per lane: a softmax
-    row of 128 took 128 calls.
+    Each `math.exp`, `math.tanh`, `math.erf` and `math.log` on f32 (scalar
+    or vector) becomes MLIR's polynomial approximation (exp: 2^n * e^a with
+    |a| <= log(2)/2 and a degree-6 polynomial; log: the exponent and a
+    polynomial of the mantissa; tanh and erf: rational approximations on a
+    clamped range). Otherwise the LLVM lowering calls libm's scalar `expf`,
+    `tanhf`, `erff` or `logf` once per lane: a softmax row of 128 took 128
+    calls. Measured edges (test/lit/tools/math-values.test): results
+    below 2^-126 flushed to 0 for exp, inf where float overflows.
 
     Before:
     ```mlir

@@ -29,8 +29,8 @@ void buildCpuCodegenPipeline(OpPassManager &pm, const CpuCodegenOptions &options
     chunks.minWork = options.minParallelWork;
     pm.addPass(createOutlineParallelChunks(chunks));
   }
-  // exp as a polynomial, not one libm call per vector lane.
-  pm.addPass(createApproximateExp());
+  // exp, tanh, erf and log as polynomials, not one libm call per vector lane.
+  pm.addPass(createApproximateMath());
   host::HostLoweringOptions lowering;
   lowering.genericAllocation = options.genericAllocation;
   lowering.barePointerCalls = options.barePointerCalls;
