@@ -10,10 +10,10 @@
 #include "backends/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -50,11 +50,8 @@ void guardDenormalLogs(Operation *root) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Type type = op.getType();
-    auto constant = [&](float value) -> Value {
-      Attribute attr = b.getF32FloatAttr(value);
-      if (auto vector = dyn_cast<VectorType>(type))
-        attr = DenseElementsAttr::get(vector, attr);
-      return arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(attr));
+    auto constant = [&](float value) {
+      return createScalarOrSplatConstant(b, loc, type, APFloat(value));
     };
     Value x = op.getOperand();
     Value denormal =
