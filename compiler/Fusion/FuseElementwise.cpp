@@ -9,7 +9,9 @@
 #include "compiler/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -24,6 +26,29 @@ namespace {
 
 /// The most ops one fused loop body holds.
 constexpr size_t kMaxFusedOps = 128;
+
+/// The size of a dim of a collapse_shape as the product of its source dims,
+/// so that the collapse's only user is the op that reads it (a transpose's
+/// result sized from its input would keep a reshape of a strided slice from
+/// folding into the transpose by expansion, and the slice would be copied).
+struct DimOfCollapse : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp op, PatternRewriter &rewriter) const override {
+    auto collapse = op.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+    std::optional<int64_t> dim = op.getConstantIndex();
+    if (!collapse || !dim || *dim < 0 || *dim >= collapse.getResultType().getRank())
+      return failure();
+    Location loc = op.getLoc();
+    Value size = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    // Kept: a loop over an element of the returned vector would outlive it.
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+    for (int64_t d : groups[*dim])
+      size = arith::MulIOp::create(rewriter, loc, size,
+                                   tensor::DimOp::create(rewriter, loc, collapse.getSrc(), d));
+    rewriter.replaceOp(op, size);
+    return success();
+  }
+};
 
 struct FuseElementwise : kiln::impl::FuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
@@ -50,6 +75,20 @@ struct FuseElementwise : kiln::impl::FuseElementwiseBase<FuseElementwise> {
       };
       if (bodySize(producer) + bodySize(consumer) > kMaxFusedOps)
         return false;
+      // Folding a reshape by expansion expands the other operands with its
+      // groups; a group of several dynamic dims is beyond what the memref
+      // lowering handles (it needs their product's strides).
+      auto manyDynamic = [](ArrayRef<ReassociationIndices> groups, ShapedType expanded) {
+        return llvm::any_of(groups, [&](const ReassociationIndices &group) {
+          return llvm::count_if(group, [&](int64_t d) { return expanded.isDynamicDim(d); }) > 1;
+        });
+      };
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(producer))
+        if (manyDynamic(collapse.getReassociationIndices(), collapse.getSrcType()))
+          return false;
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(consumer))
+        if (manyDynamic(expand.getReassociationIndices(), expand.getResultType()))
+          return false;
       auto linalgConsumer = dyn_cast<linalg::LinalgOp>(consumer);
       if (linalgConsumer && !linalgConsumer.getMatchingIndexingMap(fused).isPermutation())
         return false;
@@ -61,6 +100,7 @@ struct FuseElementwise : kiln::impl::FuseElementwiseBase<FuseElementwise> {
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
+    patterns.add<DimOfCollapse>(context);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);

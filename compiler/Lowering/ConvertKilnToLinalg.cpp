@@ -195,6 +195,7 @@ struct ConvertKilnToLinalgPass
     kiln::populateElementwiseToLinalgPatterns(patterns);
     kiln::populateReductionToLinalgPatterns(patterns);
     kiln::populateDataMovementToLinalgPatterns(patterns);
+    kiln::populateReshapesToLinalgPatterns(patterns);
     kiln::populateContractionToLinalgPatterns(patterns);
     ModuleOp module = getOperation();
     // Run-time shape checks call back into the artifact's entry point.

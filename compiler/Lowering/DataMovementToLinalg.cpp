@@ -1,6 +1,6 @@
 //===- DataMovementToLinalg.cpp - kiln data movement -> tensor / linalg ---===//
 //
-// reshape -> collapse to 1-D + expand, transpose -> linalg.transpose,
+// transpose -> linalg.transpose,
 // expand -> a broadcasting generic, concat / split / slice -> tensor
 // slices, gather -> a generic that reads with tensor.extract, pad
 // (constant mode) -> tensor.pad.
@@ -24,7 +24,6 @@ namespace kiln {
 namespace {
 
 using lowering::dimOf;
-using lowering::extractIndex;
 using lowering::runtimeSizes;
 
 /// Dim `d` of `v` as a slice size: an attribute when static, so that the
@@ -36,96 +35,6 @@ OpFoldResult sliceSize(OpBuilder &b, Location loc, Value v, int64_t d) {
   return Value(tensor::DimOp::create(b, loc, v, d));
 }
 
-/// `type` collapsed to one dim: dynamic when any dim is (even beside a
-/// static 0, which buffers' collapse_shape requires).
-RankedTensorType flatType(RankedTensorType type) {
-  return RankedTensorType::get({type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
-                               type.getElementType());
-}
-
-struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value input = op.getInput();
-    RankedTensorType inType = op.getInput().getType(), outType = op.getType();
-    // Result sizes: static, copied (0) or inferred (-1) from the count.
-    SmallVector<OpFoldResult> sizes;
-    Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (int64_t d = 0; d < inType.getRank(); ++d)
-      total = arith::MulIOp::create(rewriter, loc, total, dimOf(rewriter, loc, input, d));
-    Value known = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    int64_t inferred = -1;
-    ArrayRef<int64_t> spec = op.getShape();
-    for (int64_t d = 0; d < outType.getRank(); ++d) {
-      if (!outType.isDynamicDim(d)) {
-        sizes.push_back(rewriter.getIndexAttr(outType.getDimSize(d)));
-        known = arith::MulIOp::create(rewriter, loc, known,
-                                      arith::ConstantIndexOp::create(rewriter, loc, outType.getDimSize(d)));
-      } else if (spec[d] == 0) {
-        Value size = dimOf(rewriter, loc, input, d);
-        sizes.push_back(size);
-        known = arith::MulIOp::create(rewriter, loc, known, size);
-      } else {
-        inferred = d;
-        sizes.push_back(OpFoldResult());
-      }
-    }
-    if (inferred >= 0)
-      sizes[inferred] = Value(arith::DivUIOp::create(rewriter, loc, total, known));
-    // Collapse to one dim, then expand into the result.
-    Value flat = input;
-    if (inType.getRank() != 1 && inType.getRank() != 0) {
-      SmallVector<ReassociationIndices> all(1);
-      for (int64_t d = 0; d < inType.getRank(); ++d)
-        all[0].push_back(d);
-      flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType(inType), input, all);
-    }
-    // A static result of a dynamic input: its element count is checked when
-    // the model runs (a mismatch stops the run with a shape error), then the
-    // flat tensor is known to hold exactly that many.
-    if (!inType.hasStaticShape() && outType.hasStaticShape()) {
-      Value want = arith::ConstantIndexOp::create(rewriter, loc, outType.getNumElements());
-      lowering::checkAtRunTime(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, total, want),
-          lowering::kReshapeCount);
-      flat = tensor::CastOp::create(
-          rewriter, loc, RankedTensorType::get({outType.getNumElements()}, inType.getElementType()),
-          flat);
-    }
-    if (outType.getRank() == 0) {
-      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, outType, flat,
-                                                           ArrayRef<ReassociationIndices>{});
-      return success();
-    }
-    SmallVector<ReassociationIndices> groups(1);
-    if (inType.getRank() == 0)
-      groups.clear();
-    else
-      for (int64_t d = 0; d < outType.getRank(); ++d)
-        groups[0].push_back(d);
-    if (outType.getRank() == 1 && inType.getRank() == 1) {
-      rewriter.replaceOpWithNewOp<tensor::CastOp>(op, outType, flat);
-      return success();
-    }
-    if (outType.getNumDynamicDims() <= 1) {
-      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, groups, sizes);
-      return success();
-    }
-    // Several dynamic dims in one expanded group are beyond what memref
-    // lowering handles (it needs their product's strides): reshape by a
-    // shape tensor instead.
-    SmallVector<Value> extents;
-    for (OpFoldResult size : sizes)
-      extents.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
-    Value shape = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
-        extents);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
-    return success();
-  }
-};
 
 struct TransposeToLinalg : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -558,110 +467,6 @@ struct IotaToGeneric : OpRewritePattern<IotaOp> {
   }
 };
 
-/// The target shape resolved (0 copies an input dim unless allow_zero, -1
-/// takes what keeps the count) and checked, then a collapse to 1-D and a
-/// tensor.reshape by a shape tensor.
-struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(DynamicReshapeOp op, PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value input = op.getInput();
-    RankedTensorType inType = op.getInput().getType(), outType = op.getType();
-    auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) {
-      return Value(arith::CmpIOp::create(rewriter, loc, p, a, b));
-    };
-    auto index = [&](int64_t v) { return Value(arith::ConstantIndexOp::create(rewriter, loc, v)); };
-    Value zero = index(0), one = index(1), minusOne = index(-1);
-    Value total = one;
-    for (int64_t d = 0; d < inType.getRank(); ++d)
-      total = arith::MulIOp::create(rewriter, loc, total, dimOf(rewriter, loc, input, d));
-    // Each entry with 0 resolved; -1 stays -1 for now.
-    SmallVector<Value> entries;
-    Value known = one, inferredCount = zero;
-    Value valid = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-    for (int64_t d = 0; d < outType.getRank(); ++d) {
-      Value s = extractIndex(rewriter, loc, op.getShape(), d);
-      if (!op.getAllowZero() && d < inType.getRank())
-        s = arith::SelectOp::create(rewriter, loc, cmp(arith::CmpIPredicate::eq, s, zero),
-                                    dimOf(rewriter, loc, input, d), s);
-      Value isInferred = cmp(arith::CmpIPredicate::eq, s, minusOne);
-      valid = arith::AndIOp::create(rewriter, loc, valid,
-                                    cmp(arith::CmpIPredicate::sge, s, minusOne));
-      inferredCount =
-          arith::AddIOp::create(rewriter, loc, inferredCount,
-                                arith::SelectOp::create(rewriter, loc, isInferred, one, zero));
-      known = arith::MulIOp::create(rewriter, loc, known,
-                                    arith::SelectOp::create(rewriter, loc, isInferred, one, s));
-      entries.push_back(s);
-    }
-    // -1 is total / known (a known count of 0 leaves nothing to infer: 0).
-    Value knownZero = cmp(arith::CmpIPredicate::eq, known, zero);
-    Value inferred = arith::SelectOp::create(
-        rewriter, loc, knownZero, zero,
-        arith::DivUIOp::create(rewriter, loc, total,
-                               arith::SelectOp::create(rewriter, loc, knownZero, one, known)));
-    SmallVector<Value> extents;
-    Value product = one;
-    for (Value s : entries) {
-      Value size = arith::SelectOp::create(
-          rewriter, loc, cmp(arith::CmpIPredicate::eq, s, minusOne), inferred, s);
-      product = arith::MulIOp::create(rewriter, loc, product, size);
-      extents.push_back(size);
-    }
-    valid = arith::AndIOp::create(rewriter, loc, valid,
-                                  cmp(arith::CmpIPredicate::ule, inferredCount, one));
-    // A static result dim (known_dims) must be what the shape says.
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      if (!outType.isDynamicDim(d))
-        valid = arith::AndIOp::create(
-            rewriter, loc, valid,
-            cmp(arith::CmpIPredicate::eq, extents[d], index(outType.getDimSize(d))));
-    valid = arith::AndIOp::create(rewriter, loc, valid,
-                                  cmp(arith::CmpIPredicate::eq, product, total));
-    lowering::checkAtRunTime(rewriter, loc, valid, lowering::kReshapeCount);
-    Value flat = input;
-    if (inType.getRank() != 1) {
-      SmallVector<ReassociationIndices> all(inType.getRank() == 0 ? 0 : 1);
-      for (int64_t d = 0; d < inType.getRank(); ++d)
-        all[0].push_back(d);
-      if (inType.getRank() == 0)
-        flat = tensor::ExpandShapeOp::create(
-            rewriter, loc, RankedTensorType::get({1}, inType.getElementType()), input, all);
-      else
-        flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType(inType), input, all);
-    }
-    if (outType.getNumDynamicDims() > 1 || outType.getRank() == 0 ||
-        llvm::is_contained(outType.getShape(), 0)) {
-      Value shape = tensor::FromElementsOp::create(
-          rewriter, loc, RankedTensorType::get({outType.getRank()}, rewriter.getIndexType()),
-          extents);
-      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, flat, shape);
-      return success();
-    }
-    // The flat data expanded into the result's dims, which are values here:
-    // no shape buffer that a later size would be loaded from (on a GPU, a
-    // read back from device memory). (Not with two dynamic dims or more:
-    // MLIR 22's expand-strided-metadata crashes on such an expansion; nor
-    // with a static 0 beside the dynamic dim: folding it leaves ub.poison,
-    // which LLVM translation refuses.)
-    // (expand_shape wants the flat dim dynamic exactly when a result dim
-    // is; the count was checked above.)
-    auto flatOf = RankedTensorType::get(
-        {outType.hasStaticShape() ? outType.getNumElements() : ShapedType::kDynamic},
-        outType.getElementType());
-    if (flat.getType() != flatOf)
-      flat = tensor::CastOp::create(rewriter, loc, flatOf, flat);
-    SmallVector<ReassociationIndices> group(1);
-    SmallVector<OpFoldResult> outputShape;
-    for (int64_t d = 0; d < outType.getRank(); ++d) {
-      group[0].push_back(d);
-      outputShape.push_back(outType.isDynamicDim(d) ? OpFoldResult(extents[d])
-                                                     : rewriter.getIndexAttr(outType.getDimSize(d)));
-    }
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, group, outputShape);
-    return success();
-  }
-};
 
 } // namespace
 
@@ -682,10 +487,9 @@ void checkAtRunTime(OpBuilder &b, Location loc, Value ok, int32_t code) {
 } // namespace lowering
 
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, ExpandToGeneric,
+  patterns.add<TransposeToLinalg, ExpandToGeneric,
                ConcatToInsertSlices, SplitToExtractSlices, SliceToTensor,
-               GatherToGeneric, PadToTensorPad, ShapeOfToTensor, IotaToGeneric,
-               DynamicReshapeToTensor>(patterns.getContext());
+               GatherToGeneric, PadToTensorPad, ShapeOfToTensor, IotaToGeneric>(patterns.getContext());
 }
 
 } // namespace kiln

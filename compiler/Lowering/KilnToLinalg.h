@@ -27,9 +27,11 @@ void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Matmul, convolution and pooling as generic loop nests (the fallback
 /// when no library claims them).
 void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// Data movement: reshape, transpose, expand, concat, split, slice,
+/// Data movement: transpose, expand, concat, split, slice,
 /// gather, pad.
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// reshape and dynamic_reshape (ReshapesToLinalg.cpp).
+void populateReshapesToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 namespace lowering {
 

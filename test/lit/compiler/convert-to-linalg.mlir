@@ -554,3 +554,29 @@ func.func @cast_to_f8(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
   %0 = kiln.cast %x {saturate} : tensor<4xf32> to tensor<4xf8E4M3FN>
   return %0 : tensor<4xf8E4M3FN>
 }
+
+// -----
+
+// Checks that a reshape goes through a common refinement of both shapes
+// where there is one: the input expanded into it, that collapsed into the
+// result, so that a strided input (a slice of a fused QKV projection) stays
+// a view. The head split of an attention ([seq, batch, 768] into [seq,
+// batch * 12, 64]) refines into [seq, batch, 12, 64]; a reshape that only
+// splits dims is an expansion alone and one that only merges them a
+// collapse alone; one without a refinement ([2, 3] into [3, 2], above)
+// still collapses to one dim.
+// CHECK-LABEL: func @refined_reshapes
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1], [2, 3]] output_shape [128, %{{.*}}, 12, 64] : tensor<128x?x768xf32> into tensor<128x?x12x64xf32>
+// CHECK: tensor.collapse_shape %[[E]] {{\[\[}}0], [1, 2], [3]] : tensor<128x?x12x64xf32> into tensor<128x?x64xf32>
+// CHECK: tensor.expand_shape %arg1 {{\[\[}}0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
+// CHECK-NOT: tensor.collapse_shape %arg1
+// CHECK: tensor.collapse_shape %arg2 {{\[\[}}0], [1, 2]] : tensor<?x4x8xf32> into tensor<?x32xf32>
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @refined_reshapes(%x: tensor<128x?x768xf32>, %y: tensor<2x12xf32>, %z: tensor<?x4x8xf32>)
+    -> (tensor<128x?x64xf32>, tensor<2x3x4xf32>, tensor<?x32xf32>) {
+  %0 = kiln.reshape %x {shape = array<i64: 128, -1, 64>} : (tensor<128x?x768xf32>) -> tensor<128x?x64xf32>
+  %1 = kiln.reshape %y {shape = array<i64: 2, 3, 4>} : (tensor<2x12xf32>) -> tensor<2x3x4xf32>
+  %2 = kiln.reshape %z {shape = array<i64: 0, 32>} : (tensor<?x4x8xf32>) -> tensor<?x32xf32>
+  return %0, %1, %2 : tensor<128x?x64xf32>, tensor<2x3x4xf32>, tensor<?x32xf32>
+}

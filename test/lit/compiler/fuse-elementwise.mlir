@@ -90,3 +90,55 @@ func.func @scaled_matmul_operand(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %s:
   } -> tensor<8x4xf32>
   return %m : tensor<8x4xf32>
 }
+
+// -----
+
+// Checks that an attention's head split, a reshape of a strided slice
+// through its refinement, folds into the transpose after it: the size of the
+// transpose's result, read from the collapse, becomes the product of the
+// collapse's source dims (so the collapse has one user), and the transpose
+// runs over four dims reading the expanded slice in place, its result
+// collapsed instead (a buffer of its own, contiguous: a view). Before, the
+// collapse of the slice was copied into a buffer first.
+// CHECK-LABEL: func @head_split
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[0, 0, 768]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1], [2, 3]]
+// CHECK-NOT: tensor.collapse_shape %[[E]]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<128x?x12x64xf32>) outs(%{{.*}} : tensor<?x12x128x64xf32>) permutation = [1, 2, 0, 3]
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2], [3]] : tensor<?x12x128x64xf32> into tensor<?x128x64xf32>
+// CHECK: return %[[C]]
+func.func @head_split(%qkv: tensor<128x?x2304xf32>, %b: index) -> tensor<?x128x64xf32> {
+  %s = tensor.extract_slice %qkv[0, 0, 768] [128, %b, 768] [1, 1, 1] : tensor<128x?x2304xf32> to tensor<128x?x768xf32>
+  %e = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [128, %b, 12, 64] : tensor<128x?x768xf32> into tensor<128x?x12x64xf32>
+  %c = tensor.collapse_shape %e [[0], [1, 2], [3]] : tensor<128x?x12x64xf32> into tensor<128x?x64xf32>
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %c, %c1 : tensor<128x?x64xf32>
+  %o = tensor.empty(%n) : tensor<?x128x64xf32>
+  %t = linalg.transpose ins(%c : tensor<128x?x64xf32>) outs(%o : tensor<?x128x64xf32>) permutation = [1, 0, 2]
+  return %t : tensor<?x128x64xf32>
+}
+
+// -----
+
+// Checks that a collapse of several dynamic dims does not fold into the
+// elementwise op after it by expansion (its output would be expanded into a
+// group of three dynamic dims, which the memref lowering cannot give
+// strides: ReduceLogSum's expanded form crashed in codegen so), though its
+// size, asked of the collapse, no longer keeps it from folding.
+// CHECK-LABEL: func @dynamic_group
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2]] : tensor<?x?x?xf32> into tensor<?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<?xf32>)
+// CHECK-NOT: tensor.expand_shape
+func.func @dynamic_group(%x: tensor<?x?x?xf32>) -> tensor<?xf32> {
+  %c = tensor.collapse_shape %x [[0, 1, 2]] : tensor<?x?x?xf32> into tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %c, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %l = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%c : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.log %v : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %l : tensor<?xf32>
+}
