@@ -11,12 +11,13 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/Utils/Matchers.h"
-#include "dialects/kiln/Utils/ShapeMath.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 
@@ -245,12 +246,31 @@ void absorbMatmulTransposes(ModuleOp module, std::vector<LibraryCall> &calls,
     std::vector<int64_t> transposes = {0, 0};
     for (int k = 0; k < 2; ++k) {
       auto transpose = operands[k].getDefiningOp<TransposeOp>();
-      if (!transpose || !shape::swapsLastTwo(transpose.getPermutation()) ||
-          transpose.getInput().getDefiningOp<ConstantOp>() || !accepts(call, k))
+      if (!transpose || transpose.getInput().getDefiningOp<ConstantOp>() || !accepts(call, k))
         continue;
-      operands[k] = transpose.getInput();
+      // p = q o (the last two swapped), q the permutation with its last two
+      // entries swapped. When q keeps the last dim (p moves it to the
+      // second last: a sequence-first attention's K^T, [1, 2, 0]), the
+      // matmul reads transpose(x, q) transposed: q moves whole rows, which
+      // costs a fraction of p (and nothing when q is the identity).
+      SmallVector<int64_t> q(transpose.getPermutation());
+      int64_t rank = static_cast<int64_t>(q.size());
+      if (rank < 2 || q[rank - 2] != rank - 1)
+        continue;
+      std::swap(q[rank - 2], q[rank - 1]);
+      Value read = transpose.getInput();
+      if (!llvm::equal(q, llvm::seq<int64_t>(0, rank))) {
+        auto type = cast<RankedTensorType>(transpose.getType());
+        SmallVector<int64_t> shape(type.getShape());
+        std::swap(shape[rank - 2], shape[rank - 1]);
+        OpBuilder b(transpose);
+        read = TransposeOp::create(b, transpose.getLoc(),
+                                   RankedTensorType::get(shape, type.getElementType()),
+                                   transpose.getInput(), b.getDenseI64ArrayAttr(q));
+      }
+      operands[k] = read;
       transposes[k] = 1;
-      (k == 0 ? call.input : call.weight) = dimsOf(transpose.getInput().getType());
+      (k == 0 ? call.input : call.weight) = dimsOf(read.getType());
     }
     if (!transposes[0] && !transposes[1])
       continue;

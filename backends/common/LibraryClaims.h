@@ -72,9 +72,13 @@ void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryC
 /// compile time) reads the transpose's input instead, through strides or
 /// the library's transpose flag (the call's `transposes`: lhs, rhs), so
 /// the transpose is never computed: a training step's W^T and dY^T,
-/// attention's K^T. `accepts(call, k)`: whether the backend's library reads
-/// operand k (0 the lhs, 1 the rhs) of `call` so. The claimed op or kernel
-/// becomes its kiln.library_call here, on those operands.
+/// attention's K^T. A transpose that moves the last dim to the second last
+/// with others (a sequence-first attention's K^T: [S, B*H, D] to
+/// [B*H, D, S]) is read so from a transpose that keeps the last dim
+/// ([B*H, S, D]), which moves whole rows. `accepts(call, k)`: whether the
+/// backend's library reads operand k (0 the lhs, 1 the rhs) of `call` so.
+/// The claimed op or kernel becomes its kiln.library_call here, on those
+/// operands.
 void absorbMatmulTransposes(mlir::ModuleOp module, std::vector<LibraryCall> &calls,
                             llvm::function_ref<bool(const LibraryCall &, int)> accepts);
 
