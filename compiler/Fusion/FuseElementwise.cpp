@@ -2,7 +2,8 @@
 //
 // Implements kiln-fuse-elementwise: upstream linalg elementwise fusion
 // whose control function also merges the producer's location into the
-// consumer's, so fused loop nests name all their model nodes.
+// consumer's, so fused loop nests name all their model nodes; a transpose
+// keeping the last dim joins the elementwise loop nest that reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,29 @@ struct DimOfCollapse : OpRewritePattern<tensor::DimOp> {
                                    tensor::DimOp::create(rewriter, loc, collapse.getSrc(), d));
     rewriter.replaceOp(op, size);
     return success();
+  }
+};
+
+/// A transpose that keeps the last dim (it moves whole rows: an attention's
+/// Q, [S, B, H, D] -> [B, H, S, D]) read only by an elementwise loop nest
+/// (Q's scale) becomes a generic, which the elementwise fusion then takes
+/// into that loop nest: one pass over the data instead of two. A transpose
+/// that moves the last dim stays one (its lowering reads rows, not
+/// scattered elements).
+struct GeneralizeRowTransposeIntoElementwise : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> perm = op.getPermutation();
+    if (!op.hasPureTensorSemantics() || perm.empty() ||
+        perm.back() != static_cast<int64_t>(perm.size()) - 1 || !op->hasOneUse())
+      return failure();
+    OpOperand &use = *op->getUses().begin();
+    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!consumer || !consumer.isDpsInput(&use) ||
+        consumer.getNumParallelLoops() != consumer.getNumLoops())
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
   }
 };
 
@@ -100,7 +124,7 @@ struct FuseElementwise : kiln::impl::FuseElementwiseBase<FuseElementwise> {
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
-    patterns.add<DimOfCollapse>(context);
+    patterns.add<DimOfCollapse, GeneralizeRowTransposeIntoElementwise>(context);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -kiln-fuse-elementwise -mlir-print-debuginfo | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-fuse-elementwise -mlir-print-local-scope | FileCheck %s --check-prefix=MAPS
 
 // Checks that an elementwise producer with one user is fused into it and
 // that the fused loop nest carries both ops' locations.
@@ -141,4 +142,70 @@ func.func @dynamic_group(%x: tensor<?x?x?xf32>) -> tensor<?xf32> {
     linalg.yield %r : f32
   } -> tensor<?xf32>
   return %l : tensor<?xf32>
+}
+
+// -----
+
+// Checks that a transpose keeping the last dim (an attention's Q moved to
+// [B, S, D]) read only by an elementwise op (its scale) is fused into it:
+// one loop nest reading the input through the permutation, no transpose.
+// CHECK-LABEL: func @row_transpose_scale
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg0 : tensor<5x6x4xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+// MAPS-LABEL: func @row_transpose_scale
+// MAPS: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @row_transpose_scale(%q: tensor<5x6x4xf32>) -> tensor<6x5x4xf32> {
+  %o = tensor.empty() : tensor<6x5x4xf32>
+  %t = linalg.transpose ins(%q : tensor<5x6x4xf32>) outs(%o : tensor<6x5x4xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty() : tensor<6x5x4xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<6x5x4xf32>) outs(%e : tensor<6x5x4xf32>) {
+  ^bb0(%v: f32, %x: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %v, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<6x5x4xf32>
+  return %s : tensor<6x5x4xf32>
+}
+
+// -----
+
+// Checks that a transpose moving the last dim stays a transpose (its
+// lowering reads rows), as does one whose result is returned too.
+// CHECK-LABEL: func @column_transpose_scale
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1]
+// CHECK: linalg.generic
+// CHECK-LABEL: func @shared_transpose
+// CHECK: %[[T:.*]] = linalg.transpose {{.*}} permutation = [1, 0, 2]
+// CHECK: linalg.generic {{.*}} ins(%[[T]]
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @column_transpose_scale(%q: tensor<5x6x4xf32>) -> tensor<5x4x6xf32> {
+  %o = tensor.empty() : tensor<5x4x6xf32>
+  %t = linalg.transpose ins(%q : tensor<5x6x4xf32>) outs(%o : tensor<5x4x6xf32>) permutation = [0, 2, 1]
+  %e = tensor.empty() : tensor<5x4x6xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<5x4x6xf32>) outs(%e : tensor<5x4x6xf32>) {
+  ^bb0(%v: f32, %x: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %v, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<5x4x6xf32>
+  return %s : tensor<5x4x6xf32>
+}
+func.func @shared_transpose(%q: tensor<5x6x4xf32>) -> (tensor<6x5x4xf32>, tensor<6x5x4xf32>) {
+  %o = tensor.empty() : tensor<6x5x4xf32>
+  %t = linalg.transpose ins(%q : tensor<5x6x4xf32>) outs(%o : tensor<6x5x4xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty() : tensor<6x5x4xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<6x5x4xf32>) outs(%e : tensor<6x5x4xf32>) {
+  ^bb0(%v: f32, %x: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %v, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<6x5x4xf32>
+  return %t, %s : tensor<6x5x4xf32>, tensor<6x5x4xf32>
 }
