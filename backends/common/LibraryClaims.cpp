@@ -15,9 +15,8 @@
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
-
-#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 
@@ -259,7 +258,7 @@ void absorbMatmulTransposes(ModuleOp module, std::vector<LibraryCall> &calls,
         continue;
       std::swap(q[rank - 2], q[rank - 1]);
       Value read = transpose.getInput();
-      if (!llvm::equal(q, llvm::seq<int64_t>(0, rank))) {
+      if (!isIdentityPermutation(q)) {
         auto type = cast<RankedTensorType>(transpose.getType());
         SmallVector<int64_t> shape(type.getShape());
         std::swap(shape[rank - 2], shape[rank - 1]);
