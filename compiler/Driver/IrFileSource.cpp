@@ -5,10 +5,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -49,12 +52,83 @@ static bool checkResourceAlignments(llvm::StringRef text, llvm::raw_ostream &err
   return ok;
 }
 
+/// Calls `visit` with each token of MLIR text that the check below needs,
+/// and its offset, in order: a bare identifier (`array`, `index`,
+/// `kiln.conv`), a sigil and its name (`!t`, `#a`, `%0`, `@f`), a number,
+/// or one other character; comments and strings skipped.
+static void forEachToken(llvm::StringRef text,
+                         llvm::function_ref<void(llvm::StringRef, size_t)> visit) {
+  auto isName = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.'; };
+  size_t i = 0, n = text.size();
+  while (i < n) {
+    char c = text[i];
+    if (llvm::isSpace(c)) {
+      ++i;
+    } else if (text.substr(i).starts_with("//")) {
+      i = std::min(text.find('\n', i), n);
+    } else if (c == '"') {
+      for (++i; i < n && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      ++i;
+    } else {
+      size_t start = i++;
+      if (llvm::isAlnum(c) || c == '_' || llvm::is_contained("!#%@^", c))
+        while (i < n && isName(text[i]))
+          ++i;
+      visit(text.slice(start, i), start);
+    }
+  }
+}
+
+/// MLIR 22's parser takes `index` as a dense array's element type and then
+/// reads it as a float type (a crash): `array<index: 1>`, or through a
+/// type alias of index. Refuse those before parsing, at their location.
+static bool checkDenseArrayTypes(const llvm::SourceMgr &sources, llvm::raw_ostream &errors) {
+  llvm::StringRef text = sources.getMemoryBuffer(sources.getMainFileID())->getBuffer();
+  if (text.starts_with("ML\xefR") || !text.contains("array"))
+    return true;
+  // `!name = type`: the first token of what each alias names.
+  llvm::StringMap<llvm::StringRef> aliases;
+  llvm::StringRef last[2];
+  forEachToken(text, [&](llvm::StringRef token, size_t) {
+    if (last[0].starts_with("!") && last[1] == "=")
+      aliases[last[0]] = token;
+    last[0] = last[1];
+    last[1] = token;
+  });
+  auto isIndex = [&](llvm::StringRef type) {
+    for (int depth = 0; depth < 64 && type.starts_with("!"); ++depth) {
+      auto it = aliases.find(type);
+      if (it == aliases.end())
+        return false;
+      type = it->second;
+    }
+    return type == "index";
+  };
+  bool ok = true;
+  last[0] = last[1] = "";
+  forEachToken(text, [&](llvm::StringRef token, size_t at) {
+    if (last[0] == "array" && last[1] == "<" && isIndex(token)) {
+      sources.PrintMessage(errors, llvm::SMLoc::getFromPointer(text.data() + at),
+                           llvm::SourceMgr::DK_Error,
+                           "a dense array's elements must be integers or floats, not index");
+      ok = false;
+    }
+    last[0] = last[1];
+    last[1] = token;
+  });
+  return ok;
+}
+
 OwningOpRef<ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRContext &context,
                               llvm::raw_ostream &errors) {
   if (!checkResourceAlignments(buffer->getBuffer(), errors))
     return nullptr;
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  if (!checkDenseArrayTypes(sources, errors))
+    return nullptr;
   // Parse errors with their line and column.
   SourceMgrDiagnosticHandler handler(sources, &context, errors);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, ParserConfig(&context));

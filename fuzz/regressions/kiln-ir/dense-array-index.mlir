@@ -1,0 +1,4 @@
+!t = index
+func.func @main() attributes {a = array<index: 1>, b = array<!t>} {
+  return
+}
