@@ -84,19 +84,14 @@ static void forEachToken(llvm::StringRef text,
 /// MLIR 22's parser takes `index` as a dense array's element type and then
 /// reads it as a float type (a crash): `array<index: 1>`, or through a
 /// type alias of index. Refuse those before parsing, at their location.
+/// One pass: MLIR resolves only aliases defined above their use (a later
+/// one is its own error, "undefined symbol alias id").
 static bool checkDenseArrayTypes(const llvm::SourceMgr &sources, llvm::raw_ostream &errors) {
   llvm::StringRef text = sources.getMemoryBuffer(sources.getMainFileID())->getBuffer();
   if (text.starts_with("ML\xefR") || !text.contains("array"))
     return true;
   // `!name = type`: the first token of what each alias names.
   llvm::StringMap<llvm::StringRef> aliases;
-  llvm::StringRef last[2];
-  forEachToken(text, [&](llvm::StringRef token, size_t) {
-    if (last[0].starts_with("!") && last[1] == "=")
-      aliases[last[0]] = token;
-    last[0] = last[1];
-    last[1] = token;
-  });
   auto isIndex = [&](llvm::StringRef type) {
     for (int depth = 0; depth < 64 && type.starts_with("!"); ++depth) {
       auto it = aliases.find(type);
@@ -107,8 +102,10 @@ static bool checkDenseArrayTypes(const llvm::SourceMgr &sources, llvm::raw_ostre
     return type == "index";
   };
   bool ok = true;
-  last[0] = last[1] = "";
+  llvm::StringRef last[2];
   forEachToken(text, [&](llvm::StringRef token, size_t at) {
+    if (last[0].starts_with("!") && last[1] == "=")
+      aliases.try_emplace(last[0], token);
     if (last[0] == "array" && last[1] == "<" && isIndex(token)) {
       sources.PrintMessage(errors, llvm::SMLoc::getFromPointer(text.data() + at),
                            llvm::SourceMgr::DK_Error,
