@@ -124,7 +124,7 @@ tsan: build
 # runtime links GNU OpenMP as in the main build (clang's -fopenmp=libgomp
 # compiles its parallel loops serially: nothing is run in parallel here).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= onnx-import tensor-files kiln-ir descriptor
+FUZZ_TARGETS ?= onnx-import tensor-files kiln-ir descriptor checkpoint
 FUZZ_FLAGS = -fsanitize=fuzzer-no-link -fno-omit-frame-pointer -gline-tables-only
 fuzz: build
 	cd $(BUILD_DIR) && ctest -R "models-compile-run|fuzz-seeds" --output-on-failure

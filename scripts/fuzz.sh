@@ -8,13 +8,13 @@ set -uo pipefail
 fuzz_build=$1 build=$2 seconds=$3
 shift 3
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(onnx-import tensor-files kiln-ir descriptor)
+[ ${#targets[@]} -eq 0 ] && targets=(onnx-import tensor-files kiln-ir descriptor checkpoint)
 src=$(cd "$(dirname "$0")/.." && pwd)
 seeds=$build/fuzz-seeds
 export KILN_FUZZ_MODELS=$build/models/mlp.so:$build/models/squeezenet1_1.so
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:intercept_tls_get_addr=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-declare -A dict=([onnx-import]=onnx.dict [tensor-files]=npy.dict [kiln-ir]=mlir.dict [descriptor]=)
+declare -A dict=([onnx-import]=onnx.dict [tensor-files]=npy.dict [kiln-ir]=mlir.dict [descriptor]= [checkpoint]=)
 passed=0 failed=0 summary=()
 for target in "${targets[@]}"; do
   corpus=$fuzz_build/corpus/$target findings=$fuzz_build/findings/$target
