@@ -439,6 +439,33 @@ Value unaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Type t) {
       .Default([](Operation *) { return Value(); });
 }
 
+/// Integer x / y or x % y, defined for every divisor: a zero divisor gives
+/// 0 (as NumPy does), and the signed INT_MIN / -1 gives INT_MIN (the
+/// wrapped quotient) with remainder 0. The instructions trap there (the
+/// process dies of SIGFPE on a CPU) and LLVM calls both undefined.
+Value integerDivision(OpBuilder &b, Location loc, Value x, Value y, Type t, bool remainder) {
+  auto c = [&](double v) { return scalarConstant(b, loc, t, v); };
+  auto eq = [&](Value l, Value r) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, l, r);
+  };
+  Value zero = c(0);
+  Value byZero = eq(y, zero);
+  Value replaced = byZero;
+  bool u = isUnsigned(t);
+  if (!u) {
+    unsigned width = t.getIntOrFloatBitWidth();
+    Value overflow = arith::AndIOp::create(b, loc, eq(x, c(-std::ldexp(1.0, width - 1))),
+                                           eq(y, c(-1)));
+    replaced = arith::OrIOp::create(b, loc, byZero, overflow);
+  }
+  Value divisor = arith::SelectOp::create(b, loc, replaced, c(1), y);
+  Value result = remainder ? (u ? Value(arith::RemUIOp::create(b, loc, x, divisor))
+                                : Value(arith::RemSIOp::create(b, loc, x, divisor)))
+                           : (u ? Value(arith::DivUIOp::create(b, loc, x, divisor))
+                                : Value(arith::DivSIOp::create(b, loc, x, divisor)));
+  return arith::SelectOp::create(b, loc, byZero, zero, result);
+}
+
 /// (x op y) for a binary op on element type `t`.
 Value binaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Value y, Type t) {
   bool isFloat = isa<FloatType>(t);
@@ -459,14 +486,12 @@ Value binaryScalar(Operation *op, OpBuilder &b, Location loc, Value x, Value y, 
       .Case([&](DivOp) -> Value {
         if (isFloat)
           return arith::DivFOp::create(b, loc, x, y);
-        return u ? Value(arith::DivUIOp::create(b, loc, x, y))
-                 : Value(arith::DivSIOp::create(b, loc, x, y));
+        return integerDivision(b, loc, x, y, t, /*remainder=*/false);
       })
       .Case([&](RemOp) -> Value {
         if (isFloat)
           return arith::RemFOp::create(b, loc, x, y);
-        return u ? Value(arith::RemUIOp::create(b, loc, x, y))
-                 : Value(arith::RemSIOp::create(b, loc, x, y));
+        return integerDivision(b, loc, x, y, t, /*remainder=*/true);
       })
       .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
       .Case([&](MaxOp) -> Value {

@@ -30,6 +30,18 @@ RankedTensorType flatType(RankedTensorType type) {
 }
 
 /// The number of elements of `input`, as an index.
+/// A reshape's -1: `total` / `known` (the product of the other sizes), and 0
+/// when that product is 0 (a zero-size tensor, whose -1 nothing decides; an
+/// unsigned division by zero would trap).
+Value inferredSize(OpBuilder &b, Location loc, Value total, Value known) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value knownZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, known, zero);
+  Value quotient = arith::DivUIOp::create(
+      b, loc, total, arith::SelectOp::create(b, loc, knownZero, one, known));
+  return arith::SelectOp::create(b, loc, knownZero, zero, quotient);
+}
+
 Value elementCount(OpBuilder &b, Location loc, Value input) {
   Value total = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t d = 0; d < cast<RankedTensorType>(input.getType()).getRank(); ++d)
@@ -187,7 +199,7 @@ struct ReshapeToTensor : OpRewritePattern<ReshapeOp> {
       }
     }
     if (inferred >= 0)
-      sizes[inferred] = Value(arith::DivUIOp::create(rewriter, loc, total, known));
+      sizes[inferred] = inferredSize(rewriter, loc, total, known);
     // Through a common refinement where there is one (a dynamic input of a
     // static result has its count checked below instead).
     if (inType.hasStaticShape() || !outType.hasStaticShape()) {
@@ -294,12 +306,7 @@ struct DynamicReshapeToTensor : OpRewritePattern<DynamicReshapeOp> {
                                     arith::SelectOp::create(rewriter, loc, isInferred, one, s));
       entries.push_back(s);
     }
-    // -1 is total / known (a known count of 0 leaves nothing to infer: 0).
-    Value knownZero = cmp(arith::CmpIPredicate::eq, known, zero);
-    Value inferred = arith::SelectOp::create(
-        rewriter, loc, knownZero, zero,
-        arith::DivUIOp::create(rewriter, loc, total,
-                               arith::SelectOp::create(rewriter, loc, knownZero, one, known)));
+    Value inferred = inferredSize(rewriter, loc, total, known);
     SmallVector<Value> extents;
     Value product = one;
     for (Value s : entries) {

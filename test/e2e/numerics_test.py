@@ -73,7 +73,7 @@ def run_case(kiln, work, c):
         args += ["--input", f"{n}={os.path.join(folder, n + '.npy')}"]
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != 0:
-        return f"run failed: {(p.stdout + p.stderr).strip()[-300:]}"
+        return f"run failed (exit {p.returncode}): {(p.stdout + p.stderr).strip()[-300:]}"
     got = np.load(os.path.join(folder, "y.npy"))
     want = c["reference"]
     if got.shape != want.shape or got.dtype != want.dtype:
@@ -205,6 +205,21 @@ def cases():
                attrs={"fmod": 1})
     yield case("mod_float_fmod", "Mod", {"a": f32(5.5, -5.5), "b": f32(2, 2)}, f32(1.5, -1.5),
                attrs={"fmod": 1})
+    # Integer division by zero gives 0 (NumPy's answer; the instruction would
+    # kill the process with SIGFPE), and INT_MIN / -1 the wrapped INT_MIN
+    # with remainder 0, from inputs known only at run time.
+    for t in (np.int64, np.int32, np.int8):
+        low = np.iinfo(t).min
+        a, b = np.array([7, -7, 0, low, low, 9], t), np.array([0, 0, 0, -1, 0, 4], t)
+        name = np.dtype(t).name
+        yield case("div_%s_by_zero_and_min_by_minus_one" % name, "Div", {"a": a, "b": b},
+                   np.array([0, 0, 0, low, 0, 2], t))
+        for fmod in (0, 1):
+            yield case("mod_%s_fmod%d_by_zero_and_min_by_minus_one" % (name, fmod), "Mod",
+                       {"a": a, "b": b}, np.array([0, 0, 0, 0, 0, 1], t), attrs={"fmod": fmod})
+    u, v = np.array([200, 7, 0], np.uint8), np.array([0, 2, 0], np.uint8)
+    yield case("div_uint8_by_zero", "Div", {"a": u, "b": v}, np.array([0, 3, 0], np.uint8))
+    yield case("mod_uint8_by_zero", "Mod", {"a": u, "b": v}, np.array([0, 1, 0], np.uint8))
     # Casts: float -> int truncates toward zero, int -> narrower int keeps
     # the low bits, anything -> bool is "!= 0" (NaN is true).
     yield case("cast_float_to_int_truncates", "Cast", {"x": f32(2.7, -2.7, 0.5, -0.5)},
@@ -231,6 +246,11 @@ def cases():
                attrs={"axes": [0], "keepdims": 0})
     yield case("add_zero_size", "Add", {"a": z, "b": f32(1, 2, 3)}, np.zeros((0, 3), np.float32))
     yield case("relu_zero_size", "Relu", {"x": z}, z)
+    # A batch of 0 into [0, -1]: the -1 is total / 0 (the division trapped,
+    # SIGFPE); it is 0.
+    yield case("reshape_zero_batch_minus_one", "Reshape", {"x": np.zeros((0, 3, 4), np.float32)},
+               np.zeros((0, 0), np.float32), consts={"shape": np.array([0, -1], np.int64)},
+               dynamic=True)
     yield case("matmul_zero_inner", "MatMul", {"a": np.zeros((2, 0), np.float32),
                                                "b": np.zeros((0, 3), np.float32)},
                np.zeros((2, 3), np.float32))

@@ -161,8 +161,10 @@ OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
         return r;
       },
       [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        // What the lowering gives (integerDivision): x % 0 and the signed
+        // INT_MIN % -1 are 0.
         if (b.isZero() || (!isUnsigned && a.isMinSignedValue() && b.isAllOnes()))
-          return std::nullopt;
+          return APInt::getZero(a.getBitWidth());
         return isUnsigned ? a.urem(b) : a.srem(b);
       });
 }
@@ -229,17 +231,18 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1))
     return r;
   bool isUnsigned = getType().getElementType().isUnsignedInteger();
-  // Integer division by zero (and INT_MIN / -1) is left to run time.
+  // As the lowering defines them (integerDivision): x / 0 is 0 and the
+  // signed INT_MIN / -1 is INT_MIN.
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> { return a / b; },
       [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
         if (b.isZero())
-          return std::nullopt;
+          return APInt::getZero(a.getBitWidth());
         if (isUnsigned)
           return a.udiv(b);
         if (a.isMinSignedValue() && b.isAllOnes())
-          return std::nullopt;
+          return a;
         return a.sdiv(b);
       });
 }

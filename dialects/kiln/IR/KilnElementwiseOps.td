@@ -162,11 +162,13 @@ def Kiln_SubOp : Kiln_BinaryOp<"sub", "difference", Kiln_NumericTensor> {
 def Kiln_MulOp : Kiln_BinaryOp<"mul", "product", Kiln_NumericTensor, [Commutative]> {
   let hasFolder = 1;
 }
-def Kiln_DivOp : Kiln_BinaryOp<"div", "quotient (integers truncate toward zero)",
+def Kiln_DivOp : Kiln_BinaryOp<"div", "quotient (integers truncate toward zero; " #
+                               "x / 0 is 0, the signed minimum / -1 the minimum)",
                                Kiln_NumericTensor> {
   let hasFolder = 1;
 }
-def Kiln_RemOp : Kiln_BinaryOp<"rem", "remainder with the sign of the dividend",
+def Kiln_RemOp : Kiln_BinaryOp<"rem", "remainder with the sign of the dividend " #
+                               "(integers: x % 0 and the signed minimum % -1 are 0)",
                                Kiln_NumericTensor> {
   let hasFolder = 1;
 }

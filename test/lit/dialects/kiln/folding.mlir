@@ -261,12 +261,13 @@ func.func @dynamic_identity_folds(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// Checks that arithmetic on constants folds across broadcasting, and that
-// integer division by zero is left to run time.
+// Checks that arithmetic on constants folds across broadcasting, integer
+// division by zero included (0, as the lowering gives at run time).
 // CHECK-LABEL: func @broadcast_constants
 // CHECK-DAG: kiln.constant dense<[11, 22, 33]> : tensor<3xi64>
 // CHECK-DAG: kiln.constant dense<[2, 4, 6]> : tensor<3xi64>
-// CHECK: kiln.div
+// CHECK-DAG: kiln.constant dense<[0, 2, 3]> : tensor<3xi64>
+// CHECK-NOT: kiln.div
 // CHECK-NOT: kiln.add
 // CHECK-NOT: kiln.mul
 func.func @broadcast_constants() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) {
@@ -429,13 +430,15 @@ func.func @shape_of(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2xi64>,
 // -----
 
 // Checks that rem, max and min of constants fold (shape arithmetic stays
-// static), rem keeping the dividend's sign, and that rem by zero does not.
+// static), rem keeping the dividend's sign, rem by zero giving 0 (as the
+// lowering does at run time).
 // CHECK-LABEL: func @rem_max_min
 // CHECK-DAG: kiln.constant dense<[1, -1, 0]> : tensor<3xi64>
 // CHECK-DAG: kiln.constant dense<[7, -3, 4]> : tensor<3xi64>
 // CHECK-DAG: kiln.constant dense<[3, -7, 0]> : tensor<3xi64>
 // CHECK-DAG: kiln.constant dense<[1.500000e+00, -5.000000e-01]> : tensor<2xf32>
-// CHECK: kiln.rem
+// CHECK-DAG: kiln.constant dense<0> : tensor<1xi64>
+// CHECK-NOT: kiln.rem
 // CHECK-NOT: kiln.max
 // CHECK-NOT: kiln.min
 func.func @rem_max_min() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xf32>, tensor<1xi64>) {
@@ -452,6 +455,29 @@ func.func @rem_max_min() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor
   %3 = kiln.rem %fa, %fb : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   %4 = kiln.rem %one, %z : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
   return %0, %1, %2, %3, %4 : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<2xf32>, tensor<1xi64>
+}
+
+// -----
+
+// Checks that the signed INT_MIN / -1 folds to INT_MIN and INT_MIN % -1 to
+// 0 (the wrapped results the lowering gives; the instruction would trap),
+// and that unsigned division by zero folds to 0.
+// CHECK-LABEL: func @division_overflow
+// CHECK-DAG: %[[Q:.*]] = kiln.constant dense<[-128, 64, -2]> : tensor<3xi8>
+// CHECK-DAG: %[[R:.*]] = kiln.constant dense<[0, 0, -1]> : tensor<3xi8>
+// CHECK-DAG: %[[U:.*]] = kiln.constant dense<[0, 100]> : tensor<2xui8>
+// CHECK-NOT: kiln.div
+// CHECK-NOT: kiln.rem
+// CHECK: return %[[Q]], %[[R]], %[[U]]
+func.func @division_overflow() -> (tensor<3xi8>, tensor<3xi8>, tensor<2xui8>) {
+  %a = kiln.constant dense<[-128, -128, -7]> : tensor<3xi8>
+  %b = kiln.constant dense<[-1, -2, 3]> : tensor<3xi8>
+  %u = kiln.constant dense<[200, 200]> : tensor<2xui8>
+  %v = kiln.constant dense<[0, 2]> : tensor<2xui8>
+  %q = kiln.div %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %r = kiln.rem %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %w = kiln.div %u, %v : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+  return %q, %r, %w : tensor<3xi8>, tensor<3xi8>, tensor<2xui8>
 }
 
 // -----
