@@ -12,8 +12,9 @@ makes).
       refusals (unsupported ops listed all at once with their lines, a
       branch on data, a module in training mode), the command line
       (`python3 -m kiln_torch compile/ops`), `pip install` of the package,
-      and the traced resnet18 against the ONNX-imported one: the same kiln
-      ops with the same types after the graph phase.
+      the traced resnet18 against the ONNX-imported one (the same kiln ops
+      with the same types after the graph phase), and division and
+      remainder with mixed signs against PyTorch.
 Prints "N passed, N failed"."""
 
 import argparse
@@ -237,6 +238,39 @@ def command_line(args):
               "the package installs with pip", result.stderr + imported.stderr)
 
 
+def arithmetic(args):
+    """Division and remainder with mixed signs against PyTorch, on int64 and
+    float32: remainder and floor division take the divisor's sign (Python's
+    rule; kiln.rem keeps the dividend's), trunc rounds toward zero."""
+    class Binary(torch.nn.Module):
+        def __init__(self, f):
+            super().__init__()
+            self.f = f
+
+        def forward(self, a, b):
+            return self.f(a, b)
+
+    cases = [("remainder", torch.remainder), ("%", lambda a, b: a % b),
+             ("floor division", lambda a, b: torch.div(a, b, rounding_mode="floor")),
+             ("//", lambda a, b: a // b),
+             ("trunc division", lambda a, b: torch.div(a, b, rounding_mode="trunc"))]
+    operands = {"int64": (torch.tensor([[7, -7, 7, -7, 6, -6, 0, 5, -1]]),
+                          torch.tensor([[2, 2, -2, -2, 3, -3, 4, 5, 9]])),
+                "float32": (torch.tensor([[5.5, -5.5, 5.5, -5.5, 4.0, -4.0, 0.0, 1.25, -0.5]]),
+                            torch.tensor([[2.0, 2.0, -2.0, -2.0, 2.0, 2.0, 3.0, 0.5, 9.0]]))}
+    for i, (name, f) in enumerate(cases):
+        for dtype, (a, b) in operands.items():
+            artifact = os.path.join(args.work, f"arithmetic{i}_{dtype}.so")
+            try:
+                kiln_torch.compile(Binary(f).eval(), (a, b), artifact)
+                ok, detail = True, ""
+            except kiln_torch.KilnTorchError as error:
+                ok, detail = False, str(error)
+            if ok:
+                ok, detail = run_kiln(args.kiln, artifact, (a, b), f(a, b).numpy(), args.work)
+            check(ok, f"{name} on {dtype} with mixed signs matches PyTorch", detail)
+
+
 def same_as_onnx(args):
     """The traced resnet18 and the ONNX one (same architecture, other random
     weights) give the same kiln ops with the same types after the graph
@@ -280,6 +314,7 @@ def main():
         refusals(args)
         command_line(args)
         same_as_onnx(args)
+        arithmetic(args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -43,7 +43,6 @@ converts("aten.mul.Tensor", "aten.mul.Scalar")(_binary("mul"))
 converts("aten.maximum.default")(_binary("max"))
 converts("aten.minimum.default")(_binary("min"))
 converts("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")(_binary("pow"))
-converts("aten.remainder.Tensor", "aten.remainder.Scalar")(_binary("rem"))
 converts("aten.logical_and.default", "aten.bitwise_and.Tensor")(_binary("and"))
 converts("aten.logical_or.default", "aten.bitwise_or.Tensor")(_binary("or"))
 
@@ -51,16 +50,50 @@ converts("aten.logical_or.default", "aten.bitwise_or.Tensor")(_binary("or"))
 converts("aten.rsub.Scalar")(_binary("sub", swap=True))
 
 
-@converts("aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode")
-def div(ctx):
+def _floor_adjust(ctx, r, b):
+    """Where the truncated remainder `r` of a / b is nonzero and its sign
+    differs from b's: the quotient rounded toward minus infinity is one less,
+    the remainder b more (i1, the node's dims)."""
+    _, dims = ctx.out_type()
+    zero = ctx.scalar(0, r.element)
+    flag = lambda x, p: ctx.f.op("compare", [x, zero], {"predicate": Attr.i32(p)},  # noqa: E731
+                                 [("i1", x.dims)])
+    differ = ctx.f.op("xor", [flag(r, _PREDICATES["lt"]), flag(b, _PREDICATES["lt"])], {},
+                      [("i1", dims)])
+    return ctx.f.op("and", [flag(r, _PREDICATES["ne"]), differ], {}, [("i1", dims)])
+
+
+@converts("aten.remainder.Tensor", "aten.remainder.Scalar")
+def remainder(ctx):
+    """Python's modulus: the sign of the divisor (kiln.rem keeps the
+    dividend's), as PyTorch computes it: fmod, then + b where they differ."""
     element, _ = ctx.out_type()
     a, b = _operands(ctx, ctx.arg(0), ctx.arg(1), element)
+    r = ctx.op("rem", [a, b])
+    return ctx.op("select", [_floor_adjust(ctx, r, b), ctx.op("add", [r, b]), r])
+
+
+@converts("aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode")
+def div(ctx):
+    element, dims = ctx.out_type()
+    a, b = _operands(ctx, ctx.arg(0), ctx.arg(1), element)
     mode = ctx.kwargs.get("rounding_mode")
+    q = ctx.op("div", [a, b])
     if mode is None:
-        return ctx.op("div", [a, b])
-    if mode == "floor" and element.startswith("f"):
-        q = ctx.op("div", [a, b])
+        return q
+    floating = element.startswith("f") or element.startswith("bf")
+    if mode == "floor" and floating:
         return ctx.op("floor", [q])
+    if mode == "trunc" and floating:
+        negative = ctx.f.op("compare", [q, ctx.scalar(0, element)],
+                            {"predicate": Attr.i32(_PREDICATES["lt"])}, [("i1", dims)])
+        return ctx.op("select", [negative, ctx.op("ceil", [q]), ctx.op("floor", [q])])
+    if mode == "trunc":  # kiln.div truncates integers
+        return q
+    if mode == "floor":
+        r = ctx.op("rem", [a, b])
+        one = ctx.op("cast", [_floor_adjust(ctx, r, b)])
+        return ctx.op("sub", [q, one])
     raise Unsupported(f"division with rounding_mode={mode!r}")
 
 
