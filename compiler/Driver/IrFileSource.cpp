@@ -84,6 +84,8 @@ static void forEachToken(llvm::StringRef text,
 /// MLIR 22's parser takes `index` as a dense array's element type and then
 /// reads it as a float type (a crash): `array<index: 1>`, or through a
 /// type alias of index. Refuse those before parsing, at their location.
+/// (llvm-project issue 179045; MLIR's main branch diagnoses it since pull
+/// request 179075, 22.1.8 does not.)
 /// One pass: MLIR resolves only aliases defined above their use (a later
 /// one is its own error, "undefined symbol alias id").
 static bool checkDenseArrayTypes(const llvm::SourceMgr &sources, llvm::raw_ostream &errors) {
