@@ -206,6 +206,14 @@ struct ConvertKilnToLinalgPass
       if (auto reshape = dyn_cast<kiln::ReshapeOp>(op))
         checks |= !reshape.getInput().getType().hasStaticShape() &&
                   reshape.getType().hasStaticShape();
+      // A gather or a pad that reads from a tensor that may be empty.
+      if (auto gather = dyn_cast<kiln::GatherOp>(op))
+        checks |= !kiln::lowering::readsFromEmpty(gather.getData().getType().getShape(),
+                                                  gather.getType());
+      if (auto pad = dyn_cast<kiln::PadOp>(op))
+        checks |= pad.getMode() != kiln::PadMode::constant &&
+                  !kiln::lowering::readsFromEmpty(pad.getInput().getType().getShape(),
+                                                  pad.getType());
     });
     if (checks && !module.lookupSymbol(kiln::lowering::kShapeErrorFunction)) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

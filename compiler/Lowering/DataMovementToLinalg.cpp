@@ -273,6 +273,28 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
 
 /// result[..., j..., ...] = data[..., wrap(indices[j...]), ...]. An index
 /// outside the dim is clamped into it (no out-of-bounds read).
+using lowering::readsFromEmpty;
+constexpr llvm::StringLiteral kReadsFromEmpty =
+    "reads its result from a tensor with no elements (an edge, reflect or wrap pad of an empty "
+    "dim, or a gather from an empty axis)";
+
+/// At run time: stops the run (KILN_ERROR_SHAPE) when `source` has no
+/// elements and `result` (sized) has some.
+void checkNotReadingEmpty(OpBuilder &b, Location loc, Value source, Value result) {
+  auto count = [&](Value v) {
+    Value n = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = 0; d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
+      n = arith::MulIOp::create(b, loc, n, dimOf(b, loc, v, d));
+    return n;
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value sourceHas = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count(source), zero);
+  Value resultHasNone =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count(result), zero);
+  Value ok = arith::OrIOp::create(b, loc, sourceHas, resultHasNone);
+  lowering::checkAtRunTime(b, loc, ok, lowering::kReadFromEmpty);
+}
+
 struct GatherToGeneric : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
@@ -282,6 +304,9 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
     int64_t dataRank = op.getData().getType().getRank();
     int64_t indexRank = op.getIndices().getType().getRank();
     int64_t rank = op.getType().getRank();
+    std::optional<bool> empty = readsFromEmpty(op.getData().getType().getShape(), op.getType());
+    if (empty && *empty)
+      return kiln::lowering::refuse(rewriter, op, kReadsFromEmpty);
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < rank; ++d) {
       if (!op.getType().isDynamicDim(d))
@@ -295,6 +320,8 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
     }
     Value init = tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
                                          op.getType().getElementType(), dynamicSizes);
+    if (!empty)
+      checkNotReadingEmpty(rewriter, loc, data, init);
     SmallVector<AffineExpr> indexExprs;
     for (int64_t k = 0; k < indexRank; ++k)
       indexExprs.push_back(rewriter.getAffineDimExpr(axis + k));
@@ -351,6 +378,8 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
                                                std::max<int64_t>(0, pads[d + rank]))));
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                          type.getElementType(), dynamicSizes);
+    if (!readsFromEmpty(cast<RankedTensorType>(source.getType()).getShape(), type))
+      checkNotReadingEmpty(rewriter, loc, source, init);
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < rank; ++d)
       sizes.push_back(dimOf(rewriter, loc, source, d));
@@ -399,6 +428,16 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
     int64_t rank = inType.getRank();
     ArrayRef<int64_t> pads = op.getPads();
     Value source = op.getInput();
+    if (op.getMode() != PadMode::constant) {
+      // The shape left after the crops below.
+      SmallVector<int64_t> cropped(inType.getShape());
+      for (int64_t d = 0; d < rank; ++d)
+        if (!ShapedType::isDynamic(cropped[d]))
+          cropped[d] -= std::max<int64_t>(0, -pads[d]) + std::max<int64_t>(0, -pads[d + rank]);
+      std::optional<bool> empty = readsFromEmpty(cropped, op.getType());
+      if (empty && *empty)
+        return kiln::lowering::refuse(rewriter, op, kReadsFromEmpty);
+    }
     // Negative pads crop first.
     if (llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
       SmallVector<OpFoldResult> offsets, sizes, strides(rank, rewriter.getIndexAttr(1));
@@ -471,6 +510,16 @@ struct IotaToGeneric : OpRewritePattern<IotaOp> {
 } // namespace
 
 namespace lowering {
+
+std::optional<bool> readsFromEmpty(ArrayRef<int64_t> sourceShape, RankedTensorType result) {
+  bool sourceEmpty = llvm::is_contained(sourceShape, 0);
+  bool sourceStatic = llvm::none_of(sourceShape, ShapedType::isDynamic);
+  if ((sourceStatic && !sourceEmpty) || (result.hasStaticShape() && result.getNumElements() == 0))
+    return false;
+  if (sourceStatic && result.hasStaticShape())
+    return true; // an empty source, a result with elements
+  return std::nullopt;
+}
 
 void checkAtRunTime(OpBuilder &b, Location loc, Value ok, int32_t code) {
   if (auto constant = ok.getDefiningOp<arith::ConstantOp>())

@@ -13,6 +13,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+
 namespace kiln {
 class KernelOp;
 } // namespace kiln
@@ -36,7 +38,8 @@ void populateReshapesToLinalgPatterns(mlir::RewritePatternSet &patterns);
 namespace lowering {
 
 /// What generated code calls when a shape read at run time is invalid (a
-/// negative size, a reshape that changes the element count): the
+/// negative size, a reshape that changes the element count, a read from
+/// an empty tensor): the
 /// artifact's entry point defines it and abandons the run with
 /// KILN_RUN_SHAPE_ERROR. kiln-convert-to-linalg declares it when needed.
 inline constexpr llvm::StringLiteral kShapeErrorFunction = "kiln_shape_error";
@@ -52,7 +55,16 @@ mlir::LogicalResult refuse(mlir::PatternRewriter &b, mlir::Operation *op,
 void checkAtRunTime(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, int32_t code);
 
 /// Run-time shape error codes (the entry point names them).
-enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2 };
+enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2, kReadFromEmpty = 3 };
+
+/// Gather and the edge, reflect and wrap pads read each result element
+/// from a source at an index they clamp, mirror or wrap into range; a
+/// source with no elements has none in range (a clamp would read past its
+/// buffer, a wrap divide by 0). Whether the static shapes rule such a read
+/// out (false) or make it certain (true: the lowering refuses the op);
+/// std::nullopt when only the run can tell (it checks, kReadFromEmpty).
+std::optional<bool> readsFromEmpty(llvm::ArrayRef<int64_t> sourceShape,
+                                   mlir::RankedTensorType result);
 
 /// Which dims of `inputs`, broadcasting numpy-style into `resultType`
 /// (aligned at the right), may stretch at run time: a dynamic input dim

@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 KILN, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
@@ -448,6 +448,39 @@ run_sequence(
     [[("a", a23), ("b", a23 + 10), ("p", np.array(p, np.int64))] for p in (0, 1, 2, -1, -3)],
     lambda a, b, p: [a, b, -a][int(p)],
     errors=[[("a", a23), ("b", a23), ("p", np.array(p, np.int64))] for p in (3, -4)])
+
+# Reads from an input with no elements (a batch of 0) into a result with
+# some: an edge, reflect or wrap pad of the empty dim, a gather from the
+# empty axis. Nothing can be read (the edge pad read past the buffer,
+# SIGSEGV; the wrap pad divided by 0, SIGFPE): the run stops. An empty
+# result reads nothing and runs. Known when compiling, such a shape is
+# refused then.
+x43 = rng.standard_normal((4, 3)).astype(np.float32)
+empty = np.zeros((0, 3), np.float32)
+for mode in ("edge", "reflect", "wrap"):
+    pads = numpy_helper.from_array(i64(1, 0, 2, 0), "p")
+    path = sequence_model(f"pad_{mode}_batch", [helper.make_node("Pad", ["x", "p"], ["y"], mode=mode),
+                                               helper.make_node("Constant", [], ["p"], value=pads)],
+                          [("x", TensorProto.FLOAT, ["n", 3])], "y", opset=19)
+    run_sequence(f"pad_{mode}_batch", path, [[("x", x43)]],
+                 lambda x, mode=mode: np.pad(x, ((1, 2), (0, 0)), mode=mode),
+                 errors=[[("x", empty)]])
+    static = sequence_model(f"pad_{mode}_empty", [helper.make_node("Pad", ["x", "p"], ["y"],
+                                                                  mode=mode),
+                                                 helper.make_node("Constant", [], ["p"],
+                                                                  value=pads)],
+                            [("x", TensorProto.FLOAT, [0, 3])], "y", opset=19)
+    p = subprocess.run([KILN, "compile", static, "-o", os.path.join(WORK, "refused.so")],
+                       capture_output=True, text=True)
+    if p.returncode == 1 and "reads its result from a tensor with no elements" in p.stderr:
+        results["passed"] += 1
+    else:
+        fail(f"pad_{mode}_empty", f"expected a refusal, got exit {p.returncode}: {p.stderr[-300:]}")
+gather = sequence_model("gather_batch", [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)],
+                        [("x", TensorProto.FLOAT, ["n", 3]), ("i", TensorProto.INT64, ["k"])], "y")
+run_sequence("gather_batch", gather,
+             [[("x", x43), ("i", i64(3, 0, -1))], [("x", empty), ("i", np.zeros(0, np.int64))]],
+             lambda x, i: x[i], errors=[[("x", empty), ("i", i64(0))]])
 
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)
