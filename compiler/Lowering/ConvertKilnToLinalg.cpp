@@ -206,14 +206,20 @@ struct ConvertKilnToLinalgPass
       if (auto reshape = dyn_cast<kiln::ReshapeOp>(op))
         checks |= !reshape.getInput().getType().hasStaticShape() &&
                   reshape.getType().hasStaticShape();
-      // A gather or a pad that reads from a tensor that may be empty.
+      // A gather that reads from a tensor that may be empty.
       if (auto gather = dyn_cast<kiln::GatherOp>(op))
         checks |= !kiln::lowering::readsFromEmpty(gather.getData().getType().getShape(),
                                                   gather.getType());
-      if (auto pad = dyn_cast<kiln::PadOp>(op))
+      // A pad that reads from a tensor that may be empty, or crops a dim
+      // known only at run time.
+      if (auto pad = dyn_cast<kiln::PadOp>(op)) {
+        RankedTensorType in = pad.getInput().getType();
+        ArrayRef<int64_t> pads = pad.getPads();
         checks |= pad.getMode() != kiln::PadMode::constant &&
-                  !kiln::lowering::readsFromEmpty(pad.getInput().getType().getShape(),
-                                                  pad.getType());
+                  !kiln::lowering::readsFromEmpty(in.getShape(), pad.getType());
+        for (int64_t d = 0; d < in.getRank(); ++d)
+          checks |= in.isDynamicDim(d) && (pads[d] < 0 || pads[d + in.getRank()] < 0);
+      }
     });
     if (checks && !module.lookupSymbol(kiln::lowering::kShapeErrorFunction)) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

@@ -445,9 +445,15 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
         int64_t lo = std::max<int64_t>(0, -pads[d]), hi = std::max<int64_t>(0, -pads[d + rank]);
         offsets.push_back(rewriter.getIndexAttr(lo));
         Value size = dimOf(rewriter, loc, source, d);
-        size = arith::SubIOp::create(rewriter, loc, size,
-                                     arith::ConstantIndexOp::create(rewriter, loc, lo + hi));
-        sizes.push_back(size);
+        Value crop = arith::ConstantIndexOp::create(rewriter, loc, lo + hi);
+        // A dim known only at run time must hold what is cropped from it
+        // (a negative size would reach the allocator).
+        if (lo + hi > 0 && inType.isDynamicDim(d))
+          lowering::checkAtRunTime(
+              rewriter, loc,
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, size, crop),
+              lowering::kNegativeSize);
+        sizes.push_back(Value(arith::SubIOp::create(rewriter, loc, size, crop)));
       }
       source = tensor::ExtractSliceOp::create(rewriter, loc, source, offsets, sizes, strides);
     }

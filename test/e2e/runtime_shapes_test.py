@@ -476,6 +476,17 @@ for mode in ("edge", "reflect", "wrap"):
         results["passed"] += 1
     else:
         fail(f"pad_{mode}_empty", f"expected a refusal, got exit {p.returncode}: {p.stderr[-300:]}")
+# Negative pads crop a dynamic batch: a batch smaller than the crop stops
+# the run (it made a negative size: the allocator aborted, or a [-1, 3]
+# result came back).
+for mode in ("constant", "edge"):
+    crop = numpy_helper.from_array(i64(-2, 0, 0, 0), "p")
+    path = sequence_model(f"pad_{mode}_crop_batch",
+                          [helper.make_node("Pad", ["x", "p"], ["y"], mode=mode),
+                           helper.make_node("Constant", [], ["p"], value=crop)],
+                          [("x", TensorProto.FLOAT, ["n", 3])], "y", opset=19)
+    run_sequence(f"pad_{mode}_crop_batch", path, [[("x", x43)], [("x", x43[:2])]],
+                 lambda x: x[2:], errors=[[("x", x43[:1])]])
 gather = sequence_model("gather_batch", [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)],
                         [("x", TensorProto.FLOAT, ["n", 3]), ("i", TensorProto.INT64, ["k"])], "y")
 run_sequence("gather_batch", gather,

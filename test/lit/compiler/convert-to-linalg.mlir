@@ -610,3 +610,20 @@ func.func @reads_from_maybe_empty(%x: tensor<?x3xf32>, %i: tensor<2xi64>, %s: te
   %q = kiln.pad %s mode edge {pads = array<i64: 0, 1, 0, 1>} : (tensor<4x3xf32>) -> tensor<4x5xf32>
   return %p, %g, %q : tensor<?x3xf32>, tensor<2x3xf32>, tensor<4x5xf32>
 }
+
+// -----
+
+// Checks that negative pads cropping a dim known only at run time first
+// check that the dim holds the crop (kiln_shape_error, code 1: a negative
+// size reached the allocator before).
+// CHECK-LABEL: func.func private @kiln_shape_error(i32)
+// CHECK-LABEL: func @crop_dynamic
+// CHECK: arith.cmpi sge
+// CHECK: scf.if
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: func.call @kiln_shape_error
+// CHECK: tensor.extract_slice
+func.func @crop_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = kiln.pad %x {pads = array<i64: -2, 0, 0, 0>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
