@@ -271,8 +271,6 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
   }
 };
 
-/// result[..., j..., ...] = data[..., wrap(indices[j...]), ...]. An index
-/// outside the dim is clamped into it (no out-of-bounds read).
 using lowering::readsFromEmpty;
 constexpr llvm::StringLiteral kReadsFromEmpty =
     "reads its result from a tensor with no elements (an edge, reflect or wrap pad of an empty "
@@ -281,20 +279,18 @@ constexpr llvm::StringLiteral kReadsFromEmpty =
 /// At run time: stops the run (KILN_ERROR_SHAPE) when `source` has no
 /// elements and `result` (sized) has some.
 void checkNotReadingEmpty(OpBuilder &b, Location loc, Value source, Value result) {
-  auto count = [&](Value v) {
-    Value n = arith::ConstantIndexOp::create(b, loc, 1);
-    for (int64_t d = 0; d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
-      n = arith::MulIOp::create(b, loc, n, dimOf(b, loc, v, d));
-    return n;
-  };
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value sourceHas = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count(source), zero);
-  Value resultHasNone =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count(result), zero);
+  Value sourceHas = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          lowering::elementCount(b, loc, source), zero);
+  Value resultHasNone = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              lowering::elementCount(b, loc, result), zero);
   Value ok = arith::OrIOp::create(b, loc, sourceHas, resultHasNone);
   lowering::checkAtRunTime(b, loc, ok, lowering::kReadFromEmpty);
 }
 
+/// result[..., j..., ...] = data[..., wrap(indices[j...]), ...]. An index
+/// outside the dim is clamped into it (no out-of-bounds read; a data
+/// tensor with no elements is checked first).
 struct GatherToGeneric : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
@@ -516,6 +512,13 @@ struct IotaToGeneric : OpRewritePattern<IotaOp> {
 } // namespace
 
 namespace lowering {
+
+Value elementCount(OpBuilder &b, Location loc, Value input) {
+  Value total = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0; d < cast<RankedTensorType>(input.getType()).getRank(); ++d)
+    total = arith::MulIOp::create(b, loc, total, dimOf(b, loc, input, d));
+  return total;
+}
 
 std::optional<bool> readsFromEmpty(ArrayRef<int64_t> sourceShape, RankedTensorType result) {
   bool sourceEmpty = llvm::is_contained(sourceShape, 0);

@@ -39,9 +39,9 @@ namespace lowering {
 
 /// What generated code calls when a shape read at run time is invalid (a
 /// negative size, a reshape that changes the element count, a read from
-/// an empty tensor): the
-/// artifact's entry point defines it and abandons the run with
-/// KILN_RUN_SHAPE_ERROR. kiln-convert-to-linalg declares it when needed.
+/// an empty tensor): the artifact's entry point defines it and abandons
+/// the run with KILN_RUN_SHAPE_ERROR. kiln-convert-to-linalg declares it
+/// when needed.
 inline constexpr llvm::StringLiteral kShapeErrorFunction = "kiln_shape_error";
 
 /// A lowering pattern declining `op` for `reason` (a limit of the lowering,
@@ -53,6 +53,9 @@ mlir::LogicalResult refuse(mlir::PatternRewriter &b, mlir::Operation *op,
 
 /// Calls kShapeErrorFunction with `code` unless `ok` (i1) holds.
 void checkAtRunTime(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, int32_t code);
+
+/// The number of elements of `input` (a ranked tensor), as an index.
+mlir::Value elementCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input);
 
 /// Run-time shape error codes (the entry point names them).
 enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2, kReadFromEmpty = 3 };

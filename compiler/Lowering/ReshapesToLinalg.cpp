@@ -20,6 +20,7 @@ namespace kiln {
 namespace {
 
 using lowering::dimOf;
+using lowering::elementCount;
 using lowering::extractIndex;
 
 /// `type` collapsed to one dim: dynamic when any dim is (even beside a
@@ -29,7 +30,6 @@ RankedTensorType flatType(RankedTensorType type) {
                                type.getElementType());
 }
 
-/// The number of elements of `input`, as an index.
 /// A reshape's -1: `total` / `known` (the product of the other sizes), and 0
 /// when that product is 0 (a zero-size tensor, whose -1 nothing decides; an
 /// unsigned division by zero would trap).
@@ -40,13 +40,6 @@ Value inferredSize(OpBuilder &b, Location loc, Value total, Value known) {
   Value quotient = arith::DivUIOp::create(
       b, loc, total, arith::SelectOp::create(b, loc, knownZero, one, known));
   return arith::SelectOp::create(b, loc, knownZero, zero, quotient);
-}
-
-Value elementCount(OpBuilder &b, Location loc, Value input) {
-  Value total = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d = 0; d < cast<RankedTensorType>(input.getType()).getRank(); ++d)
-    total = arith::MulIOp::create(b, loc, total, dimOf(b, loc, input, d));
-  return total;
 }
 
 /// `input` collapsed to one dim (of flatType); one of rank 0 or 1 as it is.
