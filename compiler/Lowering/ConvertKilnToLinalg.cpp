@@ -206,10 +206,6 @@ struct ConvertKilnToLinalgPass
       if (auto reshape = dyn_cast<kiln::ReshapeOp>(op))
         checks |= !reshape.getInput().getType().hasStaticShape() &&
                   reshape.getType().hasStaticShape();
-      // A gather that reads from a tensor that may be empty.
-      if (auto gather = dyn_cast<kiln::GatherOp>(op))
-        checks |= !kiln::lowering::readsFromEmpty(gather.getData().getType().getShape(),
-                                                  gather.getType());
       // A pad that reads from a tensor that may be empty, or crops a dim
       // known only at run time.
       if (auto pad = dyn_cast<kiln::PadOp>(op)) {

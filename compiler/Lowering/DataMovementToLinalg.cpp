@@ -274,7 +274,7 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
 using lowering::readsFromEmpty;
 constexpr llvm::StringLiteral kReadsFromEmpty =
     "reads its result from a tensor with no elements (an edge, reflect or wrap pad of an empty "
-    "dim, or a gather from an empty axis)";
+    "dim)";
 
 /// At run time: stops the run (KILN_ERROR_SHAPE) when `source` has no
 /// elements and `result` (sized) has some.
@@ -289,8 +289,8 @@ void checkNotReadingEmpty(OpBuilder &b, Location loc, Value source, Value result
 }
 
 /// result[..., j..., ...] = data[..., wrap(indices[j...]), ...]. An index
-/// outside the dim is clamped into it (no out-of-bounds read; a data
-/// tensor with no elements is checked first).
+/// outside the dim is clamped into it (no out-of-bounds read while the data
+/// has elements).
 struct GatherToGeneric : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
@@ -300,9 +300,6 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
     int64_t dataRank = op.getData().getType().getRank();
     int64_t indexRank = op.getIndices().getType().getRank();
     int64_t rank = op.getType().getRank();
-    std::optional<bool> empty = readsFromEmpty(op.getData().getType().getShape(), op.getType());
-    if (empty && *empty)
-      return kiln::lowering::refuse(rewriter, op, kReadsFromEmpty);
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < rank; ++d) {
       if (!op.getType().isDynamicDim(d))
@@ -316,8 +313,6 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
     }
     Value init = tensor::EmptyOp::create(rewriter, loc, op.getType().getShape(),
                                          op.getType().getElementType(), dynamicSizes);
-    if (!empty)
-      checkNotReadingEmpty(rewriter, loc, data, init);
     SmallVector<AffineExpr> indexExprs;
     for (int64_t k = 0; k < indexRank; ++k)
       indexExprs.push_back(rewriter.getAffineDimExpr(axis + k));

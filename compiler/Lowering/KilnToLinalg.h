@@ -60,8 +60,8 @@ mlir::Value elementCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value inp
 /// Run-time shape error codes (the entry point names them).
 enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2, kReadFromEmpty = 3 };
 
-/// Gather and the edge, reflect and wrap pads read each result element
-/// from a source at an index they clamp, mirror or wrap into range; a
+/// The edge, reflect and wrap pads read each result element from a
+/// source at an index they clamp, mirror or wrap into range; a
 /// source with no elements has none in range (a clamp would read past its
 /// buffer, a wrap divide by 0). Whether the static shapes rule such a read
 /// out (false) or make it certain (true: the lowering refuses the op);

@@ -131,8 +131,6 @@ def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
     data.shape[axis+1:]`. Negative indices count from the end; an index
     still out of range reads the nearest entry (indices are not checked:
     an importer that must refuse one checks it with its own shape check).
-    A data tensor with no elements has no entry to read: a result with
-    elements is refused when compiling, or stops the run (a shape error).
 
     ```mlir
     %r = kiln.gather %table, %ids {axis = 0 : i64}
@@ -153,9 +151,7 @@ def Kiln_PadOp : Kiln_InferredOp<"pad", [SameOperandsAndResultElementType]> {
     `pads` holds every dim's low pad, then every high pad. New elements are
     `value` (mode `constant`), a mirror without the edge (`reflect`), a
     copy of the edge (`edge`) or the other end's elements, as if the dim
-    repeated (`wrap`, circular padding). The last three read from the
-    input: one with no elements into a result with some is refused when
-    compiling, or stops the run (a shape error).
+    repeated (`wrap`, circular padding).
 
     ```mlir
     %r = kiln.pad %x mode reflect {pads = array<i64: 0, 1, 0, 1>}

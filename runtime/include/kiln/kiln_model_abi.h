@@ -249,8 +249,8 @@ typedef struct kiln_runtime_services {
  * KILN_RUN_OUT_OF_MEMORY when an allocation failed (the run stopped there,
  * leaving what it had allocated to the caller to take back);
  * KILN_RUN_SHAPE_ERROR when a shape the model computes at run time is
- * invalid (a negative size, a reshape that changes the element count, a
- * gather or an edge, reflect or wrap pad reading from an empty tensor). */
+ * invalid (a negative size, a reshape that changes the element count, an
+ * edge, reflect or wrap pad reading from an empty tensor). */
 #define KILN_RUN_OUT_OF_MEMORY 2
 #define KILN_RUN_SHAPE_ERROR 3
 typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,
