@@ -187,6 +187,23 @@ LogicalResult writeCallsIntoConcats(func::FuncOp func) {
   return success();
 }
 
+/// Run-time shape checks (lowering::checkAtRunTime) call back into the
+/// artifact's entry point: declared once, where some lowering made a check.
+void declareShapeError(ModuleOp module) {
+  StringRef name = kiln::lowering::kShapeErrorFunction;
+  if (module.lookupSymbol(name))
+    return;
+  WalkResult found = module.walk([&](func::CallOp call) {
+    return call.getCallee() == name ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!found.wasInterrupted())
+    return;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto decl = func::FuncOp::create(b, module.getLoc(), name,
+                                   b.getFunctionType({b.getI32Type()}, {}));
+  decl.setPrivate();
+}
+
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgBase<ConvertKilnToLinalgPass> {
   void runOnOperation() override {
@@ -198,32 +215,6 @@ struct ConvertKilnToLinalgPass
     kiln::populateReshapesToLinalgPatterns(patterns);
     kiln::populateContractionToLinalgPatterns(patterns);
     ModuleOp module = getOperation();
-    // Run-time shape checks call back into the artifact's entry point.
-    bool checks = false;
-    module.walk([&](Operation *op) {
-      checks |= isa<kiln::IotaOp, kiln::DynamicReshapeOp>(op);
-      // A static reshape of a dynamic tensor checks its element count.
-      if (auto reshape = dyn_cast<kiln::ReshapeOp>(op))
-        checks |= !reshape.getInput().getType().hasStaticShape() &&
-                  reshape.getType().hasStaticShape();
-      // A pad that reads from a tensor that may be empty, or crops a dim
-      // known only at run time.
-      if (auto pad = dyn_cast<kiln::PadOp>(op)) {
-        RankedTensorType in = pad.getInput().getType();
-        ArrayRef<int64_t> pads = pad.getPads();
-        checks |= pad.getMode() != kiln::PadMode::constant &&
-                  !kiln::lowering::readsFromEmpty(in.getShape(), pad.getType());
-        for (int64_t d = 0; d < in.getRank(); ++d)
-          checks |= in.isDynamicDim(d) && (pads[d] < 0 || pads[d + in.getRank()] < 0);
-      }
-    });
-    if (checks && !module.lookupSymbol(kiln::lowering::kShapeErrorFunction)) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      auto decl = func::FuncOp::create(
-          b, module.getLoc(), kiln::lowering::kShapeErrorFunction,
-          b.getFunctionType({b.getI32Type()}, {}));
-      decl.setPrivate();
-    }
     ConversionTarget target(*context);
     target.addIllegalDialect<kiln::KilnDialect>();
     // What a backend runs in a library is bufferised into a call instead.
@@ -245,6 +236,7 @@ struct ConvertKilnToLinalgPass
         return;
       }
     }
+    declareShapeError(module);
     makeSignless(module);
   }
 };

@@ -271,7 +271,22 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
   }
 };
 
-using lowering::readsFromEmpty;
+/// The edge, reflect and wrap pads read each result element from a
+/// source at an index they clamp, mirror or wrap into range; a
+/// source with no elements has none in range (a clamp would read past its
+/// buffer, a wrap divide by 0). Whether the static shapes rule such a read
+/// out (false) or make it certain (true: the lowering refuses the op);
+/// std::nullopt when only the run can tell (it checks, kReadFromEmpty).
+std::optional<bool> readsFromEmpty(ArrayRef<int64_t> sourceShape, RankedTensorType result) {
+  bool sourceEmpty = llvm::is_contained(sourceShape, 0);
+  bool sourceStatic = llvm::none_of(sourceShape, ShapedType::isDynamic);
+  if ((sourceStatic && !sourceEmpty) || (result.hasStaticShape() && result.getNumElements() == 0))
+    return false;
+  if (sourceStatic && result.hasStaticShape())
+    return true; // an empty source, a result with elements
+  return std::nullopt;
+}
+
 constexpr llvm::StringLiteral kReadsFromEmpty =
     "reads its result from a tensor with no elements (an edge, reflect or wrap pad of an empty "
     "dim)";
@@ -289,8 +304,10 @@ void checkNotReadingEmpty(OpBuilder &b, Location loc, Value source, Value result
 }
 
 /// result[..., j..., ...] = data[..., wrap(indices[j...]), ...]. An index
-/// outside the dim is clamped into it (no out-of-bounds read while the data
-/// has elements).
+/// outside the dim is clamped into it. A gathered axis with no elements has
+/// no index to clamp into: every element is then 0 and nothing is read.
+/// Such gathers are not errors: the importer's reductions over axes known
+/// only at run time gather from an empty axis in a branch they discard.
 struct GatherToGeneric : OpRewritePattern<GatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
@@ -319,6 +336,8 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, indexExprs, rewriter.getContext()),
                                    rewriter.getMultiDimIdentityMap(rank)};
     Value axisSize = dimOf(rewriter, loc, data, axis);
+    int64_t staticAxis = op.getData().getType().getDimSize(axis);
+    bool mayBeEmpty = ShapedType::isDynamic(staticAxis) || staticAxis == 0;
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{op.getType()}, ValueRange{indices}, ValueRange{init}, maps,
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
@@ -339,7 +358,29 @@ struct GatherToGeneric : OpRewritePattern<GatherOp> {
             else
               coords.push_back(linalg::IndexOp::create(b, l, d + indexRank - 1));
           }
-          linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, data, coords)));
+          if (!mayBeEmpty) {
+            linalg::YieldOp::create(b, l, Value(tensor::ExtractOp::create(b, l, data, coords)));
+            return;
+          }
+          Value hasElements = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, axisSize,
+                                                    zero);
+          auto read = scf::IfOp::create(
+              b, l, hasElements,
+              [&](OpBuilder &nb, Location nl) {
+                scf::YieldOp::create(nb, nl,
+                                     Value(tensor::ExtractOp::create(nb, nl, data, coords)));
+              },
+              [&](OpBuilder &nb, Location nl) {
+                // (E8M0 has no zero: its elements keep what the result held.)
+                Type element = op.getType().getElementType();
+                auto f = dyn_cast<FloatType>(element);
+                Value none = args[1];
+                if (!f || APFloat::semanticsHasZero(f.getFloatSemantics()))
+                  none = arith::ConstantOp::create(nb, nl,
+                                                   cast<TypedAttr>(nb.getZeroAttr(element)));
+                scf::YieldOp::create(nb, nl, none);
+              });
+          linalg::YieldOp::create(b, l, read.getResult(0));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -351,8 +392,10 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
 
   /// reflect / edge / wrap: every result element reads the source at its
   /// index minus the low pad, mirrored (without repeating the edge),
-  /// clamped into range or taken modulo the dim.
-  static LogicalResult mirrorOrEdge(PadOp op, Value source, PatternRewriter &rewriter) {
+  /// clamped into range or taken modulo the dim. `checkEmpty`: whether
+  /// only the run can tell that the source has elements to read.
+  static LogicalResult mirrorOrEdge(PadOp op, Value source, bool checkEmpty,
+                                    PatternRewriter &rewriter) {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
@@ -369,7 +412,7 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
                                                std::max<int64_t>(0, pads[d + rank]))));
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                          type.getElementType(), dynamicSizes);
-    if (!readsFromEmpty(cast<RankedTensorType>(source.getType()).getShape(), type))
+    if (checkEmpty)
       checkNotReadingEmpty(rewriter, loc, source, init);
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < rank; ++d)
@@ -419,14 +462,15 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
     int64_t rank = inType.getRank();
     ArrayRef<int64_t> pads = op.getPads();
     Value source = op.getInput();
+    std::optional<bool> readsEmpty = false;
     if (op.getMode() != PadMode::constant) {
       // The shape left after the crops below.
       SmallVector<int64_t> cropped(inType.getShape());
       for (int64_t d = 0; d < rank; ++d)
         if (!ShapedType::isDynamic(cropped[d]))
           cropped[d] -= std::max<int64_t>(0, -pads[d]) + std::max<int64_t>(0, -pads[d + rank]);
-      std::optional<bool> empty = readsFromEmpty(cropped, op.getType());
-      if (empty && *empty)
+      readsEmpty = readsFromEmpty(cropped, op.getType());
+      if (readsEmpty && *readsEmpty)
         return kiln::lowering::refuse(rewriter, op, kReadsFromEmpty);
     }
     // Negative pads crop first.
@@ -449,7 +493,7 @@ struct PadToTensorPad : OpRewritePattern<PadOp> {
       source = tensor::ExtractSliceOp::create(rewriter, loc, source, offsets, sizes, strides);
     }
     if (op.getMode() != PadMode::constant)
-      return mirrorOrEdge(op, source, rewriter);
+      return mirrorOrEdge(op, source, !readsEmpty.has_value(), rewriter);
     SmallVector<OpFoldResult> low, high;
     for (int64_t d = 0; d < rank; ++d) {
       low.push_back(rewriter.getIndexAttr(std::max<int64_t>(0, pads[d])));
@@ -513,16 +557,6 @@ Value elementCount(OpBuilder &b, Location loc, Value input) {
   for (int64_t d = 0; d < cast<RankedTensorType>(input.getType()).getRank(); ++d)
     total = arith::MulIOp::create(b, loc, total, dimOf(b, loc, input, d));
   return total;
-}
-
-std::optional<bool> readsFromEmpty(ArrayRef<int64_t> sourceShape, RankedTensorType result) {
-  bool sourceEmpty = llvm::is_contained(sourceShape, 0);
-  bool sourceStatic = llvm::none_of(sourceShape, ShapedType::isDynamic);
-  if ((sourceStatic && !sourceEmpty) || (result.hasStaticShape() && result.getNumElements() == 0))
-    return false;
-  if (sourceStatic && result.hasStaticShape())
-    return true; // an empty source, a result with elements
-  return std::nullopt;
 }
 
 void checkAtRunTime(OpBuilder &b, Location loc, Value ok, int32_t code) {

@@ -41,7 +41,7 @@ namespace lowering {
 /// negative size, a reshape that changes the element count, a read from
 /// an empty tensor): the artifact's entry point defines it and abandons
 /// the run with KILN_RUN_SHAPE_ERROR. kiln-convert-to-linalg declares it
-/// when needed.
+/// where some lowering calls it.
 inline constexpr llvm::StringLiteral kShapeErrorFunction = "kiln_shape_error";
 
 /// A lowering pattern declining `op` for `reason` (a limit of the lowering,
@@ -59,15 +59,6 @@ mlir::Value elementCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value inp
 
 /// Run-time shape error codes (the entry point names them).
 enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2, kReadFromEmpty = 3 };
-
-/// The edge, reflect and wrap pads read each result element from a
-/// source at an index they clamp, mirror or wrap into range; a
-/// source with no elements has none in range (a clamp would read past its
-/// buffer, a wrap divide by 0). Whether the static shapes rule such a read
-/// out (false) or make it certain (true: the lowering refuses the op);
-/// std::nullopt when only the run can tell (it checks, kReadFromEmpty).
-std::optional<bool> readsFromEmpty(llvm::ArrayRef<int64_t> sourceShape,
-                                   mlir::RankedTensorType result);
 
 /// Which dims of `inputs`, broadcasting numpy-style into `resultType`
 /// (aligned at the right), may stretch at run time: a dynamic input dim

@@ -131,6 +131,7 @@ def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
     data.shape[axis+1:]`. Negative indices count from the end; an index
     still out of range reads the nearest entry (indices are not checked:
     an importer that must refuse one checks it with its own shape check).
+    An axis with no elements has no entry to read: every element is 0.
 
     ```mlir
     %r = kiln.gather %table, %ids {axis = 0 : i64}
@@ -151,7 +152,11 @@ def Kiln_PadOp : Kiln_InferredOp<"pad", [SameOperandsAndResultElementType]> {
     `pads` holds every dim's low pad, then every high pad. New elements are
     `value` (mode `constant`), a mirror without the edge (`reflect`), a
     copy of the edge (`edge`) or the other end's elements, as if the dim
-    repeated (`wrap`, circular padding).
+    repeated (`wrap`, circular padding). `reflect`, `edge` and `wrap` read
+    from the input, so an input with no elements and a result with some
+    is an error: refused when compiling where the shapes say so, else a
+    shape error when the model runs. A crop larger than a dim known only
+    at run time is a shape error too.
 
     ```mlir
     %r = kiln.pad %x mode reflect {pads = array<i64: 0, 1, 0, 1>}

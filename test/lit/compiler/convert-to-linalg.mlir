@@ -622,3 +622,28 @@ func.func @crop_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   %0 = kiln.pad %x {pads = array<i64: -2, 0, 0, 0>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// Checks that a gather from an axis that may have no elements reads the
+// data only when it has some, and is 0 otherwise (no error: the importer's
+// reductions over run-time axes gather from an empty axis in a branch they
+// discard); a gather from an axis known to have elements reads directly.
+// CHECK-LABEL: func @gather_maybe_empty
+// CHECK: linalg.generic
+// CHECK: %[[HAS:.*]] = arith.cmpi ne
+// CHECK: scf.if %[[HAS]]
+// CHECK-NEXT: tensor.extract
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 0.000000e+00 : f32
+// CHECK: linalg.generic
+// CHECK-NOT: scf.if
+// CHECK: tensor.extract
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @gather_maybe_empty(%x: tensor<?x3xf32>, %t: tensor<4x3xf32>, %i: tensor<2xi64>)
+    -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %a = kiln.gather %x, %i {axis = 0 : i64} : (tensor<?x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %b = kiln.gather %t, %i {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
+}
