@@ -231,6 +231,10 @@ static llvm::Error compileEntry(ModuleOp module, const Backend &backend,
     return e;
   contents.inputs = describeTensors(entry, false);
   contents.outputs = describeTensors(entry, true);
+  // (The runtime refuses to load an artifact that returns nothing.)
+  if (contents.outputs.empty())
+    return error("the model has no outputs: there is nothing to compute (a graph must list at "
+                 "least one output)");
   contents.strings = static_cast<bool>(module.walk([](StringOp) { return WalkResult::interrupt(); })
                                            .wasInterrupted());
   auto isString = [](const ModelTensor &t) { return t.string; };

@@ -193,6 +193,8 @@ static void scheduleNodes(LoadedModel &model,
   if (!stuck.empty() && problems.empty())
     problems.push_back("the graph has a cycle through nodes " + stuck);
 
+  if (graph.output_size() == 0)
+    problems.push_back("the graph lists no outputs: there is nothing to compute");
   for (const auto &output : graph.output())
     if (!defined.contains(output.name()) && !producer.count(output.name()))
       problems.push_back("graph output '" + output.name() +

@@ -42,6 +42,9 @@ save("cycle.onnx", helper.make_graph(
 # An output nobody produces.
 save("dangling-output.onnx", helper.make_graph(
     [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "g", [vi("x")], [vi("z")]))
+# No outputs at all (it compiled into an artifact the runtime refused to load).
+save("no-outputs.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "g", [vi("x")], []))
 # float + int64.
 save("type-mismatch.onnx", helper.make_graph(
     [helper.make_node("Add", ["x", "i"], ["y"], name="mixed_add")], "g",
