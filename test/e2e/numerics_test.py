@@ -299,6 +299,16 @@ def cases():
     yield case("matmul_library_batch_zero", "MatMul", {"a": np.zeros((0, 4), np.float32)},
                np.zeros((0, 3), np.float32), consts={"w": np.ones((4, 3), np.float32)},
                dynamic=True)
+    # GRU and LSTM (batch first) at a dynamic batch of 0: each step's oneDNN
+    # matmul has a [1, 0, 3] input, an output with no elements whose first
+    # dim is not 0 (oneDNN divided by 0 making its primitive: SIGFPE).
+    rng = np.random.default_rng(3)
+    for op, gates in (("GRU", 3), ("LSTM", 4)):
+        yield case(f"{op.lower()}_batch_zero", op, {"x": np.zeros((0, 5, 3), np.float32)},
+                   np.zeros((0, 5, 1, 4), np.float32),
+                   consts={"w": rng.standard_normal((1, 4 * gates, 3)).astype(np.float32),
+                           "r": rng.standard_normal((1, 4 * gates, 4)).astype(np.float32)},
+                   attrs={"hidden_size": 4, "layout": 1}, opset=14, dynamic=True)
     # A row kernel (softmax(x + m)) at a dynamic batch of 0 and of 3, with
     # an input of size 1 along the rows (m): its loop ran max(batch, 1)
     # times, so a batch of 0 read a row of the empty x and gave one row.

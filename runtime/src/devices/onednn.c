@@ -255,14 +255,28 @@ static int execute_concat(kiln_library_state *state, prepared_call *c, variant *
          dnnl_stream_wait(state->stream) != dnnl_success;
 }
 
+/* Whether the output of `c` has no elements at operand dims `dims`
+ * (the inputs, the weights or scale where there are some, the output). */
+static int output_is_empty(const prepared_call *c, const int64_t *const *dims) {
+  int k = c->desc.kind == KILN_LIBRARY_CONCAT ? c->desc.num_inputs
+          : c->desc.kind == KILN_LIBRARY_POOL ? 1
+                                              : 2;
+  for (int r = 0; r < c->desc.rank; ++r)
+    if (dims[k][r] == 0)
+      return 1;
+  return 0;
+}
+
 int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
                         const int64_t *const *dims) {
   kiln_library_state *state = opaque;
   if (!state || id >= state->num_calls)
     return 1;
   prepared_call *c = &state->calls[id];
-  /* A dynamic batch of 0: nothing to compute (and oneDNN rejects it). */
-  if (dims[0][0] == 0)
+  /* An output with no elements (a dynamic batch of 0, or a matmul's rows
+   * or batch dims of 0; the other dims are static and not 0): nothing to
+   * compute, and oneDNN rejects such shapes or divides by 0 on them. */
+  if (output_is_empty(c, dims))
     return 0;
   /* A scale's batch broadcasts to the input's (one of two dynamic dims
    * the compiler could not prove equal). */
