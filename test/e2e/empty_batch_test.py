@@ -145,6 +145,81 @@ case("slice_batch", [const("s", np.array([1], np.int64)), const("e", np.array([1
                      const("a", np.array([0], np.int64)),
                      helper.make_node("Slice", ["x", "s", "e", "a"], ["y"])], [4])
 
+case("gridsample", [helper.make_node("Transpose", ["x"], ["g0"], perm=[0, 2, 3, 1]),
+                    const("st", np.array([0], np.int64)), const("en", np.array([2], np.int64)),
+                    const("ax", np.array([3], np.int64)),
+                    helper.make_node("Slice", ["g0", "st", "en", "ax"], ["g"]),
+                    helper.make_node("Tanh", ["g"], ["gt"]),
+                    helper.make_node("GridSample", ["x", "gt"], ["y"])], [3, 4, 4], opset=20)
+case("onehot", [const("d", np.array(5, np.int64)), const("v", np.array([0, 1], np.float32)),
+                helper.make_node("Cast", ["x"], ["xi"], to=TensorProto.INT64),
+                helper.make_node("OneHot", ["xi", "d", "v"], ["y"])], [3])
+case("hardmax", [helper.make_node("Hardmax", ["x"], ["y"], axis=-1)], [4])
+case("reduce_l2", [const("a", np.array([1], np.int64)),
+                   helper.make_node("ReduceL2", ["x", "a"], ["y"])], [4])
+case("mean_var", [helper.make_node("MeanVarianceNormalization", ["x"], ["y"])], [3, 2, 2])
+case("spacetodepth", [helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2)], [1, 4, 4])
+case("resize_cubic", [const("s", np.array([1, 1, 2, 2], np.float32)),
+                      helper.make_node("Resize", ["x", "", "s"], ["y"], mode="cubic")], [2, 3, 3])
+case("conv_dilated_strided", [const("w", rng.standard_normal((2, 3, 3, 3)).astype(np.float32)),
+                              helper.make_node("Conv", ["x", "w"], ["y"], dilations=[2, 2],
+                                               strides=[2, 2])], [3, 7, 7])
+case("conv1d", [const("w", rng.standard_normal((2, 3, 3)).astype(np.float32)),
+                helper.make_node("Conv", ["x", "w"], ["y"])], [3, 7])
+case("conv3d", [const("w", rng.standard_normal((2, 3, 2, 2, 2)).astype(np.float32)),
+                helper.make_node("Conv", ["x", "w"], ["y"])], [3, 3, 3, 3])
+case("maxpool_idx", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2])],
+     [2, 4, 4])
+case("lppool", [helper.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2])], [2, 4, 4])
+case("globalmax", [helper.make_node("GlobalMaxPool", ["x"], ["y"])], [2, 4, 4])
+case("rnn", [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0, 2]),
+             const("w", rng.standard_normal((2, 4, 3)).astype(np.float32)),
+             const("r", rng.standard_normal((2, 4, 4)).astype(np.float32)),
+             helper.make_node("RNN", ["t", "w", "r"], ["y"], hidden_size=4,
+                              direction="bidirectional")], [5, 3], batch_axis=2)
+case("matmul_int", [helper.make_node("Cast", ["x"], ["q"], to=TensorProto.UINT8),
+                    const("w", np.ones((4, 3), np.uint8)),
+                    helper.make_node("MatMulInteger", ["q", "w"], ["m"]),
+                    helper.make_node("Cast", ["m"], ["y"], to=F)], [4])
+case("attention_like", [helper.make_node("MatMul", ["x", "xt"], ["s"]),
+                        helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1]),
+                        helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+                        helper.make_node("MatMul", ["p", "x"], ["y"])], [4, 8])
+case("elu_family", [helper.make_node("Celu", ["x"], ["a"]),
+                    helper.make_node("Elu", ["a"], ["b"]),
+                    helper.make_node("Selu", ["b"], ["y"])], [4])
+case("prelu", [const("s", np.full((3, 1, 1), 0.1, np.float32)),
+               helper.make_node("PRelu", ["x", "s"], ["y"])], [3, 2, 2])
+case("dft", [helper.make_node("Unsqueeze", ["x", "ua"], ["u"]),
+             const("ua", np.array([-1], np.int64)),
+             helper.make_node("DFT", ["u", "", "ax"], ["y"]),
+             const("ax", np.array(1, np.int64))], [8], opset=20)
+case("trilu", [helper.make_node("Trilu", ["x"], ["y"])], [4, 4])
+case("compress", [const("c", np.array([True, False, True, True])),
+                  helper.make_node("Compress", ["x", "c"], ["y"], axis=1)], [4])
+case("reverse_seq", [helper.make_node("ReverseSequence", ["x", "l"], ["y"], batch_axis=0,
+                                      time_axis=1),
+                     helper.make_node("Shape", ["x"], ["sh"]),
+                     const("z", np.array([0], np.int64)), const("o", np.array([1], np.int64)),
+                     helper.make_node("Slice", ["sh", "z", "o"], ["n"]),
+                     const("two", np.array([2], np.int64)),
+                     helper.make_node("Expand", ["two", "n"], ["l"])], [4, 2])
+case("deconv_grouped", [const("w", rng.standard_normal((4, 1, 2, 2)).astype(np.float32)),
+                        helper.make_node("ConvTranspose", ["x", "w"], ["y"], group=4)],
+     [4, 3, 3])
+case("conv_residual", [const("w", w3),
+                       helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                       helper.make_node("Conv", ["c", "w2"], ["d"], pads=[1, 1, 1, 1]),
+                       const("w2", rng.standard_normal((4, 4, 3, 3)).astype(np.float32)),
+                       helper.make_node("Add", ["c", "d"], ["y"])], [3, 5, 5])
+case("concat_channels", [const("w", w3), helper.make_node("Conv", ["x", "w"], ["a"]),
+                         helper.make_node("Conv", ["x", "w"], ["b"]),
+                         helper.make_node("Concat", ["a", "b"], ["y"], axis=1)], [3, 5, 5])
+case("se_scale", [const("w", w3), helper.make_node("Conv", ["x", "w"], ["a"]),
+                  helper.make_node("GlobalAveragePool", ["a"], ["g"]),
+                  helper.make_node("Sigmoid", ["g"], ["s"]),
+                  helper.make_node("Mul", ["a", "s"], ["y"])], [3, 5, 5])
+
 passed = failed = 0
 for name, path, shape, batch_axis, empty in cases:
     so = os.path.join(W, name + ".so")
