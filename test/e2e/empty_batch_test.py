@@ -5,7 +5,9 @@ the batch of 2's output dims with the batch at 0 (a reduction over the
 batch: its identity). A batch of 0 reaches every kernel and library call
 with empty operands; GRU and LSTM died of SIGFPE in oneDNN there.
 
-usage: empty_batch_test.py KILN WORK_DIR
+usage: empty_batch_test.py KILN WORK_DIR [--emulate-gpu]
+With --emulate-gpu, compiled with --target=cuda --emulate-gpu (the CUDA
+backend's loop nests as mapped onto blocks and threads, run on the CPU).
 Prints "N passed, N failed"; exits 1 on a failure.
 """
 import os
@@ -18,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 KILN = sys.argv[1]
 W = sys.argv[2]
+FLAGS = ["--target=cuda", "--emulate-gpu"] if "--emulate-gpu" in sys.argv[3:] else []
 os.makedirs(W, exist_ok=True)
 rng = np.random.default_rng(0)
 F = TensorProto.FLOAT
@@ -223,7 +226,7 @@ case("se_scale", [const("w", w3), helper.make_node("Conv", ["x", "w"], ["a"]),
 passed = failed = 0
 for name, path, shape, batch_axis, empty in cases:
     so = os.path.join(W, name + ".so")
-    p = subprocess.run([KILN, "compile", path, "-o", so], capture_output=True, text=True)
+    p = subprocess.run([KILN, "compile", path, "-o", so] + FLAGS, capture_output=True, text=True)
     problem = None
     if p.returncode != 0:
         problem = f"compile: {(p.stdout + p.stderr).strip()[-300:]}"
