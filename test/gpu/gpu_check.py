@@ -3,7 +3,8 @@
 `kiln` Python module (the C runtime compiled in) and checks it.
 
 - the reference models at batch 1 and 8 against PyTorch's outputs, relative
-  error (max abs error / max |reference|) at most 1e-4;
+  error (max abs error / max |reference|) at most 1e-4; at batch 0, an
+  empty output;
 - the ONNX conformance cases against their expected outputs (ONNX's rule:
   |got - want| <= 1e-7 + 1e-3 |want|);
 - training steps (prepare.py --train): 5 steps on the GPU against the same
@@ -114,6 +115,13 @@ def main():
               f"({staging_us:.2f} us staging the input); from the session's input buffer "
               f"{ms_buffer:.3f} ms, host overhead {buffer_us:.2f} us (goal: < 5 us) ({after})",
               flush=True)
+        # A batch of 0 (below the smallest bucket): an empty output, and no
+        # library call or kernel that fails on empty operands.
+        want = np.load(os.path.join(args.bundle, m["cases"][0]["output"]))
+        got = np.asarray(next(iter(session.run({name: x[:0]}).values())))
+        check(got.shape == (0,) + want.shape[1:],
+              f"{m['name']} batch 0: dims {got.shape}, want {(0,) + want.shape[1:]}")
+        print(f"{m['name']} batch 0: output dims {got.shape}", flush=True)
         if stats["cudnn_graph_plans"]:
             # The same model with cuDNN's convolution API instead of fused
             # graphs (read when a session is created): numbers and time.
