@@ -210,6 +210,37 @@ static bool readsStrings(llvm::StringRef domain, llvm::StringRef opType) {
   return domain.empty() && ops.contains(opType);
 }
 
+/// An attribute that a later opset of a default-domain op made an input:
+/// a model that still gives it at that opset is invalid (onnx.checker and
+/// ONNX Runtime refuse it), and an importer that reads the input alone
+/// would quietly compute something else (ReduceMax's `axes` at opset 18:
+/// a reduction over every axis). The message, or "" when there is none.
+static std::string movedAttribute(const onnx::NodeProto &node, int64_t opset) {
+  struct Moved {
+    llvm::StringLiteral op, attribute;
+    int64_t since;
+  };
+  static constexpr Moved table[] = {
+      {"ReduceSum", "axes", 13},       {"ReduceMax", "axes", 18},  {"ReduceMin", "axes", 18},
+      {"ReduceMean", "axes", 18},      {"ReduceProd", "axes", 18}, {"ReduceL1", "axes", 18},
+      {"ReduceL2", "axes", 18},        {"ReduceLogSum", "axes", 18},
+      {"ReduceLogSumExp", "axes", 18}, {"ReduceSumSquare", "axes", 18},
+      {"Squeeze", "axes", 13},         {"Unsqueeze", "axes", 13},  {"Split", "split", 13},
+      {"Pad", "pads", 11},             {"Pad", "value", 11},       {"Slice", "starts", 10},
+      {"Slice", "ends", 10},           {"Slice", "axes", 10},      {"TopK", "k", 10},
+      {"Clip", "min", 11},             {"Clip", "max", 11},        {"Dropout", "ratio", 12},
+      {"Upsample", "scales", 9},       {"Reshape", "shape", 5}};
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return "";
+  for (const onnx::AttributeProto &attribute : node.attribute())
+    for (const Moved &m : table)
+      if (opset >= m.since && node.op_type() == m.op && attribute.name() == m.attribute)
+        return "attribute '" + attribute.name() + "' is an input of " + node.op_type() +
+               " from opset " + std::to_string(m.since) + " (the model imports opset " +
+               std::to_string(opset) + "): give it as the input";
+  return "";
+}
+
 func::FuncOp GraphImporter::createFunction() {
   const onnx::GraphProto &graph = state.model.proto->graph();
   llvm::StringSet<> shapeInputs = shapeOnlyInputs(graph);
@@ -304,6 +335,12 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       fail("opset " + std::to_string(opset) + " of " + node.op_type() +
            " is not supported (supported: " +
            registry.describeRanges(node.domain(), node.op_type()) + ")");
+    return;
+  }
+  if (std::string moved = movedAttribute(node, opset); !moved.empty()) {
+    state.issues.push_back({IssueKind::Invalid, description, node.op_type(), moved, ""});
+    for (const std::string &out : node.output())
+      state.poisoned.insert(out);
     return;
   }
   // String tensors go only to the importers that read characters and to

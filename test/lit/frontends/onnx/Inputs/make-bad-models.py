@@ -45,6 +45,11 @@ save("dangling-output.onnx", helper.make_graph(
 # No outputs at all (it compiled into an artifact the runtime refused to load).
 save("no-outputs.onnx", helper.make_graph(
     [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "g", [vi("x")], []))
+# ReduceMax's axes as an attribute at opset 18, where they are an input
+# (it reduced over every axis: the attribute was ignored).
+save("moved-attribute.onnx", helper.make_graph(
+    [helper.make_node("ReduceMax", ["x"], ["y"], name="max_rows", axes=[1], keepdims=0)], "g",
+    [vi("x", shape=(2, 3))], [vi("y")]), opset=18)
 # float + int64.
 save("type-mismatch.onnx", helper.make_graph(
     [helper.make_node("Add", ["x", "i"], ["y"], name="mixed_add")], "g",
