@@ -139,6 +139,12 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
                                scalarConstant(b, loc, element, value));
 }
 
+/// Why a convolution or pool over spatial dims known only at run time
+/// stops the compile, and what a user does about it.
+constexpr llvm::StringLiteral kDynamicSpatial =
+    "spatial dims known only at run time are not supported (give them sizes when "
+    "importing: kiln compile --dim NAME=N sizes the input dims of that name)";
+
 struct ConvToGeneric : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &b) const override {
@@ -165,7 +171,7 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     }
     for (int64_t i = 0; i < spatial; ++i)
       if (type.isDynamicDim(i + 2))
-        return kiln::lowering::refuse(b, op, "dynamic spatial dims are not lowered yet");
+        return kiln::lowering::refuse(b, op, kDynamicSpatial);
     ArrayRef<int64_t> pads = op.getPads();
     Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial),
                               pads.drop_front(spatial), 0);
@@ -310,7 +316,7 @@ LogicalResult checkStaticSpatial(PoolOpTy op, PatternRewriter &b) {
   RankedTensorType in = op.getInput().getType();
   for (int64_t i = 2; i < in.getRank(); ++i)
     if (in.isDynamicDim(i))
-      return kiln::lowering::refuse(b, op, "dynamic spatial dims are not lowered yet");
+      return kiln::lowering::refuse(b, op, kDynamicSpatial);
   return success();
 }
 

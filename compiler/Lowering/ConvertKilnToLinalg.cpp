@@ -33,7 +33,8 @@ LogicalResult kiln::lowering::refuse(PatternRewriter &b, Operation *op, StringRe
 
 namespace {
 
-/// Adds to the conversion's "failed to legalize operation 'NAME'" error the
+/// Replaces the conversion's "failed to legalize operation 'NAME' that was
+/// explicitly marked illegal" error by "NAME is not lowered: " and the
 /// reason the lowering patterns gave for an op of that name at its
 /// location (in the message: the CLI prints errors without their notes).
 struct RefusalReasons {
@@ -50,10 +51,12 @@ struct RefusalReasons {
                 StringRef(message).contains(
                     ("failed to legalize operation '" + op->getName().getStringRef() + "'")
                         .str())) {
-              diag << ": " << reason;
-              break;
+              // Reported in its place (this handler passes the new error on).
+              emitError(diag.getLocation())
+                  << op->getName().getStringRef() << " is not lowered: " << reason;
+              return success();
             }
-          return failure(); // reported as usual, with the reason
+          return failure(); // reported as usual
         }) {
     refusals = &reasons;
   }

@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -99,6 +101,36 @@ static FailureOr<RankedTensorType> typeOfValueInfo(MLIRContext &context,
   return RankedTensorType::get(dims, element);
 }
 
+/// `type` (of graph input `info`) with each dim whose dim_param
+/// ImportOptions::namedDims gives a size taking it; the names used are
+/// added to `used`.
+static RankedTensorType withNamedDims(const onnx::ValueInfoProto &info, RankedTensorType type,
+                                      const llvm::StringMap<int64_t> &namedDims,
+                                      llvm::StringSet<> &used) {
+  if (namedDims.empty() || !info.type().tensor_type().has_shape())
+    return type;
+  SmallVector<int64_t> dims(type.getShape());
+  const auto &shape = info.type().tensor_type().shape();
+  for (int i = 0; i < shape.dim_size() && i < static_cast<int>(dims.size()); ++i) {
+    auto size = namedDims.find(shape.dim(i).dim_param());
+    if (shape.dim(i).has_dim_value() || size == namedDims.end())
+      continue;
+    dims[i] = size->second;
+    used.insert(size->first());
+  }
+  return RankedTensorType::get(dims, type.getElementType());
+}
+
+/// The dim_params of the graph's inputs, for an error ("none" if none).
+static std::string namedDimsOf(const onnx::GraphProto &graph) {
+  llvm::SetVector<llvm::StringRef> names;
+  for (const auto &input : graph.input())
+    for (const auto &dim : input.type().tensor_type().shape().dim())
+      if (dim.has_dim_param() && !dim.dim_param().empty())
+        names.insert(dim.dim_param());
+  return names.empty() ? "its inputs name none" : "they are " + llvm::join(names, ", ");
+}
+
 namespace {
 class GraphImporter {
 public:
@@ -114,10 +146,28 @@ private:
     state.issues.push_back({kind, "", "", message, ""});
   }
   void checkDeclaredOutput(const onnx::ValueInfoProto &output, Value value);
+  bool refuseUnread(NodeContext &ctx, ArrayRef<std::string> unread);
 
   ImporterState &state;
 };
 } // namespace
+
+/// Refuses the node of `ctx` for each attribute in `unread` (those no
+/// importer looked up: a misspelled name, an attribute of another opset,
+/// or one Kiln does not implement, which compiled as if absent could
+/// compute something else); true when there was one.
+bool GraphImporter::refuseUnread(NodeContext &ctx, ArrayRef<std::string> unread) {
+  for (const std::string &name : unread)
+    ctx.unsupported("attribute '" + name + "' is not one Kiln reads for " + ctx.node.op_type() +
+                    " at opset " + std::to_string(ctx.opset) +
+                    " (not an attribute of the op there, or one Kiln does not implement); "
+                    "compiling without it could compute something else");
+  if (unread.empty())
+    return false;
+  for (const std::string &out : ctx.node.output())
+    state.poisoned.insert(out);
+  return true;
+}
 
 void GraphImporter::importInitializers() {
   auto &graph = *state.model.proto->mutable_graph();
@@ -248,7 +298,7 @@ func::FuncOp GraphImporter::createFunction() {
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
   SmallVector<bool> argStrings;
-  llvm::StringSet<> initializerNames;
+  llvm::StringSet<> initializerNames, namedDimsUsed;
   for (const auto &init : graph.initializer())
     initializerNames.insert(init.name());
   for (const auto &input : graph.input()) {
@@ -273,10 +323,16 @@ func::FuncOp GraphImporter::createFunction() {
       dims[0] = ShapedType::kDynamic;
       type = RankedTensorType::get(dims, type->getElementType());
     }
+    type = withNamedDims(input, *type, state.options.namedDims, namedDimsUsed);
     argTypes.push_back(*type);
     argNames.push_back(input.name());
     argStrings.push_back(isString);
   }
+  for (const auto &entry : state.options.namedDims)
+    if (!namedDimsUsed.contains(entry.getKey()))
+      modelIssue(IssueKind::Invalid, "--dim names '" + entry.getKey().str() +
+                                         "', which no graph input's dims are named (" +
+                                         namedDimsOf(graph) + ")");
   for (const auto &[name, attr] : state.options.frozenInputs) {
     bool known = llvm::any_of(graph.input(), [&, n = name](const auto &in) {
       return in.name() == n;
@@ -374,12 +430,14 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
   if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
       node.op_type() != "Expand" && isSymbolicArithmetic(node.op_type())) {
     bool runtimeValue = false;
+    SmallVector<std::string> runtimeUnread;
     if (allHaveValues) {
       // The run-time value, best effort: where the op cannot build it, the
       // elements alone still serve Reshape and Expand.
       size_t issuesBefore = state.issues.size();
       NodeContext runtime(state, node, description, opset);
       runtimeValue = succeeded(importer->import(runtime)) && !runtime.failed();
+      runtimeUnread = runtime.unreadAttributes();
       if (!runtimeValue) {
         state.issues.resize(issuesBefore);
         for (const std::string &out : node.output())
@@ -394,13 +452,23 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
         state.issues.resize(issuesBefore);
         for (const std::string &out : node.output())
           state.symbolic.erase(out);
+        refuseUnread(ctx, runtimeUnread);
         return;
       }
       if (!ctx.failed())
         ctx.internal("the shape arithmetic failed without saying why");
       for (const std::string &out : node.output())
         state.poisoned.insert(out);
+      return;
     }
+    // Attributes that neither the run-time value nor the shape arithmetic
+    // read.
+    SmallVector<std::string> unread = ctx.unreadAttributes();
+    if (runtimeValue)
+      llvm::erase_if(unread, [&](const std::string &name) {
+        return !llvm::is_contained(runtimeUnread, name);
+      });
+    refuseUnread(ctx, unread);
     return;
   }
   if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
@@ -417,6 +485,8 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       state.poisoned.insert(out);
     return;
   }
+  if (refuseUnread(ctx, ctx.unreadAttributes()))
+    return;
   if (movesStrings && node.op_type() != "Shape" && node.op_type() != "Size")
     for (size_t i = 0; i < ctx.numOutputs(); ++i)
       if (ctx.hasOutput(i))

@@ -28,6 +28,9 @@ struct ImportOptions {
   /// Dim 0 (the batch) of every graph input of rank >= 1 becomes dynamic,
   /// whatever the model declares.
   bool dynamicBatch = false;
+  /// Named dims (an input dim's dim_param) given a size (`--dim H=224`):
+  /// every graph input dim of that name takes it, after dynamicBatch.
+  llvm::StringMap<int64_t> namedDims;
   /// The model is imported for a training step (`kiln compile --train`):
   /// every Dropout becomes kiln.dropout (whatever its training_mode), and
   /// BatchNormalization with training_mode = 1 imports (its running

@@ -19,7 +19,12 @@ NodeContext::NodeContext(ImporterState &state, const onnx::NodeProto &node,
           StringAttr::get(&state.context,
                           node.name().empty() ? node.op_type() : node.name()),
           FileLineColLoc::get(&state.context, state.model.path, 0, 0))),
-      state(state), description(std::move(description)) {}
+      state(state), description(std::move(description)) {
+  // Opsets 1 to 5 let a node name inputs its output may overwrite (an
+  // optimisation hint, ONNX's "legacy" attribute): no effect on values.
+  if (opset < 6 && (node.domain().empty() || node.domain() == "ai.onnx"))
+    attributesRead.insert("consumed_inputs");
+}
 
 llvm::StringRef NodeContext::opType() const { return node.op_type(); }
 
@@ -289,6 +294,7 @@ std::optional<SmallVector<double>> NodeContext::floatsInput(size_t i,
 //===----------------------------------------------------------------------===//
 
 const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  attributesRead.insert(name);
   for (const auto &a : node.attribute())
     if (a.name() == name)
       return &a;
@@ -423,6 +429,21 @@ void NodeContext::rejectUnknownAttrs(
   for (const auto &a : node.attribute())
     if (llvm::find(known, a.name()) == known.end())
       unsupported("attribute '" + a.name() + "' is not supported");
+    else
+      attributesRead.insert(a.name());
+}
+
+void NodeContext::attrsWithoutEffect(std::initializer_list<llvm::StringRef> names) {
+  for (StringRef name : names)
+    attributesRead.insert(name);
+}
+
+SmallVector<std::string> NodeContext::unreadAttributes() const {
+  SmallVector<std::string> unread;
+  for (const auto &a : node.attribute())
+    if (!attributesRead.contains(a.name()))
+      unread.push_back(a.name());
+  return unread;
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "frontends/onnx/SymbolicShapes.h"
 
@@ -133,6 +134,13 @@ public:
   mlir::DenseElementsAttr tensorAttr(llvm::StringRef name);
   /// Records an Unsupported issue for every attribute not in `known`.
   void rejectUnknownAttrs(std::initializer_list<llvm::StringRef> known);
+  /// Marks attributes read that have no effect on what Kiln computes
+  /// (Dropout's seed, TopK's sorted = 0): each call site says why.
+  void attrsWithoutEffect(std::initializer_list<llvm::StringRef> names);
+  /// The node's attributes that no accessor above looked up: after a
+  /// successful import, attributes the importer never read (GraphImporter
+  /// refuses them rather than compile as if they were absent).
+  llvm::SmallVector<std::string> unreadAttributes() const;
 
   //===--- subgraphs ------------------------------------------------------===//
   /// The graph attribute `name` (a control-flow op's body), or null.
@@ -241,6 +249,8 @@ private:
   ImporterState &state;
   std::string description;
   bool hasFailed = false;
+  /// Names looked up through attr(), present or not.
+  mutable llvm::StringSet<> attributesRead;
 };
 
 } // namespace kiln::onnx_frontend

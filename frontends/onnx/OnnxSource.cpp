@@ -29,11 +29,8 @@ void printImportIssues(llvm::raw_ostream &os, const ImportResult &result) {
 namespace {
 class OnnxSource : public driver::ModelSource {
 public:
-  OnnxSource(llvm::StringRef path, bool dynamicBatch,
-             std::vector<std::pair<std::string, std::string>> frozen, bool training,
-             bool constantShapes)
-      : file(path.str()), dynamicBatch(dynamicBatch), training(training),
-        constantShapes(constantShapes), frozen(std::move(frozen)) {}
+  OnnxSource(llvm::StringRef path, OnnxSourceOptions given)
+      : file(path.str()), given(std::move(given)) {}
 
   std::string path() const override { return file; }
 
@@ -41,10 +38,12 @@ public:
                                          llvm::raw_ostream &errors) override {
     loadImporterDialects(context);
     ImportOptions options;
-    options.dynamicBatch = dynamicBatch;
-    options.training = training;
-    options.constantShapes = constantShapes;
-    for (const auto &[name, tensorFile] : frozen) {
+    options.dynamicBatch = given.dynamicBatch;
+    options.training = given.training;
+    options.constantShapes = given.constantShapes;
+    for (const auto &[name, size] : given.namedDims)
+      options.namedDims[name] = size;
+    for (const auto &[name, tensorFile] : given.frozenInputs) {
       auto attr = readTensorFile(&context, tensorFile);
       if (!attr) {
         errors << "  --freeze-input " << name << ": " << llvm::toString(attr.takeError())
@@ -61,19 +60,13 @@ public:
 
 private:
   std::string file;
-  bool dynamicBatch;
-  bool training;
-  bool constantShapes;
-  std::vector<std::pair<std::string, std::string>> frozen;
+  OnnxSourceOptions given;
 };
 } // namespace
 
-std::unique_ptr<driver::ModelSource>
-createOnnxSource(llvm::StringRef path, bool dynamicBatch,
-                 std::vector<std::pair<std::string, std::string>> frozenInputs,
-                 bool training, bool constantShapes) {
-  return std::make_unique<OnnxSource>(path, dynamicBatch, std::move(frozenInputs), training,
-                                      constantShapes);
+std::unique_ptr<driver::ModelSource> createOnnxSource(llvm::StringRef path,
+                                                      OnnxSourceOptions options) {
+  return std::make_unique<OnnxSource>(path, std::move(options));
 }
 
 } // namespace kiln::onnx_frontend

@@ -2,7 +2,7 @@
 //
 // `kiln compile` and `kiln import` take the same model argument and the
 // same import options: an ONNX file (imported in process, with
-// --dynamic-batch and --freeze-input) or kiln IR (.mlir / .mlirbc).
+// --dynamic-batch, --dim and --freeze-input) or kiln IR (.mlir / .mlirbc).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,8 @@ struct ModelInput {
   bool dynamicBatch = false;
   bool constantShapes = false;
   std::vector<std::pair<std::string, std::string>> frozen;
+  /// --dim NAME=N, in order.
+  std::vector<std::pair<std::string, int64_t>> namedDims;
   /// Import for a training step (`kiln compile --train`).
   bool training = false;
 

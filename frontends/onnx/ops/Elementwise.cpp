@@ -125,12 +125,14 @@ Type targetType(NodeContext &ctx, llvm::StringRef what) {
 
 /// Cast / CastLike to `element` with their attributes: `saturate` (opset
 /// 19; on by default) for the float8 types, and `round_mode` (opset 24)
-/// for float8e8m0, of which kiln has ONNX's default, "up".
+/// for float8e8m0, of which kiln has ONNX's default, "up". Both are read
+/// for every target: ONNX ignores them for the others.
 LogicalResult castWithAttributes(NodeContext &ctx, Type element) {
+  bool saturateAttr = ctx.intAttr("saturate", 1) != 0;
   bool saturate = isLowPrecisionFloat(element) && !isa<Float4E2M1FNType>(element) &&
-                  ctx.intAttr("saturate", 1) != 0;
+                  saturateAttr;
+  std::string mode = ctx.stringAttr("round_mode", "up");
   if (isa<Float8E8M0FNUType>(element)) {
-    std::string mode = ctx.stringAttr("round_mode", "up");
     if (mode != "up")
       return ctx.unsupported("cast to float8e8m0 with round_mode '" + mode +
                              "' (kiln rounds up, ONNX's default)");

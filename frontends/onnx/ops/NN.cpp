@@ -28,6 +28,10 @@ Value transpose2d(NodeContext &ctx, Value v) {
 
 LogicalResult importGemm(NodeContext &ctx) {
   Value a = ctx.input(0), b = ctx.input(1);
+  // Before opset 7, broadcast = 0 asks C to have Y's shape; kiln.add
+  // broadcasts C in either case, and such a C needs none.
+  if (ctx.opset < 7)
+    ctx.attrsWithoutEffect({"broadcast"});
   if (ctx.intAttr("transA", 0))
     a = transpose2d(ctx, a);
   if (ctx.intAttr("transB", 0))
@@ -166,6 +170,8 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   size_t spatial = wType.getRank() - 2;
   int64_t group = ctx.intAttr("group", 1);
   SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  if (ctx.hasAttr("kernel_shape") && ctx.intsAttr("kernel_shape") != kernel)
+    return ctx.invalid("kernel_shape does not match the weight's shape");
   auto orDefault = [&](StringRef name, size_t size, int64_t value) {
     SmallVector<int64_t> v = ctx.intsAttr(name);
     return v.empty() ? SmallVector<int64_t>(size, value) : v;
@@ -414,6 +420,9 @@ template <typename ReduceOpTy> LogicalResult importGlobalPool(NodeContext &ctx) 
 
 LogicalResult importDropout(NodeContext &ctx) {
   Value x = ctx.input(0);
+  // A seed for the mask's draw: ONNX leaves the generator to the runtime,
+  // and inference draws nothing.
+  ctx.attrsWithoutEffect({"seed"});
   if (ctx.training()) {
     // A training step draws the mask (kiln.dropout); the ratio is an
     // attribute before opset 12, a constant input from it (default 0.5).
@@ -436,6 +445,13 @@ LogicalResult importDropout(NodeContext &ctx) {
       return ctx.setOutput(0, x);
     return ctx.setOutput(0, ctx.make<DropoutOp>(x, ctx.b.getF64FloatAttr(ratio)));
   }
+  // Inference keeps every element, whatever the ratio; before opset 7,
+  // is_test = 0 asks for the training form.
+  if (ctx.opset < 12)
+    ctx.attrsWithoutEffect({"ratio"});
+  if (ctx.opset < 7 && ctx.hasAttr("is_test") && ctx.intAttr("is_test", 0) == 0)
+    return ctx.unsupported("is_test = 0 (Kiln compiles inference; kiln compile --train "
+                           "compiles the training step)");
   // Training mode with a ratio of 0 drops nothing: the same as inference
   // (torch exports F.dropout(x, p=0.0) in eval mode that way).
   auto zeroRatio = [&] {

@@ -60,6 +60,8 @@ LogicalResult importBatchNormalization(NodeContext &ctx) {
     return ctx.unsupported("is_test = 0 (Kiln compiles inference)");
   if (ctx.opset < 9 && ctx.intAttr("spatial", 1) == 0)
     return ctx.unsupported("spatial = 0");
+  // The running statistics' update rate: inference reads them as they are.
+  ctx.attrsWithoutEffect({"momentum"});
   return ctx.setOutput(
       0, ctx.make<BatchNormOp>(ctx.input(0), ctx.input(1), ctx.input(2),
                                ctx.input(3), ctx.input(4),

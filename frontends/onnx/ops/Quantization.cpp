@@ -131,6 +131,8 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
   int64_t axis = quantAxis(ctx, x);
   // The zero point's type, else output_dtype (opset 21), else uint8.
   int64_t outputDtype = ctx.intAttr("output_dtype", 0);
+  // saturate concerns float8 results only (ONNX ignores it for the others).
+  bool saturateAttr = ctx.intAttr("saturate", 1) != 0;
   Type type = zero          ? NodeContext::elementTypeOf(zero)
               : outputDtype ? elementTypeOf(ctx.context(), static_cast<int>(outputDtype))
                             : ctx.b.getIntegerType(8, /*isSigned=*/false);
@@ -145,7 +147,7 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
     bool isFloat4 = isa<Float4E2M1FNType>(type);
     if (isFloat4 && zero)
       scaled = ctx.make<AddOp>(scaled, ctx.cast(spreadAlongAxis(ctx, zero, axis, x), f));
-    bool saturate = !isFloat4 && ctx.intAttr("saturate", 1) != 0;
+    bool saturate = !isFloat4 && saturateAttr;
     return ctx.setOutput(0, ctx.cast(scaled, type, saturate));
   }
   return ctx.setOutput(0, quantize(ctx, scaled, spreadAlongAxis(ctx, zero, axis, x), type));

@@ -33,8 +33,9 @@ std::optional<SmallVector<int64_t>> reductionAxes(NodeContext &ctx, Value x,
   } else {
     axes = ctx.intsAttr("axes");
   }
+  bool noopWithEmptyAxes = ctx.intAttr("noop_with_empty_axes", 0) != 0;
   if (axes.empty()) {
-    if (ctx.intAttr("noop_with_empty_axes", 0) != 0)
+    if (noopWithEmptyAxes)
       return axes;
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
@@ -110,6 +111,9 @@ Value runtimeReduce(NodeContext &ctx, Reduction kind, Value x) {
   std::optional<int64_t> count = removedAxesCount(ctx, x, 1);
   if (!count)
     return {};
+  // The axes have a static length, and not 0 (an empty tensor is known when
+  // compiling): noop_with_empty_axes cannot apply.
+  ctx.attrsWithoutEffect({"noop_with_empty_axes"});
   int64_t rank = NodeContext::rankOf(x);
   Value flags = axisFlags(ctx, runtimeAxes(ctx, 1, rank), rank);
   auto reduce = [&](Reduction prim, Value v, bool) {

@@ -100,6 +100,7 @@ SmallVector<int64_t> knownReshapeDims(Value x, ArrayRef<int64_t> spec, bool allo
 }
 
 LogicalResult importReshape(NodeContext &ctx) {
+  bool allowZero = ctx.intAttr("allowzero", 0) != 0;
   // A shape computed at run time, reshaped to one dim (a flattening, as
   // torch's exporter writes between shape computations): the same dims.
   if (ctx.opset >= 5 && ctx.isSymbolic(0)) {
@@ -117,7 +118,6 @@ LogicalResult importReshape(NodeContext &ctx) {
     return ctx.setSymbolicOutput(0, flat);
   }
   Value x = ctx.input(0);
-  bool allowZero = ctx.intAttr("allowzero", 0) != 0;
   // A shape read when the model runs.
   if (ctx.opset >= 5 && !ctx.isKnownInput(1) && !ctx.isSymbolic(1))
     return ctx.setOutput(0, ctx.make<DynamicReshapeOp>(x, runtimeInts(ctx, 1),

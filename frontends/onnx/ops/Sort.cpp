@@ -47,6 +47,8 @@ LogicalResult importTopK(NodeContext &ctx) {
   if (k == 0)
     return ctx.unsupported("K = 0 (empty results)");
   bool largest = ctx.intAttr("largest", 1) != 0;
+  // sorted = 0 lets the results come in any order: Kiln's are sorted.
+  ctx.attrsWithoutEffect({"sorted"});
   // Move the axis last: [..., n].
   AxisToLast perm = axisToLast(rank, *axis);
   Value v = ctx.make<TransposeOp>(x, ctx.i64s(perm.toLast));

@@ -50,6 +50,22 @@ save("no-outputs.onnx", helper.make_graph(
 save("moved-attribute.onnx", helper.make_graph(
     [helper.make_node("ReduceMax", ["x"], ["y"], name="max_rows", axes=[1], keepdims=0)], "g",
     [vi("x", shape=(2, 3))], [vi("y")]), opset=18)
+# An attribute no opset of ReduceSum has (axes misspelled): it was
+# ignored, so the node summed over every axis.
+save("unknown-attribute.onnx", helper.make_graph(
+    [helper.make_node("ReduceSum", ["x"], ["y"], name="sum_rows", axis=[1], keepdims=0)], "g",
+    [vi("x", shape=(2, 3))], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+    opset=11)
+# ConvTranspose's kernel_shape contradicting its weight [1, 1, 3, 3]:
+# ignored before.
+save("convtranspose-kernel.onnx", helper.make_graph(
+    [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", kernel_shape=[2, 2])], "g",
+    [vi("x", shape=(1, 1, 4, 4))], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("w", TensorProto.FLOAT, [1, 1, 3, 3], [1.0] * 9)]))
+# Dropout before opset 7 with is_test = 0 asks for the training form.
+save("dropout-training.onnx", helper.make_graph(
+    [helper.make_node("Dropout", ["x"], ["y"], name="drop", is_test=0)], "g",
+    [vi("x")], [vi("y")]), opset=6)
 # float + int64.
 save("type-mismatch.onnx", helper.make_graph(
     [helper.make_node("Add", ["x", "i"], ["y"], name="mixed_add")], "g",
