@@ -485,8 +485,21 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       state.poisoned.insert(out);
     return;
   }
-  if (refuseUnread(ctx, ctx.unreadAttributes()))
+  // So are inputs no accessor looked at (Relu(x, y) ignored y).
+  bool unreadInput = false;
+  for (size_t i : ctx.unreadInputs()) {
+    ctx.unsupported("input " + std::to_string(i) + " ('" + node.input(i) +
+                    "') is not one Kiln reads for " + node.op_type() + " at opset " +
+                    std::to_string(opset) +
+                    " (beyond the op's inputs there, or an optional one Kiln does not "
+                    "implement); compiling without it could compute something else");
+    unreadInput = true;
+  }
+  if (refuseUnread(ctx, ctx.unreadAttributes()) || unreadInput) {
+    for (const std::string &out : node.output())
+      state.poisoned.insert(out);
     return;
+  }
   if (movesStrings && node.op_type() != "Shape" && node.op_type() != "Size")
     for (size_t i = 0; i < ctx.numOutputs(); ++i)
       if (ctx.hasOutput(i))

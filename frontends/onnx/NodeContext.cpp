@@ -86,6 +86,7 @@ std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
 size_t NodeContext::numInputs() const { return node.input_size(); }
 
 bool NodeContext::hasInput(size_t i) const {
+  inputsRead.insert(i);
   return i < numInputs() && !node.input(i).empty();
 }
 
@@ -235,6 +236,7 @@ bool NodeContext::isSymbolic(size_t i) const {
 }
 
 std::optional<SymbolicInts> NodeContext::symbolicInput(size_t i, StringRef what) {
+  inputsRead.insert(i);
   if (i < static_cast<size_t>(node.input_size())) {
     auto found = state.symbolic.find(node.input(i));
     if (found != state.symbolic.end())
@@ -436,6 +438,14 @@ void NodeContext::rejectUnknownAttrs(
 void NodeContext::attrsWithoutEffect(std::initializer_list<llvm::StringRef> names) {
   for (StringRef name : names)
     attributesRead.insert(name);
+}
+
+SmallVector<size_t> NodeContext::unreadInputs() const {
+  SmallVector<size_t> unread;
+  for (size_t i = 0; i < numInputs(); ++i)
+    if (!node.input(i).empty() && !inputsRead.contains(i))
+      unread.push_back(i);
+  return unread;
 }
 
 SmallVector<std::string> NodeContext::unreadAttributes() const {

@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include "frontends/onnx/SymbolicShapes.h"
@@ -137,10 +138,15 @@ public:
   /// Marks attributes read that have no effect on what Kiln computes
   /// (Dropout's seed, TopK's sorted = 0): each call site says why.
   void attrsWithoutEffect(std::initializer_list<llvm::StringRef> names);
+  /// The same for input `i` (Resize's roi outside tf_crop_and_resize).
+  void inputWithoutEffect(size_t i) { inputsRead.insert(i); }
   /// The node's attributes that no accessor above looked up: after a
   /// successful import, attributes the importer never read (GraphImporter
   /// refuses them rather than compile as if they were absent).
   llvm::SmallVector<std::string> unreadAttributes() const;
+  /// The node's inputs (given, not "") that no accessor of inputs looked
+  /// at: beyond the op's inputs, or an optional one the importer ignores.
+  llvm::SmallVector<size_t> unreadInputs() const;
 
   //===--- subgraphs ------------------------------------------------------===//
   /// The graph attribute `name` (a control-flow op's body), or null.
@@ -251,6 +257,9 @@ private:
   bool hasFailed = false;
   /// Names looked up through attr(), present or not.
   mutable llvm::StringSet<> attributesRead;
+  /// Input positions looked at through hasInput (which every input
+  /// accessor calls) or symbolicInput.
+  mutable llvm::SmallSet<size_t, 8> inputsRead;
 };
 
 } // namespace kiln::onnx_frontend

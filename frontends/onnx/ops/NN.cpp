@@ -424,8 +424,10 @@ LogicalResult importDropout(NodeContext &ctx) {
   // and inference draws nothing.
   ctx.attrsWithoutEffect({"seed"});
   if (ctx.training()) {
-    // A training step draws the mask (kiln.dropout); the ratio is an
-    // attribute before opset 12, a constant input from it (default 0.5).
+    // A training step draws the mask (kiln.dropout), whatever its
+    // training_mode (input 2); the ratio is an attribute before opset 12,
+    // a constant input from it (default 0.5).
+    ctx.inputWithoutEffect(2);
     double ratio = 0.5;
     if (ctx.opset < 12) {
       ratio = ctx.floatAttr("ratio", 0.5f);
@@ -445,10 +447,13 @@ LogicalResult importDropout(NodeContext &ctx) {
       return ctx.setOutput(0, x);
     return ctx.setOutput(0, ctx.make<DropoutOp>(x, ctx.b.getF64FloatAttr(ratio)));
   }
-  // Inference keeps every element, whatever the ratio; before opset 7,
-  // is_test = 0 asks for the training form.
+  // Inference keeps every element, whatever the ratio (an attribute before
+  // opset 12, input 1 from it); before opset 7, is_test = 0 asks for the
+  // training form.
   if (ctx.opset < 12)
     ctx.attrsWithoutEffect({"ratio"});
+  else
+    ctx.inputWithoutEffect(1);
   if (ctx.opset < 7 && ctx.hasAttr("is_test") && ctx.intAttr("is_test", 0) == 0)
     return ctx.unsupported("is_test = 0 (Kiln compiles inference; kiln compile --train "
                            "compiles the training step)");

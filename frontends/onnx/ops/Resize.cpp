@@ -484,6 +484,9 @@ LogicalResult importResize(NodeContext &ctx) {
     m.nearest = "floor";
   m.antialias = ctx.intAttr("antialias", 0) != 0 && m.mode != "nearest";
   m.extrapolation = ctx.floatAttr("extrapolation_value", 0.0f);
+  // From opset 11 the roi (input 1) counts in tf_crop_and_resize alone.
+  if (ctx.opset >= 11 && m.transform != "tf_crop_and_resize")
+    ctx.inputWithoutEffect(1);
   std::optional<ResizeAxes> named = readResizeAxes(ctx, rank);
   if (!named)
     return failure();

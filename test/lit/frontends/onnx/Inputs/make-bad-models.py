@@ -56,6 +56,10 @@ save("unknown-attribute.onnx", helper.make_graph(
     [helper.make_node("ReduceSum", ["x"], ["y"], name="sum_rows", axis=[1], keepdims=0)], "g",
     [vi("x", shape=(2, 3))], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
     opset=11)
+# Relu with a second input: it was ignored.
+save("extra-input.onnx", helper.make_graph(
+    [helper.make_node("Relu", ["x", "x2"], ["y"], name="relu_two")], "g",
+    [vi("x"), vi("x2")], [vi("y")]))
 # ConvTranspose's kernel_shape contradicting its weight [1, 1, 3, 3]:
 # ignored before.
 save("convtranspose-kernel.onnx", helper.make_graph(
