@@ -426,15 +426,6 @@ DenseElementsAttr NodeContext::tensorAttr(StringRef name) {
   return dyn_cast<DenseElementsAttr>(*attrOrError);
 }
 
-void NodeContext::rejectUnknownAttrs(
-    std::initializer_list<llvm::StringRef> known) {
-  for (const auto &a : node.attribute())
-    if (llvm::find(known, a.name()) == known.end())
-      unsupported("attribute '" + a.name() + "' is not supported");
-    else
-      attributesRead.insert(a.name());
-}
-
 void NodeContext::attrsWithoutEffect(std::initializer_list<llvm::StringRef> names) {
   for (StringRef name : names)
     attributesRead.insert(name);

@@ -133,8 +133,6 @@ public:
   llvm::SmallVector<float> floatsAttr(llvm::StringRef name) const;
   /// A tensor-valued attribute as a dense attribute (null when absent).
   mlir::DenseElementsAttr tensorAttr(llvm::StringRef name);
-  /// Records an Unsupported issue for every attribute not in `known`.
-  void rejectUnknownAttrs(std::initializer_list<llvm::StringRef> known);
   /// Marks attributes read that have no effect on what Kiln computes
   /// (Dropout's seed, TopK's sorted = 0): each call site says why.
   void attrsWithoutEffect(std::initializer_list<llvm::StringRef> names);

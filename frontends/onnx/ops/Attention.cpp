@@ -65,9 +65,6 @@ Value maskBias(NodeContext &ctx, Value disallowed, Value like) {
 }
 
 LogicalResult importAttention(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode",
-                          "scale", "softcap", "softmax_precision", "left_window_size",
-                          "right_window_size"});
   Value q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
   if (!q || !k || !v)
     return failure();
@@ -110,6 +107,13 @@ LogicalResult importAttention(NodeContext &ctx) {
     return failure();
   if (*kvHeads <= 0 || *qHeads % *kvHeads != 0)
     return ctx.invalid("q_num_heads must be a multiple of kv_num_heads");
+  // 4-D: the head counts come from the dims; attributes, when given, must
+  // agree with them.
+  for (auto [name, heads] : {std::pair<const char *, int64_t>{"q_num_heads", *qHeads},
+                             std::pair<const char *, int64_t>{"kv_num_heads", *kvHeads}})
+    if (rank == 4 && ctx.hasAttr(name) && ctx.intAttr(name, 0) != heads)
+      return ctx.invalid(llvm::Twine(name) + " is " + llvm::Twine(ctx.intAttr(name, 0)) +
+                         " but the 4-D inputs have " + llvm::Twine(heads) + " heads");
   // Grouped-query attention: each key/value head serves qHeads / kvHeads
   // query heads.
   int64_t repeat = *qHeads / *kvHeads;
@@ -229,7 +233,6 @@ LogicalResult importAttention(NodeContext &ctx) {
 }
 
 LogicalResult importRotaryEmbedding(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"interleaved", "num_heads", "rotary_embedding_dim"});
   Value x = ctx.input(0), cosCache = ctx.input(1), sinCache = ctx.input(2);
   if (!x || !cosCache || !sinCache)
     return failure();
@@ -239,6 +242,12 @@ LogicalResult importRotaryEmbedding(NodeContext &ctx) {
   // Work in [B, S, heads, size].
   Value input = x;
   if (rank == 4) {
+    // [B, heads, S, size]: num_heads, when given, must agree.
+    int64_t dimHeads = NodeContext::typeOf(x).getDimSize(1);
+    if (ctx.hasAttr("num_heads") && !ShapedType::isDynamic(dimHeads) &&
+        ctx.intAttr("num_heads", 0) != dimHeads)
+      return ctx.invalid("num_heads is " + llvm::Twine(ctx.intAttr("num_heads", 0)) +
+                         " but the 4-D X has " + llvm::Twine(dimHeads) + " heads");
     input = ctx.make<TransposeOp>(x, ctx.i64s({0, 2, 1, 3}));
   } else {
     int64_t heads = ctx.intAttr("num_heads", 0);
@@ -309,12 +318,13 @@ constexpr int64_t kMaxLinearAttentionSteps = 256;
 /// grouped over the key/value heads). In float32, unrolled over the
 /// sequence (static, at most kMaxLinearAttentionSteps).
 LogicalResult importLinearAttention(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"chunk_size", "kv_num_heads", "q_num_heads", "scale", "update_rule"});
   Value q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
   Value past = ctx.optionalInput(3), decay = ctx.optionalInput(4), beta = ctx.optionalInput(5);
   if (!q || !k || !v)
     return failure();
   std::string rule = ctx.stringAttr("update_rule", "gated_delta");
+  // chunk_size picks how the scan is blocked, not what it computes.
+  ctx.attrsWithoutEffect({"chunk_size"});
   bool gated = rule == "gated" || rule == "gated_delta";
   bool delta = rule == "delta" || rule == "gated_delta";
   if (!gated && !delta && rule != "linear")
@@ -396,7 +406,6 @@ LogicalResult importLinearAttention(NodeContext &ctx) {
 /// key/value heads repeated for grouped queries. The modifiers are
 /// subgraphs over the whole [B, H, L, S] tensor, imported inline.
 LogicalResult importFlexAttention(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"scale", "score_mod", "prob_mod", "softmax_precision"});
   Value q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
   if (!q || !k || !v)
     return failure();

@@ -147,8 +147,6 @@ std::optional<std::pair<const onnx::GraphProto *, int64_t>> scanSignature(NodeCo
 /// scanned along an axis (forward or reversed), K outputs stacked along an
 /// axis (appended or prepended). Unrolled over the scanned length.
 LogicalResult importScan(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
-                          "scan_output_axes", "scan_output_directions"});
   int64_t numInputs = static_cast<int64_t>(ctx.numInputs());
   auto signature = scanSignature(ctx, numInputs);
   if (!signature)
@@ -185,8 +183,11 @@ LogicalResult importScan(NodeContext &ctx) {
   for (int64_t i = 0; i < numStates; ++i)
     ctx.bindOutput(i, result->states[i]);
   size_t numScanOutputs = result->perIteration.size();
-  if (numScanOutputs == 0)
+  if (numScanOutputs == 0) {
+    if (!ctx.intsAttr("scan_output_axes").empty())
+      return ctx.invalid("scan_output_axes has entries but the body has no scan outputs");
     return ctx.finish();
+  }
   SmallVector<int64_t> outRanks;
   for (const auto &values : result->perIteration)
     outRanks.push_back(NodeContext::rankOf(values.front()) + 1);
@@ -204,7 +205,6 @@ LogicalResult importScan(NodeContext &ctx) {
 /// outputs stack along dim 1. Unrolled over the batch, then the sequence.
 /// The per-batch sequence_lens must be absent or the full length.
 LogicalResult importScan8(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"body", "num_scan_inputs", "directions"});
   int64_t numInputs = static_cast<int64_t>(ctx.numInputs()) - 1;
   auto signature = scanSignature(ctx, numInputs);
   if (!signature)
@@ -272,7 +272,6 @@ LogicalResult importScan8(NodeContext &ctx) {
 /// a constant; scan outputs stacked along a new first dim. A trip count or
 /// condition read at run time needs a loop construct Kiln does not have.
 LogicalResult importLoop(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"body"});
   const onnx::GraphProto *body = ctx.graphAttr("body");
   if (!body)
     return ctx.invalid("needs a body graph");

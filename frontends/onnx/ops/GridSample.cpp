@@ -270,7 +270,6 @@ LogicalResult importAffineGrid(NodeContext &ctx) {
 /// contracted with W per convolution group, plus B. Static channels,
 /// spatial dims and kernel.
 LogicalResult importDeformConv(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"});
   Value x = ctx.input(0), w = ctx.input(1), offset = ctx.input(2);
   Value bias = ctx.optionalInput(3), mask = ctx.optionalInput(4);
   if (!x || !w || !offset)

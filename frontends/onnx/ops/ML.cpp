@@ -68,7 +68,6 @@ Value floatVector(NodeContext &ctx, ArrayRef<float> values) {
 
 /// Scaler: (x - offset) * scale, per feature (or one for all), in float32.
 LogicalResult importScaler(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"offset", "scale"});
   Value x = mlMatrix(ctx, ctx.input(0));
   if (!x)
     return failure();
@@ -80,7 +79,6 @@ LogicalResult importScaler(NodeContext &ctx) {
 /// Normalizer: each row divided by its MAX (of absolute values), L1 or L2
 /// norm, at least 1e-30.
 LogicalResult importNormalizer(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"norm"});
   Value x = mlMatrix(ctx, ctx.input(0));
   if (!x)
     return failure();
@@ -101,8 +99,6 @@ LogicalResult importNormalizer(NodeContext &ctx) {
 /// Imputer: entries equal to the replaced value (NaN: NaN entries) become
 /// the feature's imputed value (or the single one given).
 LogicalResult importImputer(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"imputed_value_floats", "imputed_value_int64s", "replaced_value_float",
-                          "replaced_value_int64"});
   Value x = ctx.input(0);
   if (!x)
     return failure();
@@ -110,14 +106,18 @@ LogicalResult importImputer(NodeContext &ctx) {
     return ctx.invalid("X must be [batch, features]");
   SmallVector<float> floats = ctx.floatsAttr("imputed_value_floats");
   SmallVector<int64_t> ints = ctx.intsAttr("imputed_value_int64s");
+  // The replaced value of the other kind is never compared (as in ONNX
+  // Runtime, which reads the one of the input's type).
   Value values, missing;
   if (!floats.empty()) {
+    ctx.attrsWithoutEffect({"replaced_value_int64"});
     values = ctx.cast(floatVector(ctx, floats), NodeContext::elementTypeOf(x));
     float replaced = ctx.floatAttr("replaced_value_float", 0.0f);
     missing = std::isnan(replaced) ? compare(ctx, ComparePredicate::ne, x, x)
                                    : compare(ctx, ComparePredicate::eq, x,
                                              ctx.scalarLike(x, replaced));
   } else if (!ints.empty()) {
+    ctx.attrsWithoutEffect({"replaced_value_float"});
     values = ctx.cast(ctx.indices(ints), NodeContext::elementTypeOf(x));
     missing = compare(ctx, ComparePredicate::eq, x,
                       ctx.scalarLike(x, double(ctx.intAttr("replaced_value_int64", 0))));
@@ -157,7 +157,6 @@ Value linearScores(NodeContext &ctx, Value x, int64_t outputs) {
 /// LinearRegressor: X W^T + intercepts for `targets` outputs, then the
 /// post transform.
 LogicalResult importLinearRegressor(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"coefficients", "intercepts", "post_transform", "targets"});
   Value x = mlMatrix(ctx, ctx.input(0));
   if (!x)
     return failure();
@@ -171,8 +170,9 @@ LogicalResult importLinearRegressor(NodeContext &ctx) {
 /// 0.5 after a transform, else 0); integer labels, or strings from a
 /// string constant.
 LogicalResult importLinearClassifier(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"classlabels_ints", "classlabels_strings", "coefficients",
-                          "intercepts", "multi_class", "post_transform"});
+  // multi_class changes nothing in ONNX's reference or in ONNX Runtime:
+  // the scores are the same either way.
+  ctx.attrsWithoutEffect({"multi_class"});
   // String labels: their positions stand for them until the end.
   std::vector<std::string> names;
   if (const onnx::AttributeProto *a = ctx.attr("classlabels_strings"))

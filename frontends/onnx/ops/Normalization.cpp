@@ -123,7 +123,6 @@ LogicalResult importLayerNormalization(NodeContext &ctx) {
 /// epsilon) * scale, the first stage computed in float when stash_type is 1
 /// (the default).
 LogicalResult importRMSNormalization(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"axis", "epsilon", "stash_type"});
   Value x = ctx.input(0), scale = ctx.input(1);
   if (!x || !scale)
     return failure();
@@ -151,7 +150,6 @@ LogicalResult importRMSNormalization(NodeContext &ctx) {
 /// channels (in float when stash_type is 1), then scale and bias per channel
 /// (opset 21) or per group (opset 18).
 LogicalResult importGroupNormalization(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"epsilon", "num_groups", "stash_type"});
   Value x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
   if (!x || !scale || !bias)
     return failure();
@@ -202,7 +200,6 @@ LogicalResult importGroupNormalization(NodeContext &ctx) {
 /// LpNormalization: x / ||x||_p along an axis (p 1 or 2); zero where the
 /// norm is zero.
 LogicalResult importLpNormalization(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"axis", "p"});
   Value x = ctx.input(0);
   if (!x)
     return failure();

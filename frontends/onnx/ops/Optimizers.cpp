@@ -149,7 +149,6 @@ LogicalResult importAdam(NodeContext &ctx) {
 /// (ONNX lets them feed other values in; Kiln differentiates the graph as
 /// it is). An op on the way without a gradient rule is named.
 LogicalResult importGradient(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"xs", "y", "zs"});
   const onnx::AttributeProto *xsAttr = ctx.attr("xs");
   const onnx::AttributeProto *yAttr = ctx.attr("y");
   if (!xsAttr || !yAttr)
@@ -167,6 +166,10 @@ LogicalResult importGradient(NodeContext &ctx) {
       return ctx.unsupported("input " + llvm::Twine(i) + " ('" + ctx.node.input(i) +
                              "') is not the tensor it stands for ('" + name +
                              "'): Kiln differentiates the graph with its own values");
+  // The zs inputs are the graph's own tensors (checked above), which y
+  // already reads where it does.
+  for (size_t i = xsAttr->strings_size(); i < names.size(); ++i)
+    ctx.inputWithoutEffect(i);
   Value y = ctx.valueNamed(yAttr->s());
   if (!y)
     return ctx.invalid("y names '" + yAttr->s() + "', which no node before it computes");

@@ -48,7 +48,6 @@ std::optional<int64_t> positionInput(NodeContext &ctx, size_t i, int64_t length,
 }
 
 LogicalResult importSequenceEmpty(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"dtype"});
   Type element = elementTypeOf(ctx.context(), static_cast<int>(ctx.intAttr(
                                                   "dtype", onnx::TensorProto::FLOAT)));
   if (!element)
@@ -147,7 +146,6 @@ LogicalResult importSequenceLength(NodeContext &ctx) {
 }
 
 LogicalResult importConcatFromSequence(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"axis", "new_axis"});
   std::optional<Sequence> seq = ctx.sequenceInput(0);
   if (!seq)
     return failure();
@@ -174,7 +172,6 @@ LogicalResult importConcatFromSequence(NodeContext &ctx) {
 /// shorter), or of size 1 (no split; dropped dims unless keepdims). The
 /// number of pieces must be known when compiling.
 LogicalResult importSplitToSequence(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"axis", "keepdims"});
   Value x = ctx.input(0);
   if (!x)
     return failure();
@@ -183,6 +180,9 @@ LogicalResult importSplitToSequence(NodeContext &ctx) {
   if (!axis)
     return failure();
   Sequence seq{{}, type.getElementType()};
+  // ONNX ignores keepdims when split is given.
+  if (ctx.hasInput(1))
+    ctx.attrsWithoutEffect({"keepdims"});
   if (ctx.hasInput(1) && !ctx.isKnownInput(1)) {
     Value sizes = runtimeInts(ctx, 1);
     if (!sizes)
@@ -259,7 +259,6 @@ LogicalResult importSplitToSequence(NodeContext &ctx) {
 /// SequenceMap: the body applied to each position of the sequences (the
 /// tensor inputs passed whole), unrolled; each body output is a sequence.
 LogicalResult importSequenceMap(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"body"});
   const onnx::GraphProto *body = ctx.graphAttr("body");
   if (!body)
     return ctx.invalid("needs a body graph");
@@ -316,7 +315,9 @@ LogicalResult importSequenceMap(NodeContext &ctx) {
 
 /// Optional: its input, or an empty optional (the `type` attribute only).
 LogicalResult importOptional(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"type"});
+  // `type` declares the element type of an empty optional, which holds no
+  // value to compute with; with an input, the input's type is the one.
+  ctx.attrsWithoutEffect({"type"});
   if (!ctx.hasInput(0))
     return ctx.setEmptyOptionalOutput(0);
   if (ctx.isSequence(0)) {

@@ -233,7 +233,6 @@ Value dftOfRuntimeLength(NodeContext &ctx, Value re, Value im, Value n, bool one
 /// (length - frame_length) / frame_step, read at run time; frame_length is
 /// the window's length, the frame_length input, or the signal's length.
 LogicalResult importStft(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"onesided"});
   Value x = ctx.input(0);
   RankedTensorType type = NodeContext::typeOf(x);
   if (!type)
@@ -334,7 +333,6 @@ LogicalResult importStft(NodeContext &ctx) {
 /// mel-spaced frequencies), each weight computed elementwise in f64 from
 /// its bin's three edges; the dims are read at run time.
 LogicalResult importMelWeightMatrix(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"output_datatype"});
   Type element = elementTypeOf(ctx.context(), static_cast<int>(ctx.intAttr(
                                                   "output_datatype", onnx::TensorProto::FLOAT)));
   if (!element)

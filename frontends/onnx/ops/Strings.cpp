@@ -53,7 +53,6 @@ Value wordList(NodeContext &ctx, ArrayRef<std::string> words) {
 /// stopwords (compared with or without case), then case-changed; when
 /// every one is a stopword, one empty string.
 LogicalResult importStringNormalizer(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"case_change_action", "is_case_sensitive", "locale", "stopwords"});
   Value x = ctx.input(0);
   if (!x)
     return failure();
@@ -70,6 +69,15 @@ LogicalResult importStringNormalizer(NodeContext &ctx) {
   std::vector<std::string> stopwords;
   if (const onnx::AttributeProto *a = ctx.attr("stopwords"))
     stopwords.assign(a->strings().begin(), a->strings().end());
+  bool caseSensitive = ctx.intAttr("is_case_sensitive", 0) != 0;
+  // Kiln's case rules (ASCII's and the Latin-1 Supplement's) are every
+  // locale's but Turkish's and Azerbaijani's, which pair I with a dotless i.
+  std::string locale = ctx.stringAttr("locale", "");
+  llvm::StringRef language = llvm::StringRef(locale).take_until(
+      [](char c) { return c == '_' || c == '-' || c == '.' || c == '@'; });
+  bool caseMatters = action != "NONE" || (!stopwords.empty() && !caseSensitive);
+  if (caseMatters && (language.equals_insensitive("tr") || language.equals_insensitive("az")))
+    return ctx.unsupported("the case rules of locale '" + locale + "' (dotted and dotless i)");
   Value flat = rows ? ctx.make<ReshapeOp>(x, ctx.i64s({-1})) : x;
   // [?, C]: the run stops with a shape error unless dim 0 is 1.
   if (rows && type.isDynamicDim(0))
@@ -80,7 +88,6 @@ LogicalResult importStringNormalizer(NodeContext &ctx) {
     if (type.hasStaticShape() && type.getNumElements() > kMaxSelected)
       return ctx.unsupported("StringNormalizer with stopwords over more than " +
                              llvm::Twine(kMaxSelected) + " strings (its selection is quadratic)");
-    bool caseSensitive = ctx.intAttr("is_case_sensitive", 0) != 0;
     Value stop = stringOp(ctx, caseSensitive ? "in_set" : "in_set_nocase",
                           {flat, wordList(ctx, stopwords)}, ctx.b.getI1Type());
     Value keep = ctx.cast(ctx.make<NotOp>(stop), ctx.b.getI64Type());
@@ -218,7 +225,6 @@ std::optional<std::string> posixPattern(NodeContext &ctx, llvm::StringRef re) {
 
 /// RegexFullMatch: whether each whole string matches `pattern`.
 LogicalResult importRegexFullMatch(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"pattern"});
   if (!ctx.isString(0))
     return ctx.invalid("the input must be a string tensor");
   std::optional<std::string> pattern = posixPattern(ctx, ctx.stringAttr("pattern", ""));
@@ -234,7 +240,6 @@ LogicalResult importRegexFullMatch(NodeContext &ctx) {
 /// any string (decided at run time), padded with empty strings; output 1
 /// the count of each.
 LogicalResult importStringSplit(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"delimiter", "maxsplit"});
   if (!ctx.isString(0))
     return ctx.invalid("the input must be a string tensor");
   Value x = ctx.input(0);
@@ -264,10 +269,9 @@ LogicalResult importStringSplit(NodeContext &ctx) {
 /// floats) mapped to the value at the same position (numbers, or strings
 /// from a string constant), or the default.
 LogicalResult importLabelEncoder(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"keys_strings", "keys_int64s", "keys_floats", "keys_tensor",
-                          "values_strings", "values_int64s", "values_floats", "values_tensor",
-                          "default_string", "default_int64", "default_float", "default_tensor",
-                          "classes_strings"});
+  // Only the default of the values' type is used (read below where it is);
+  // ONNX Runtime too reads no other.
+  ctx.attrsWithoutEffect({"default_string", "default_int64", "default_float"});
   Value x = ctx.input(0);
   if (!x)
     return failure();

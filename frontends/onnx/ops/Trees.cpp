@@ -311,12 +311,8 @@ SmallVector<double> numbersAttr(NodeContext &ctx, llvm::StringRef name) {
 
 /// TreeEnsemble (ai.onnx.ml 5).
 LogicalResult importTreeEnsemble(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({"aggregate_function", "leaf_targetids", "leaf_weights",
-                          "membership_values", "n_targets", "nodes_falseleafs",
-                          "nodes_falsenodeids", "nodes_featureids", "nodes_hitrates",
-                          "nodes_missing_value_tracks_true", "nodes_modes", "nodes_splits",
-                          "nodes_trueleafs", "nodes_truenodeids", "post_transform",
-                          "tree_roots"});
+  // Hit rates say how often a node is reached, a hint for speed only.
+  ctx.attrsWithoutEffect({"nodes_hitrates"});
   Value x = treeInput(ctx);
   if (!x)
     return failure();
@@ -406,6 +402,8 @@ LogicalResult importTreeEnsemble(NodeContext &ctx) {
 /// leaves' (output, weight) entries by (tree id, node id) in the
 /// `<leaf>_treeids`, `_nodeids`, `_ids` and `_weights` attributes.
 LogicalResult parseForest(NodeContext &ctx, llvm::StringRef leaf, Forest &f) {
+  // Hit rates say how often a node is reached, a hint for speed only.
+  ctx.attrsWithoutEffect({"nodes_hitrates", "nodes_hitrates_as_tensor"});
   const onnx::AttributeProto *modesAttr = ctx.attr("nodes_modes");
   if (!modesAttr)
     return ctx.invalid("needs nodes_modes");
@@ -486,18 +484,8 @@ LogicalResult parseForest(NodeContext &ctx, llvm::StringRef leaf, Forest &f) {
   return success();
 }
 
-/// The attributes the two older tree ensembles share.
-#define KILN_TREE_NODE_ATTRS                                                                   \
-  "base_values", "base_values_as_tensor", "nodes_falsenodeids", "nodes_featureids",            \
-      "nodes_hitrates", "nodes_hitrates_as_tensor", "nodes_missing_value_tracks_true",         \
-      "nodes_modes", "nodes_nodeids", "nodes_treeids", "nodes_truenodeids", "nodes_values",    \
-      "nodes_values_as_tensor", "post_transform"
-
 /// TreeEnsembleRegressor (ai.onnx.ml 1 and 3): [batch, n_targets] float32.
 LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({KILN_TREE_NODE_ATTRS, "aggregate_function", "n_targets", "target_ids",
-                          "target_nodeids", "target_treeids", "target_weights",
-                          "target_weights_as_tensor"});
   Value x = treeInput(ctx);
   Forest f;
   if (!x || failed(parseForest(ctx, "target", f)))
@@ -522,9 +510,6 @@ LogicalResult importTreeEnsembleRegressor(NodeContext &ctx) {
 /// post transform; the label is the class of the highest score (integer
 /// labels, or strings from a string constant).
 LogicalResult importTreeEnsembleClassifier(NodeContext &ctx) {
-  ctx.rejectUnknownAttrs({KILN_TREE_NODE_ATTRS, "class_ids", "class_nodeids", "class_treeids",
-                          "class_weights", "class_weights_as_tensor", "classlabels_int64s",
-                          "classlabels_strings"});
   // String labels: their positions stand for them until the end.
   std::vector<std::string> names;
   if (const onnx::AttributeProto *a = ctx.attr("classlabels_strings"))
