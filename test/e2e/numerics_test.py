@@ -22,7 +22,7 @@ NAN, INF = np.nan, np.inf
 TYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
          np.float16: TensorProto.FLOAT16,
          np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
-         np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL}
+         np.int16: TensorProto.INT16, np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL}
 
 
 def onnx_type(array):
@@ -143,6 +143,34 @@ def cases():
                consts={"axes": np.array([1], np.int64)})
     yield case("reduce_mean_f16_long", "ReduceMean", {"x": tenths},
                np.mean(tenths, axis=1, keepdims=True), attrs={"axes": [1]})
+    # QuantizeLinear's precision (opset 23): x / scale in float16, where
+    # 1024.7 is 1025 (2050 after / 0.5; in float32 2049.4, so 2049).
+    qx = f32(1024.7, -3.3, 100.2)
+    half = qx.astype(np.float16) / np.float16(0.5)
+    qconsts = {"s": f32(0.5), "z": np.array(0, np.int16)}
+    yield case("quantize_precision_f16", "QuantizeLinear", {"x": qx},
+               np.clip(np.rint(half), -32768, 32767).astype(np.int16),
+               attrs={"precision": TensorProto.FLOAT16}, consts=qconsts, opset=25)
+    yield case("quantize_precision_default", "QuantizeLinear", {"x": qx},
+               np.clip(np.rint(qx / np.float32(0.5)), -32768, 32767).astype(np.int16),
+               consts=qconsts, opset=25)
+    # A float16 scale: the rounded value takes its zero point and the
+    # int16 bounds exactly (in float16, 2050 + 3 is 2052 and 32767 is 32768).
+    yield case("quantize_f16_scale_int16", "QuantizeLinear", {"x": f32(1025, 20000, -20000)},
+               np.array([2053, 32767, -32768], np.int16),
+               consts={"s": np.array(0.5, np.float16), "z": np.array(3, np.int16)}, opset=21)
+    # DequantizeLinear's output_dtype (opset 23): computed in float32 (as
+    # ONNX's reference), then converted.
+    dx = np.array([-128, 5, 127, 33], np.int8)
+    dconsts = {"s": f32(0.1), "z": np.array(3, np.int8)}
+    yield case("dequantize_output_f16", "DequantizeLinear", {"x": dx},
+               ((dx.astype(np.float32) - 3) * np.float32(0.1)).astype(np.float16),
+               attrs={"output_dtype": TensorProto.FLOAT16}, consts=dconsts, opset=23)
+    h = np.array(0.1, np.float16)
+    yield case("dequantize_f16_scale_output_f32", "DequantizeLinear", {"x": dx},
+               (dx.astype(np.float32) - 3) * h.astype(np.float32),
+               attrs={"output_dtype": TensorProto.FLOAT},
+               consts={"s": h, "z": np.array(3, np.int8)}, opset=23)
     # Einsum with an ellipsis and with diagonals (a letter twice in a term).
     e = np.arange(2 * 3 * 3, dtype=np.float32).reshape(2, 3, 3)
     f = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4) / 7

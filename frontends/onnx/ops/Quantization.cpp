@@ -79,6 +79,12 @@ Value spreadAlongAxis(NodeContext &ctx, Value scaleOrZero, int64_t axis, Value x
     ctx.invalid("block_size must not be negative");
     return {};
   }
+  // One value of any rank is per tensor (as in ONNX's reference and ONNX
+  // Runtime), whatever the axis.
+  if (scaleOrZero && NodeContext::rankOf(scaleOrZero) > 0 &&
+      NodeContext::typeOf(scaleOrZero).hasStaticShape() &&
+      NodeContext::typeOf(scaleOrZero).getNumElements() == 1)
+    return ctx.make<ReshapeOp>(scaleOrZero, ctx.i64s({}));
   if (blockSize > 0)
     return blockedAlongAxis(ctx, scaleOrZero, axis, x, blockSize);
   return alongAxis(ctx, scaleOrZero, axis, NodeContext::rankOf(x));
@@ -87,6 +93,10 @@ Value spreadAlongAxis(NodeContext &ctx, Value scaleOrZero, int64_t axis, Value x
 /// round-half-even, add the zero point, clamp to `type`'s range, cast.
 Value quantize(NodeContext &ctx, Value scaled, Value zeroPoint, Type type) {
   Value y = ctx.make<RoundOp>(scaled);
+  // A rounded float16 or bfloat16 is exact in float32, where the zero point
+  // and the bounds are too (in float16, 2050 + 3 is 2052 and 32767 is 32768).
+  if (y && NodeContext::elementTypeOf(y).getIntOrFloatBitWidth() < 32)
+    y = ctx.cast(y, ctx.b.getF32Type());
   if (zeroPoint)
     y = ctx.make<AddOp>(y, ctx.cast(zeroPoint, NodeContext::elementTypeOf(y)));
   // A missing or non-integer zero point (the output type) was reported
@@ -117,11 +127,22 @@ LogicalResult importDequantizeLinear(NodeContext &ctx) {
   if (!x || !scale)
     return failure();
   int64_t axis = quantAxis(ctx, x);
+  // The result in the scale's type, or output_dtype's (opset 23), which
+  // ONNX's reference computes in float32 and converts.
   Type f = NodeContext::elementTypeOf(scale);
+  Type out = f;
+  if (int64_t outputDtype = ctx.intAttr("output_dtype", 0)) {
+    out = elementTypeOf(ctx.context(), static_cast<int>(outputDtype));
+    if (!out || !(out.isF32() || out.isF16() || out.isBF16()))
+      return ctx.invalid("output_dtype " + dataTypeName(static_cast<int>(outputDtype)) +
+                         " is not float, float16 or bfloat16");
+    f = ctx.b.getF32Type();
+  }
   Value v = ctx.cast(x, f);
   if (zero)
     v = ctx.make<SubOp>(v, ctx.cast(spreadAlongAxis(ctx, zero, axis, x), f));
-  return ctx.setOutput(0, ctx.make<MulOp>(v, spreadAlongAxis(ctx, scale, axis, x)));
+  Value y = ctx.make<MulOp>(v, ctx.cast(spreadAlongAxis(ctx, scale, axis, x), f));
+  return ctx.setOutput(0, ctx.cast(y, out));
 }
 
 LogicalResult importQuantizeLinear(NodeContext &ctx) {
@@ -138,8 +159,20 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
                             : ctx.b.getIntegerType(8, /*isSigned=*/false);
   if (!type)
     return ctx.unsupported("quantising to " + dataTypeName(static_cast<int>(outputDtype)));
+  if (zero && outputDtype &&
+      type != elementTypeOf(ctx.context(), static_cast<int>(outputDtype)))
+    return ctx.invalid("output_dtype " + dataTypeName(static_cast<int>(outputDtype)) +
+                       " differs from the zero point's type");
+  // x / scale in the scale's type, or in precision's (opset 23).
   Type f = NodeContext::elementTypeOf(scale);
-  Value scaled = ctx.make<DivOp>(ctx.cast(x, f), spreadAlongAxis(ctx, scale, axis, x));
+  if (int64_t precision = ctx.intAttr("precision", 0)) {
+    f = elementTypeOf(ctx.context(), static_cast<int>(precision));
+    if (!f || !(f.isF32() || f.isF16() || f.isBF16() || f.isF64()))
+      return ctx.invalid("precision " + dataTypeName(static_cast<int>(precision)) +
+                         " is not a float type");
+  }
+  Value scaled = ctx.make<DivOp>(ctx.cast(x, f),
+                                 ctx.cast(spreadAlongAxis(ctx, scale, axis, x), f));
   if (isLowPrecisionFloat(type)) {
     // float8: x / scale converted (saturating unless saturate = 0; the
     // zero point must be 0 and is not read, as ONNX's reference); float4
