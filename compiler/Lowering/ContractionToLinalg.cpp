@@ -139,11 +139,24 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
                                scalarConstant(b, loc, element, value));
 }
 
-/// Why a convolution or pool over spatial dims known only at run time
-/// stops the compile, and what a user does about it.
+/// Why a ceil-mode pool over spatial dims known only at run time stops the
+/// compile, and what a user does about it.
 constexpr llvm::StringLiteral kDynamicSpatial =
-    "spatial dims known only at run time are not supported (give them sizes when "
-    "importing: kiln compile --dim NAME=N sizes the input dims of that name)";
+    "ceil_mode over spatial dims known only at run time is not supported (give them "
+    "sizes when importing: kiln compile --dim NAME=N sizes the input dims of that name)";
+
+/// The number of windows along dim `d` of `padded` (padding applied): of
+/// `kernel` taps `dilation` apart, every `stride`; at least 0. For dims
+/// known only at run time (a static dim gives a constant).
+Value windowCount(OpBuilder &b, Location loc, Value padded, int64_t d, int64_t kernel,
+                  int64_t stride, int64_t dilation) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value reach = arith::SubIOp::create(b, loc, dimOf(b, loc, padded, d),
+                                      index((kernel - 1) * dilation + 1));
+  Value count = arith::AddIOp::create(
+      b, loc, arith::FloorDivSIOp::create(b, loc, reach, index(stride)), index(1));
+  return arith::MaxSIOp::create(b, loc, count, index(0));
+}
 
 struct ConvToGeneric : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -169,12 +182,16 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
         groupOutSize = arith::DivUIOp::create(
             b, loc, groupOutSize, arith::ConstantIndexOp::create(b, loc, groups));
     }
-    for (int64_t i = 0; i < spatial; ++i)
-      if (type.isDynamicDim(i + 2))
-        return kiln::lowering::refuse(b, op, kDynamicSpatial);
     ArrayRef<int64_t> pads = op.getPads();
     Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial),
                               pads.drop_front(spatial), 0);
+    // Spatial dims known only at run time: the output's counted from the
+    // padded input's.
+    SmallVector<Value> spatialSizes;
+    for (int64_t i = 0; i < spatial; ++i)
+      if (type.isDynamicDim(i + 2))
+        spatialSizes.push_back(windowCount(b, loc, padded, i + 2, wType.getDimSize(i + 2),
+                                           op.getStrides()[i], op.getDilations()[i]));
     // [N, C, D...] -> [N, G, C/G, D...]; [O, C/G, K...] -> [G, O/G, C/G, K...].
     auto paddedType = cast<RankedTensorType>(padded.getType());
     SmallVector<int64_t> inShape = {paddedType.getDimSize(0), groups, channels / groups};
@@ -191,9 +208,9 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
     }
     SmallVector<OpFoldResult> inSizes;
     for (int64_t i = 0; i < (int64_t)inShape.size(); ++i)
-      inSizes.push_back(i == 0 && ShapedType::isDynamic(inShape[0])
-                            ? OpFoldResult(dimOf(b, loc, padded, 0))
-                            : OpFoldResult(b.getIndexAttr(inShape[i])));
+      inSizes.push_back(!ShapedType::isDynamic(inShape[i])
+                            ? OpFoldResult(b.getIndexAttr(inShape[i]))
+                            : OpFoldResult(dimOf(b, loc, padded, i == 0 ? 0 : i - 1)));
     auto inGrouped = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get(inShape, inType.getElementType()), padded, split, inSizes);
     SmallVector<OpFoldResult> wSizes;
@@ -227,6 +244,7 @@ struct ConvToGeneric : OpRewritePattern<ConvOp> {
       dynamicSizes.push_back(dimOf(b, loc, op.getInput(), 0));
     if (outGroupedType.isDynamicDim(2))
       dynamicSizes.push_back(groupOutSize);
+    dynamicSizes.append(spatialSizes);
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{accType}, ValueRange{inGrouped, wGrouped},
         ValueRange{zeros(b, loc, accType, dynamicSizes)}, maps, iterators,
@@ -271,6 +289,9 @@ Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
   for (int64_t i = 0; i < 2; ++i)
     if (type.isDynamicDim(i))
       dynamicSizes.push_back(tensor::DimOp::create(b, loc, outSource, i));
+  for (int64_t i = 0; i < spatial; ++i)
+    if (type.isDynamicDim(i + 2))
+      dynamicSizes.push_back(windowCount(b, loc, x, i + 2, kernel[i], strides[i], dilations[i]));
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{type}, ValueRange{x, window},
       ValueRange{zeros(b, loc, type, dynamicSizes, init)}, maps, iterators,
@@ -297,6 +318,12 @@ SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
   int64_t spatial = kernel.size();
   SmallVector<int64_t> extra;
   for (int64_t i = 0; i < spatial; ++i) {
+    // Without ceil mode (the only one over dims known at run time) the
+    // windows never pass the padded input.
+    if (in.isDynamicDim(i + 2) || out.isDynamicDim(i + 2)) {
+      extra.push_back(0);
+      continue;
+    }
     int64_t needed = (out.getDimSize(i + 2) - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
     int64_t have = in.getDimSize(i + 2) + pads[i] + pads[i + spatial];
     extra.push_back(std::max<int64_t>(0, needed - have));
@@ -311,11 +338,13 @@ SmallVector<int64_t> plus(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return sum;
 }
 
+/// Ceil mode's extra padding depends on the output's dims: over dims known
+/// only at run time, it is refused.
 template <typename PoolOpTy>
 LogicalResult checkStaticSpatial(PoolOpTy op, PatternRewriter &b) {
   RankedTensorType in = op.getInput().getType();
   for (int64_t i = 2; i < in.getRank(); ++i)
-    if (in.isDynamicDim(i))
+    if (in.isDynamicDim(i) && op.getCeilMode())
       return kiln::lowering::refuse(b, op, kDynamicSpatial);
   return success();
 }
@@ -364,7 +393,11 @@ struct AvgPoolToGeneric : OpRewritePattern<AvgPoolOp> {
     for (int64_t i = 0; i < spatial; ++i)
       ones.push_back(in.getDimSize(i + 2));
     auto onesType = RankedTensorType::get(ones, element);
-    Value mask = zeros(b, loc, onesType, {}, 1);
+    SmallVector<Value> inSizes;
+    for (int64_t i = 0; i < spatial; ++i)
+      if (in.isDynamicDim(i + 2))
+        inSizes.push_back(dimOf(b, loc, op.getInput(), i + 2));
+    Value mask = zeros(b, loc, onesType, inSizes, 1);
     double padValue = op.getCountIncludePad() ? 1 : 0;
     mask = padSpatial(b, loc, mask, low, high, padValue);
     mask = padSpatial(b, loc, mask, SmallVector<int64_t>(spatial, 0), extra, 0);

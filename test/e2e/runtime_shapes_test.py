@@ -501,5 +501,107 @@ gather = sequence_model("gather_static_empty",
 run_sequence("gather_static_empty", gather, [[("x", empty), ("i", i64(0, 1))]],
              lambda x, i: np.zeros((2, 3), np.float32), errors=[])
 
+
+
+# Convolutions and pools over spatial dims known only at run time: one
+# artifact run on several image sizes (they were refused; oneDNN's
+# descriptors take only a dynamic batch, so these run Kiln's own loops).
+def windows(x, kernel, strides, pads, dilations, fill):
+    """x padded by `pads` with `fill`, as [N, C, out..., k...] windows."""
+    spatial = len(kernel)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[i + spatial]) for i in range(spatial)],
+                constant_values=fill)
+    outs = [(xp.shape[2 + i] - ((kernel[i] - 1) * dilations[i] + 1)) // strides[i] + 1
+            for i in range(spatial)]
+    taps = np.zeros(x.shape[:2] + tuple(outs) + tuple(kernel), x.dtype)
+    for k in np.ndindex(*kernel):
+        index = tuple(slice(k[i] * dilations[i], k[i] * dilations[i] +
+                            (outs[i] - 1) * strides[i] + 1, strides[i]) for i in range(spatial))
+        taps[(slice(None), slice(None)) + tuple(slice(None) for _ in outs) + k] = \
+            xp[(slice(None), slice(None)) + index]
+    return taps
+
+
+def conv_reference(x, w, b, strides, pads, dilations, group):
+    spatial = w.ndim - 2
+    taps = windows(x, w.shape[2:], strides, pads, dilations, 0)
+    per = x.shape[1] // group
+    outs = []
+    for g in range(group):
+        wg = w[g * (w.shape[0] // group):(g + 1) * (w.shape[0] // group)]
+        tg = taps[:, g * per:(g + 1) * per]
+        letters = "hwd"[:spatial]
+        outs.append(np.einsum(f"nc{letters}{letters.upper()},oc{letters.upper()}->no{letters}",
+                              tg, wg))
+    return (np.concatenate(outs, axis=1) + b.reshape([1, -1] + [1] * spatial)).astype(np.float32)
+
+
+def pool_reference(x, kernel, strides, pads, dilations, mode, include_pad=0):
+    if mode == "max":
+        return windows(x, kernel, strides, pads, dilations, -np.inf).max(
+            axis=tuple(range(-len(kernel), 0))).astype(np.float32)
+    sums = windows(x, kernel, strides, pads, dilations, 0).sum(axis=tuple(range(-len(kernel), 0)))
+    ones = np.ones((1, 1) + x.shape[2:], np.float32)
+    spatial = len(kernel)
+    mask = np.pad(ones, [(0, 0), (0, 0)] + [(pads[i], pads[i + spatial]) for i in range(spatial)],
+                  constant_values=float(include_pad))
+    counts = windows(mask, kernel, strides, [0] * 2 * spatial, dilations, 0).sum(
+        axis=tuple(range(-len(kernel), 0)))
+    return (sums / counts).astype(np.float32)
+
+
+w2 = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+b2 = rng.standard_normal(6).astype(np.float32)
+w1 = rng.standard_normal((4, 3, 2)).astype(np.float32)
+spatial_cases = [
+    ("conv_dynamic_hw", "Conv", ["N", 4, "H", "W"], (w2, b2),
+     dict(strides=[2, 1], pads=[1, 0, 2, 1], dilations=[1, 2], group=2),
+     lambda x, a: conv_reference(x, w2, b2, **a), [(2, 4, 12, 10), (1, 4, 7, 9), (3, 4, 5, 5)]),
+    ("conv_dynamic_length", "Conv", [1, 3, "L"], (w1,),
+     dict(strides=[2], pads=[0, 1], dilations=[1], group=1),
+     lambda x, a: conv_reference(x, w1, np.zeros(4, np.float32), **a), [(1, 3, 9), (1, 3, 2)]),
+    ("max_pool_dynamic_hw", "MaxPool", ["N", 3, "H", "W"], (),
+     dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 1]),
+     lambda x, a: pool_reference(x, a["kernel_shape"], a["strides"], a["pads"],
+                                 a["dilations"], "max"), [(2, 3, 8, 8), (1, 3, 5, 11)]),
+    ("avg_pool_dynamic_hw", "AveragePool", ["N", 3, "H", "W"], (),
+     dict(kernel_shape=[3, 3], strides=[2, 1], pads=[1, 1, 1, 1]),
+     lambda x, a: pool_reference(x, a["kernel_shape"], a["strides"], a["pads"], [1, 1],
+                                 "avg"), [(2, 3, 8, 8), (1, 3, 5, 11)]),
+    ("avg_pool_dynamic_hw_include_pad", "AveragePool", ["N", 3, "H", "W"], (),
+     dict(kernel_shape=[2, 3], strides=[1, 2], pads=[1, 0, 0, 1], count_include_pad=1),
+     lambda x, a: pool_reference(x, a["kernel_shape"], a["strides"], a["pads"], [1, 1],
+                                 "avg", 1), [(2, 3, 6, 7), (1, 3, 4, 12)]),
+]
+for name, op, dims, weights, attrs, reference, shapes in spatial_cases:
+    names = ["x"] + [f"w{i}" for i in range(len(weights))]
+    nodes = [helper.make_node("Constant", [], [n], value=numpy_helper.from_array(a, n))
+             for n, a in zip(names[1:], weights)]
+    nodes.append(helper.make_node(op, names, ["y"], **attrs))
+    artifact = compile_model(name, sequence_model(name, nodes, [("x", TensorProto.FLOAT, dims)],
+                                                  "y"))
+    for k, shape in enumerate(shapes if artifact else []):
+        x = rng.standard_normal(shape).astype(np.float32)
+        got, error = run(name, artifact, [("x", x)], f"run{k}")
+        want = reference(x, {a: v for a, v in attrs.items() if a != "count_include_pad"})
+        if error:
+            fail(f"{name} run {k}", error.strip().splitlines()[-1])
+        elif got["y"].shape != want.shape or not np.allclose(got["y"], want, rtol=1e-5,
+                                                              atol=1e-5):
+            fail(f"{name} run {k}", f"got {got['y'].shape}, want {want.shape}")
+        else:
+            results["passed"] += 1
+# Ceil mode's windows depend on the output's dims: refused, naming --dim.
+path = sequence_model("max_pool_dynamic_ceil",
+                      [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2],
+                                        strides=[2, 2], ceil_mode=1)],
+                      [("x", TensorProto.FLOAT, ["N", 3, "H", "W"])], "y")
+p = subprocess.run([KILN, "compile", path, "-o", os.path.join(WORK, "refused.so")],
+                   capture_output=True, text=True)
+if p.returncode == 1 and "ceil_mode over spatial dims known only at run time" in p.stderr:
+    results["passed"] += 1
+else:
+    fail("max_pool_dynamic_ceil", f"expected a refusal, got exit {p.returncode}: {p.stderr[-300:]}")
+
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)

@@ -460,6 +460,27 @@ func.func @conv_dynamic_out_channels_grouped(%x: tensor<?x4x8xf32>, %w: tensor<?
 
 // -----
 
+// Checks a convolution over spatial dims known only at run time: each
+// output dim counts the windows of the padded input's, (D - 3) floordiv 2
+// + 1, at least 0, and sizes the accumulator.
+// CHECK-LABEL: func @conv_dynamic_spatial
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[H:.*]] = tensor.dim %[[P]], %c2
+// CHECK: %[[HR:.*]] = arith.subi %[[H]], %c3
+// CHECK: %[[HD:.*]] = arith.floordivsi %[[HR]], %c2
+// CHECK: %[[HC:.*]] = arith.addi %[[HD]], %c1
+// CHECK: %[[OH:.*]] = arith.maxsi %[[HC]], %c0
+// CHECK: %[[OW:.*]] = arith.maxsi
+// CHECK: tensor.empty(%[[OH]], %[[OW]]) : tensor<1x1x4x?x?xf32>
+// CHECK: linalg.generic
+// CHECK: tensor.collapse_shape {{.*}} into tensor<1x4x?x?xf32>
+func.func @conv_dynamic_spatial(%x: tensor<1x2x?x?xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x?x?xf32> {
+  %0 = kiln.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x2x?x?xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x?x?xf32>
+  return %0 : tensor<1x4x?x?xf32>
+}
+
+// -----
+
 // Checks split and slice pieces with no elements next to a run-time dim
 // (regressions: the split's empty piece was a tensor.empty without its
 // dynamic size; the slice, starting past the end, an extract_slice out of
