@@ -553,6 +553,7 @@ def pool_reference(x, kernel, strides, pads, dilations, mode, include_pad=0):
 w2 = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
 b2 = rng.standard_normal(6).astype(np.float32)
 w1 = rng.standard_normal((4, 3, 2)).astype(np.float32)
+w3 = rng.standard_normal((5, 4, 2, 3)).astype(np.float32)
 spatial_cases = [
     ("conv_dynamic_hw", "Conv", ["N", 4, "H", "W"], (w2, b2),
      dict(strides=[2, 1], pads=[1, 0, 2, 1], dilations=[1, 2], group=2),
@@ -560,6 +561,16 @@ spatial_cases = [
     ("conv_dynamic_length", "Conv", [1, 3, "L"], (w1,),
      dict(strides=[2], pads=[0, 1], dilations=[1], group=1),
      lambda x, a: conv_reference(x, w1, np.zeros(4, np.float32), **a), [(1, 3, 9), (1, 3, 2)]),
+    # auto_pad SAME at stride 1: the pads are the kernel's span less one,
+    # whatever the size (they were refused over dims known at run time).
+    ("conv_dynamic_same_upper", "Conv", ["N", 4, "H", "W"], (w3,),
+     dict(kernel_shape=[2, 3], auto_pad="SAME_UPPER"),
+     lambda x, a: conv_reference(x, w3, np.zeros(5, np.float32), [1, 1], [0, 1, 1, 1],
+                                 [1, 1], 1), [(1, 4, 6, 7), (2, 4, 3, 11)]),
+    ("max_pool_dynamic_same_lower", "MaxPool", ["N", 3, "H", "W"], (),
+     dict(kernel_shape=[2, 2], auto_pad="SAME_LOWER"),
+     lambda x, a: pool_reference(x, [2, 2], [1, 1], [1, 1, 0, 0], [1, 1], "max"),
+     [(1, 3, 5, 4), (2, 3, 9, 2)]),
     ("max_pool_dynamic_hw", "MaxPool", ["N", 3, "H", "W"], (),
      dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 1]),
      lambda x, a: pool_reference(x, a["kernel_shape"], a["strides"], a["pads"],

@@ -180,12 +180,23 @@ std::optional<Window> readWindow(NodeContext &ctx, Value input,
     w.pads.assign(2 * spatial, 0);
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     for (size_t i = 0; i < spatial; ++i) {
-      std::optional<int64_t> in = staticDim(ctx, input, i + 2, "auto_pad");
-      if (!in)
-        return std::nullopt;
-      int64_t out = (*in + w.strides[i] - 1) / w.strides[i];
       int64_t span = (w.kernel[i] - 1) * w.dilations[i] + 1;
-      int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + span - *in);
+      // At stride 1 the output keeps the input's size, whatever it is: the
+      // pads are the kernel's span less one. At other strides they depend
+      // on the size.
+      int64_t total = span - 1;
+      if (w.strides[i] != 1) {
+        if (type.isDynamicDim(i + 2)) {
+          ctx.unsupported("auto_pad " + autoPad + " at stride " + llvm::Twine(w.strides[i]) +
+                          " over dim " + llvm::Twine(i + 2) +
+                          ", known only at run time (its pads depend on its size; give it one "
+                          "when importing: kiln compile --dim NAME=N)");
+          return std::nullopt;
+        }
+        int64_t in = type.getDimSize(i + 2);
+        int64_t out = (in + w.strides[i] - 1) / w.strides[i];
+        total = std::max<int64_t>(0, (out - 1) * w.strides[i] + span - in);
+      }
       int64_t small = total / 2, large = total - small;
       w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
       w.pads[i + spatial] = autoPad == "SAME_UPPER" ? large : small;
