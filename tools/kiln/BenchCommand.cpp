@@ -11,7 +11,9 @@
 #include "tools/kiln/Commands.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -21,6 +23,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,11 +31,15 @@ namespace kiln::cli {
 
 static const char *kBenchUsage =
     "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n"
-    "                  [--trace FILE.json] [--per-kernel[=N]] [--target=NAME]\n\n"
+    "                  [--shape NAME=D0xD1x...] [--trace FILE.json] [--per-kernel[=N]]\n"
+    "                  [--target=NAME]\n\n"
     "Times the model on synthetic inputs. Dynamic dims take --batch (dim 0,\n"
     "default 1) or 1. --threads sets the session's threads (generated loops and\n"
     "library calls share them; "
     "default: all cores).\n"
+    "  --shape NAME=DIMS  the dims of input NAME (e.g. x=1x3x224x224, repeat for\n"
+    "                     others): its dims known only at run time take these;\n"
+    "                     dim 0, when dynamic, must be --batch\n"
     "  --trace FILE       write the timed runs as a Chrome/Perfetto trace: one\n"
     "                     slice per run and per kernel, with its model nodes\n"
     "                     and the bytes it reads and writes\n"
@@ -120,6 +127,7 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
   int64_t batch = 1, runs = 20, warmup = 3, threads = 0, perKernel = 0;
   std::string tracePath, target;
+  std::map<std::string, std::vector<int64_t>> shapes;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
     llvm::StringRef arg = cursor.current();
     std::string badFlag;
@@ -139,6 +147,30 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
         number("--threads", threads)) {
       if (!badFlag.empty()) {
         llvm::errs() << "kiln bench: " << badFlag << " takes a positive number\n";
+        return 2;
+      }
+      continue;
+    }
+    if (auto v = cursor.value("--shape")) {
+      auto [name, text] = llvm::StringRef(*v).split('=');
+      std::vector<int64_t> dims;
+      llvm::SmallVector<llvm::StringRef> parts;
+      text.split(parts, 'x');
+      for (llvm::StringRef part : parts) {
+        int64_t d = 0;
+        if (part.getAsInteger(10, d) || d < 1) {
+          dims.clear();
+          break;
+        }
+        dims.push_back(d);
+      }
+      if (name.empty() || dims.empty()) {
+        llvm::errs() << "kiln bench: --shape takes NAME=D0xD1x..., each D a positive integer, "
+                     << "got '" << *v << "'\n";
+        return 2;
+      }
+      if (!shapes.emplace(name.str(), dims).second) {
+        llvm::errs() << "kiln bench: --shape " << name << " is given twice\n";
         return 2;
       }
       continue;
@@ -193,16 +225,60 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   uint32_t numInputs = static_cast<uint32_t>(inputIndex.size());
   std::vector<std::vector<char>> storage(numInputs);
   std::vector<kiln_tensor> inputs(numInputs);
+  // Kernel bytes scale with the batch alone: with other dims decided here,
+  // they are not reported.
+  bool bytesKnown = true;
+  for (const auto &[name, dims] : shapes)
+    if (llvm::none_of(inputIndex, [&, &name = name](uint32_t i) {
+          return name == kiln_model_input(model, i)->name;
+        })) {
+      std::string inputNames;
+      for (uint32_t i : inputIndex)
+        inputNames +=
+            (inputNames.empty() ? "" : ", ") + std::string(kiln_model_input(model, i)->name);
+      llvm::errs() << "kiln bench: --shape names '" << name << "', which is not an input ("
+                   << inputNames << ")\n";
+      return 2;
+    }
   for (uint32_t i = 0; i < numInputs; ++i) {
     const kiln_model_tensor *desc = kiln_model_input(model, inputIndex[i]);
+    auto given = shapes.find(desc->name);
+    if (given != shapes.end() && given->second.size() != static_cast<size_t>(desc->rank)) {
+      llvm::errs() << "kiln bench: --shape " << desc->name << " gives "
+                   << given->second.size() << " dims; the input has " << desc->rank << "\n";
+      return 2;
+    }
     kiln_tensor &t = inputs[i];
     t.dtype = desc->dtype;
     t.rank = desc->rank;
     int64_t count = 1;
+    std::string unsized;
     for (int32_t d = 0; d < desc->rank; ++d) {
       t.dims[d] = desc->dims[d] >= 0 ? desc->dims[d] : (d == 0 ? batch : 1);
+      if (given != shapes.end()) {
+        int64_t want = given->second[d];
+        if (desc->dims[d] >= 0 && want != desc->dims[d]) {
+          llvm::errs() << "kiln bench: --shape " << desc->name << " gives dim " << d << " as "
+                       << want << "; the model's is " << desc->dims[d] << "\n";
+          return 2;
+        }
+        if (desc->dims[d] < 0 && d == 0 && want != batch) {
+          llvm::errs() << "kiln bench: --shape " << desc->name << " gives dim 0 as " << want
+                       << " but --batch is " << batch << " (give --batch " << want << ")\n";
+          return 2;
+        }
+        t.dims[d] = want;
+      } else if (desc->dims[d] < 0 && d > 0) {
+        unsized += (unsized.empty() ? "" : ", ") + std::to_string(d);
+      }
+      if (desc->dims[d] < 0 && d > 0)
+        bytesKnown = false;
       count *= t.dims[d];
     }
+    if (!unsized.empty())
+      llvm::errs() << "kiln bench: note: input '" << desc->name << "' dims " << unsized
+                   << " are known only at run time and take 1 here (give them with --shape "
+                   << desc->name << "=...)\n";
     // Zeros are valid for every dtype (indices included).
     storage[i].assign(count * kiln_dtype_size(desc->dtype), 0);
     t.data = storage[i].data();
@@ -330,8 +406,9 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     for (size_t i = 0; i < order.size() && i < static_cast<size_t>(perKernel); ++i) {
       uint32_t k = order[i];
       double us = totalNs[k] / n / 1e3;
-      double gbs = us > 0 ? kernelBytes(kernels, k, batch) / (us * 1e3) : 0;
-      llvm::outs() << llvm::format("%10.1f %5.1f%% %7.1f  ", us, 100.0 * totalNs[k] / runNs, gbs)
+      double gbs = us > 0 && bytesKnown ? kernelBytes(kernels, k, batch) / (us * 1e3) : 0;
+      llvm::outs() << llvm::format("%10.1f %5.1f%% ", us, 100.0 * totalNs[k] / runNs)
+                   << (bytesKnown ? llvm::formatv("{0,7:f1}  ", gbs).str() : "      -  ")
                    << kernelName(kernels, k) << " <- " << opsSummary(kernels[k].ops, 2) << "\n";
     }
   }
@@ -363,7 +440,9 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
             {"pid", 1}, {"tid", 1}, {"ts", us(s.begin)}, {"dur", (s.end - s.begin) / 1e3},
             {"args", llvm::json::Object{{"kernel", s.kernel},
                                         {"model nodes", std::move(ops)},
-                                        {"bytes", kernelBytes(kernels, s.kernel, batch)}}}});
+                                        {"bytes", bytesKnown ? llvm::json::Value(kernelBytes(
+                                                                   kernels, s.kernel, batch))
+                                                             : llvm::json::Value(nullptr)}}}});
       }
     }
     std::error_code ec;
