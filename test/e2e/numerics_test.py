@@ -159,6 +159,12 @@ def cases():
     yield case("quantize_f16_scale_int16", "QuantizeLinear", {"x": f32(1025, 20000, -20000)},
                np.array([2053, 32767, -32768], np.int16),
                consts={"s": np.array(0.5, np.float16), "z": np.array(3, np.int16)}, opset=21)
+    # A 32-bit result (beyond ONNX's types, which Kiln takes too) saturates
+    # at its bounds, which float32 cannot hold (3e9 gave -2^31).
+    yield case("quantize_int32_saturates", "QuantizeLinear",
+               {"x": f32(3e9, -3e9, 2147483520.0, 100.5)},
+               np.array([2147483647, -2147483648, 2147483521, 101], np.int32),
+               consts={"s": np.array(1.0, np.float32), "z": np.array(1, np.int32)}, opset=21)
     # DequantizeLinear's output_dtype (opset 23): computed in float32 (as
     # ONNX's reference), then converted.
     dx = np.array([-128, 5, 127, 33], np.int8)

@@ -97,6 +97,10 @@ Value quantize(NodeContext &ctx, Value scaled, Value zeroPoint, Type type) {
   // and the bounds are too (in float16, 2050 + 3 is 2052 and 32767 is 32768).
   if (y && NodeContext::elementTypeOf(y).getIntOrFloatBitWidth() < 32)
     y = ctx.cast(y, ctx.b.getF32Type());
+  // 32-bit results: float32 holds neither their bounds (2^31 - 1 became
+  // 2^31, which wrapped to -2^31) nor every zero point; float64 does.
+  if (y && type && type.isInteger() && type.getIntOrFloatBitWidth() > 16)
+    y = ctx.cast(y, ctx.b.getF64Type());
   if (zeroPoint)
     y = ctx.make<AddOp>(y, ctx.cast(zeroPoint, NodeContext::elementTypeOf(y)));
   // A missing or non-integer zero point (the output type) was reported
