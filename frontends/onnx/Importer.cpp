@@ -146,23 +146,30 @@ private:
     state.issues.push_back({kind, "", "", message, ""});
   }
   void checkDeclaredOutput(const onnx::ValueInfoProto &output, Value value);
-  bool refuseUnread(NodeContext &ctx, ArrayRef<std::string> unread);
+  bool refuseUnread(NodeContext &ctx, ArrayRef<size_t> inputs, ArrayRef<std::string> attributes);
 
   ImporterState &state;
 };
 } // namespace
 
-/// Refuses the node of `ctx` for each attribute in `unread` (those no
-/// importer looked up: a misspelled name, an attribute of another opset,
-/// or one Kiln does not implement, which compiled as if absent could
-/// compute something else); true when there was one.
-bool GraphImporter::refuseUnread(NodeContext &ctx, ArrayRef<std::string> unread) {
-  for (const std::string &name : unread)
-    ctx.unsupported("attribute '" + name + "' is not one Kiln reads for " + ctx.node.op_type() +
-                    " at opset " + std::to_string(ctx.opset) +
+/// Refuses the node of `ctx` for each input position in `inputs` and each
+/// attribute in `attributes` that no importer looked at (an input beyond
+/// the op's, a misspelled attribute, one of another opset, or one Kiln
+/// does not implement: compiled as if absent, it could compute something
+/// else), poisoning its outputs; true when there was one.
+bool GraphImporter::refuseUnread(NodeContext &ctx, ArrayRef<size_t> inputs,
+                                 ArrayRef<std::string> attributes) {
+  std::string where = " is not one Kiln reads for " + ctx.node.op_type() + " at opset " +
+                      std::to_string(ctx.opset);
+  for (size_t i : inputs)
+    ctx.unsupported("input " + std::to_string(i) + " ('" + ctx.node.input(i) + "')" + where +
+                    " (beyond the op's inputs there, or an optional one Kiln does not "
+                    "implement); compiling without it could compute something else");
+  for (const std::string &name : attributes)
+    ctx.unsupported("attribute '" + name + "'" + where +
                     " (not an attribute of the op there, or one Kiln does not implement); "
                     "compiling without it could compute something else");
-  if (unread.empty())
+  if (inputs.empty() && attributes.empty())
     return false;
   for (const std::string &out : ctx.node.output())
     state.poisoned.insert(out);
@@ -452,7 +459,7 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
         state.issues.resize(issuesBefore);
         for (const std::string &out : node.output())
           state.symbolic.erase(out);
-        refuseUnread(ctx, runtimeUnread);
+        refuseUnread(ctx, {}, runtimeUnread);
         return;
       }
       if (!ctx.failed())
@@ -468,7 +475,7 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       llvm::erase_if(unread, [&](const std::string &name) {
         return !llvm::is_contained(runtimeUnread, name);
       });
-    refuseUnread(ctx, unread);
+    refuseUnread(ctx, {}, unread);
     return;
   }
   if (symbolicInput != node.input().end() && node.op_type() != "Reshape" &&
@@ -485,21 +492,9 @@ void GraphImporter::importNode(const onnx::NodeProto &node, size_t index) {
       state.poisoned.insert(out);
     return;
   }
-  // So are inputs no accessor looked at (Relu(x, y) ignored y).
-  bool unreadInput = false;
-  for (size_t i : ctx.unreadInputs()) {
-    ctx.unsupported("input " + std::to_string(i) + " ('" + node.input(i) +
-                    "') is not one Kiln reads for " + node.op_type() + " at opset " +
-                    std::to_string(opset) +
-                    " (beyond the op's inputs there, or an optional one Kiln does not "
-                    "implement); compiling without it could compute something else");
-    unreadInput = true;
-  }
-  if (refuseUnread(ctx, ctx.unreadAttributes()) || unreadInput) {
-    for (const std::string &out : node.output())
-      state.poisoned.insert(out);
+  // Inputs (Relu(x, y) ignored y) and attributes no accessor looked at.
+  if (refuseUnread(ctx, ctx.unreadInputs(), ctx.unreadAttributes()))
     return;
-  }
   if (movesStrings && node.op_type() != "Shape" && node.op_type() != "Size")
     for (size_t i = 0; i < ctx.numOutputs(); ++i)
       if (ctx.hasOutput(i))
