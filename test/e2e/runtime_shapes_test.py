@@ -502,6 +502,42 @@ run_sequence("gather_static_empty", gather, [[("x", empty), ("i", i64(0, 1))]],
              lambda x, i: np.zeros((2, 3), np.float32), errors=[])
 
 
+# ArgMax / ArgMin over an axis with no elements have no position to give
+# (ONNX Runtime stops; Kiln gave 0): the run stops, or, known when
+# compiling, the model is refused.
+for op in ("ArgMax", "ArgMin"):
+    for dims, name in ((["n", "k"], f"{op.lower()}_runtime_empty"),
+                       ([2, 0], f"{op.lower()}_empty")):
+        graph = helper.make_graph(
+            [helper.make_node(op, ["x"], ["y"], axis=1, keepdims=1)], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+            [helper.make_tensor_value_info("y", TensorProto.INT64, None)])
+        path = os.path.join(WORK, name + ".onnx")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+        if dims[1] == 0:
+            p = subprocess.run([KILN, "compile", path, "-o", os.path.join(WORK, "refused.so")],
+                               capture_output=True, text=True)
+            if p.returncode == 1 and "axis 1 has no elements" in p.stderr:
+                results["passed"] += 1
+            else:
+                fail(name, f"expected a refusal, got exit {p.returncode}: {p.stderr[-300:]}")
+            continue
+        artifact = compile_model(name, path)
+        if not artifact:
+            continue
+        x23 = np.array([[1, 5, 2], [7, 0, 7]], np.float32)
+        got, error = run(name, artifact, [("x", x23)], "run0")
+        want = (np.argmax if op == "ArgMax" else np.argmin)(x23, axis=1).reshape(2, 1)
+        if error or not np.array_equal(got["y"], want):
+            fail(f"{name} run 0", error or f"got {got['y'].tolist()}, want {want.tolist()}")
+        else:
+            results["passed"] += 1
+        _, error = run(name, artifact, [("x", np.zeros((2, 0), np.float32))], "error0")
+        if error and "KILN_ERROR_SHAPE" in error:
+            results["passed"] += 1
+        else:
+            fail(f"{name} error 0", f"expected KILN_ERROR_SHAPE, got {error!r}")
+
 
 # Convolutions and pools over spatial dims known only at run time: one
 # artifact run on several image sizes (they were refused; oneDNN's

@@ -176,10 +176,20 @@ template <typename OpTy> LogicalResult importArgReduce(NodeContext &ctx) {
       ctx.normalizeAxis(ctx.intAttr("axis", 0), NodeContext::rankOf(x));
   if (!axis)
     return failure();
-  return ctx.setOutput(
-      0, ctx.make<OpTy>(x, ctx.i64(*axis),
-                        ctx.b.getBoolAttr(ctx.intAttr("keepdims", 1) != 0),
-                        ctx.b.getBoolAttr(ctx.intAttr("select_last_index", 0) != 0)));
+  // An axis with no elements has no position to give (ONNX Runtime stops;
+  // Kiln gave 0): refused when known, else the run stops.
+  int64_t length = NodeContext::typeOf(x).getDimSize(*axis);
+  if (length == 0)
+    return ctx.invalid("axis " + llvm::Twine(*axis) + " has no elements: there is no position "
+                       "to give");
+  Value result = ctx.make<OpTy>(x, ctx.i64(*axis),
+                                ctx.b.getBoolAttr(ctx.intAttr("keepdims", 1) != 0),
+                                ctx.b.getBoolAttr(ctx.intAttr("select_last_index", 0) != 0));
+  if (ShapedType::isDynamic(length))
+    result = requireAtRunTime(ctx, result,
+                              compare(ctx, ComparePredicate::gt, dimValue(ctx, x, *axis),
+                                      i64Scalar(ctx, 0)));
+  return ctx.setOutput(0, result);
 }
 
 } // namespace
