@@ -12,6 +12,7 @@
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/Utils/Matchers.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -221,11 +222,36 @@ bool peelActivation(KernelOp kernel) {
   return true;
 }
 
+/// A convolution's or pool's window over the spatial dims of `call`:
+/// [extent..., stride..., low + high padding...]; empty for another kind
+/// or when every output dim is static.
+static SmallVector<int64_t> outputWindow(const LibraryCall &call) {
+  if ((call.kind != LibraryKind::Convolution && call.kind != LibraryKind::Pool) ||
+      call.output.size() < 3 || !llvm::is_contained(llvm::drop_begin(call.output, 2), -1))
+    return {};
+  size_t spatial = call.output.size() - 2;
+  std::vector<int64_t> strides = call.param("strides"), pads = call.param("pads");
+  std::vector<int64_t> kernel = call.param("kernel"), dilations = call.param("dilations");
+  SmallVector<int64_t> extents, window;
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t size = call.kind == LibraryKind::Pool ? kernel[i] : call.weight[2 + i];
+    int64_t dilation = dilations.empty() ? 1 : dilations[i];
+    window.push_back((size - 1) * dilation + 1);
+  }
+  window.append(strides.begin(), strides.end());
+  for (size_t i = 0; i < spatial; ++i)
+    window.push_back(pads[i] + pads[spatial + i]);
+  return window;
+}
+
 void markLibraryCall(Operation *op, LibraryCall call, std::vector<LibraryCall> &calls) {
   op->setAttr(kCallAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 32), calls.size()));
   // The inputs and the weight the code passes before the output.
   size_t inputs = call.operands().size() - 1;
   op->setAttr(kInputsAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 64), inputs));
+  SmallVector<int64_t> window = outputWindow(call);
+  if (!window.empty())
+    op->setAttr(kOutputWindowAttr, DenseI64ArrayAttr::get(op->getContext(), window));
   calls.push_back(std::move(call));
 }
 
@@ -418,10 +444,27 @@ struct LibraryCallModel
     auto resultType = cast<RankedTensorType>(call.getType());
     auto outType = MemRefType::get(resultType.getShape(), resultType.getElementType());
     if (!output) {
+      // A dynamic dim is the input's (a batch, a matmul's rows), or a
+      // convolution's or pool's spatial dim: the windows that fit in it.
+      auto window = op->getAttrOfType<DenseI64ArrayAttr>(kOutputWindowAttr);
+      int64_t spatial = resultType.getRank() - 2;
       SmallVector<Value> sizes;
-      for (int64_t d = 0; d < resultType.getRank(); ++d)
-        if (resultType.isDynamicDim(d))
-          sizes.push_back(memref::DimOp::create(rewriter, loc, buffers[0], d));
+      for (int64_t d = 0; d < resultType.getRank(); ++d) {
+        if (!resultType.isDynamicDim(d))
+          continue;
+        Value size = memref::DimOp::create(rewriter, loc, buffers[0], d);
+        if (window && d >= 2) {
+          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+          int64_t extent = window[d - 2], stride = window[spatial + d - 2];
+          int64_t padding = window[2 * spatial + d - 2];
+          Value reach = arith::AddIOp::create(rewriter, loc, size, index(padding - extent));
+          Value count = arith::AddIOp::create(
+              rewriter, loc, arith::FloorDivSIOp::create(rewriter, loc, reach, index(stride)),
+              index(1));
+          size = arith::MaxSIOp::create(rewriter, loc, count, index(0));
+        }
+        sizes.push_back(size);
+      }
       output = memref::AllocOp::create(rewriter, loc, outType, sizes);
     } else if (!whole && output.getType() != outType) {
       output = memref::CastOp::create(rewriter, loc, outType, output);

@@ -35,6 +35,11 @@ inline constexpr llvm::StringLiteral kResidualAttr =
 inline constexpr llvm::StringLiteral kInputsAttr =
     KilnDialect::LibraryInputsAttrHelper::getNameStr();
 
+/// On a claimed convolution or pool whose output's spatial dims are known
+/// only at run time: how the bufferisation sizes them from the input's.
+inline constexpr llvm::StringLiteral kOutputWindowAttr =
+    KilnDialect::OutputWindowAttrHelper::getNameStr();
+
 /// A ranked tensor type's dims, -1 where dynamic.
 std::vector<int64_t> dimsOf(mlir::Type type);
 /// Whether any of the ranked tensor types has a zero-size dim.
@@ -64,7 +69,9 @@ void moveLocations(mlir::Operation *from, mlir::Operation *to,
 /// kiln-fuse took it into epilogues). Whether it moved one.
 bool peelActivation(KernelOp kernel);
 
-/// Marks `op` as call `calls.size()` and appends `call`.
+/// Marks `op` as call `calls.size()` and appends `call`; a convolution or
+/// pool whose output has a spatial dim known only at run time gets its
+/// window (kOutputWindowAttr).
 void markLibraryCall(mlir::Operation *op, LibraryCall call, std::vector<LibraryCall> &calls);
 
 /// A matmul call whose lhs or rhs is a transpose of the last two dims (of

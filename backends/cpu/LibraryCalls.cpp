@@ -20,16 +20,24 @@ using namespace library;
 
 
 
-/// oneDNN runs f32 2-D convolutions whose only dynamic dim is the batch.
+/// oneDNN runs f32 2-D convolutions with static channels and weights;
+/// the batch and the spatial dims may be known only at run time (the
+/// device makes a primitive for each input shape it meets). Over such a
+/// spatial dim the padding is below the window's extent, so that an empty
+/// input gives an empty output (oneDNN takes no empty input).
 static bool runsInOneDnn(ConvOp conv) {
   RankedTensorType in = conv.getInput().getType(), w = conv.getWeight().getType();
   RankedTensorType out = conv.getType();
   if (!in.getElementType().isF32() || in.getRank() != 4 || !w.hasStaticShape() ||
-      hasZeroDim({in, w, out}))
+      hasZeroDim({in, w, out}) || in.isDynamicDim(1) || out.isDynamicDim(1))
     return false;
-  for (int64_t d = 1; d < 4; ++d)
-    if (in.isDynamicDim(d) || out.isDynamicDim(d))
+  ArrayRef<int64_t> pads = conv.getPads(), dilations = conv.getDilations();
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t extent = (w.getDimSize(2 + i) - 1) * dilations[i] + 1;
+    if (pads[i] < 0 || pads[2 + i] < 0 ||
+        ((in.isDynamicDim(2 + i) || out.isDynamicDim(2 + i)) && pads[i] + pads[2 + i] >= extent))
       return false;
+  }
   return true;
 }
 
@@ -106,29 +114,39 @@ static LibraryCall describeRoot(Operation *root) {
 }
 
 /// oneDNN runs f32 2-D max and average pooling without dilation whose
-/// only dynamic dim is the batch (an average pool with ceil_mode stays
-/// generated: ONNX does not count the extra high padding).
+/// channels are static (an average pool with ceil_mode stays generated:
+/// ONNX does not count the extra high padding).
 template <typename Pool>
 static bool runsInOneDnn(Pool pool) {
   RankedTensorType in = pool.getInput().getType(), out = pool.getType();
-  if (!in.getElementType().isF32() || in.getRank() != 4 || hasZeroDim({in, out}))
+  if (!in.getElementType().isF32() || in.getRank() != 4 || hasZeroDim({in, out}) ||
+      in.isDynamicDim(1) || out.isDynamicDim(1))
     return false;
-  for (int64_t d = 1; d < 4; ++d)
-    if (in.isDynamicDim(d) || out.isDynamicDim(d))
-      return false;
   if (isa<AvgPoolOp>(pool.getOperation()) && pool.getCeilMode())
     return false;
   if (!llvm::all_of(pool.getDilations(), [](int64_t d) { return d == 1; }))
     return false;
   // Each window starts inside the input or the low padding and keeps a
   // real position: the low and the implied high padding are below the
-  // window's size.
+  // window's size. Over a dim known only at run time (floor mode: the
+  // importer refuses ceil_mode there) the implied high padding is the
+  // given one less up to stride - 1, so the given one must be at least
+  // stride - 1; low and high together are below the window's size (then
+  // both are, and an empty input gives an empty output).
   ArrayRef<int64_t> kernel = pool.getKernelShape(), strides = pool.getStrides();
   ArrayRef<int64_t> pads = pool.getPads();
   for (int64_t i = 0; i < 2; ++i) {
+    if (pads[i] < 0 || pads[i] >= kernel[i])
+      return false;
+    if (in.isDynamicDim(2 + i) || out.isDynamicDim(2 + i)) {
+      if (pool.getCeilMode() || pads[2 + i] < strides[i] - 1 ||
+          pads[i] + pads[2 + i] >= kernel[i])
+        return false;
+      continue;
+    }
     int64_t high = (out.getDimSize(2 + i) - 1) * strides[i] + kernel[i] - in.getDimSize(2 + i) -
                    pads[i];
-    if (pads[i] < 0 || pads[i] >= kernel[i] || high < 0 || high >= kernel[i])
+    if (high < 0 || high >= kernel[i])
       return false;
   }
   return true;

@@ -74,6 +74,24 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                                              "kiln.library_call";
     return integer();
   }
+  if (name == OutputWindowAttrHelper::getNameStr()) {
+    auto window = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!isa<KernelOp, ConvOp, MaxPoolOp, AvgPoolOp, LibraryCallOp>(op) ||
+        !op->hasAttr(LibraryInputsAttrHelper::getNameStr()))
+      return op->emitOpError("'") << name << "' belongs on a claimed convolution or pool, or "
+                                             "its kiln.library_call";
+    auto result = op->getNumResults() == 1
+                      ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                      : nullptr;
+    if (!window || !result || window.size() != 3 * (result.getRank() - 2) ||
+        llvm::any_of(window.asArrayRef(), [](int64_t v) { return v < 0; }))
+      return op->emitOpError("'") << name << "' must hold an extent, a stride and a padding "
+                                             "(each non-negative) per spatial dim";
+    for (int64_t i = 0, n = window.size() / 3; i < 2 * n; ++i)
+      if (window[i] < 1)
+        return op->emitOpError("'") << name << "' has an extent or stride below 1";
+    return success();
+  }
   if (name == ResidualOperandAttrHelper::getNameStr()) {
     FailureOr<int64_t> index = integer();
     if (failed(index))

@@ -62,6 +62,12 @@ def Kiln_Dialect : Dialect {
     // tensor as its last operand and result; the call writes its output
     // into that buffer's channels directly (no copy).
     "::mlir::IntegerAttr":$output_into,
+    // On a claimed convolution or pool (and the library_call it becomes)
+    // whose output's spatial dims are known only at run time: per spatial
+    // dim, the window's extent, its stride and the low plus high padding
+    // ([extent..., stride..., padding...]); the output's size there is
+    // max(0, (input + padding - extent) floordiv stride + 1).
+    "::mlir::DenseI64ArrayAttr":$output_window,
     // On a `reduction` kernel: the number of leading dims it iterates row
     // by row.
     "::mlir::IntegerAttr":$outer_dims,

@@ -8,7 +8,9 @@
  * Each library call of an artifact becomes oneDNN primitives, created when
  * the session is created for each batch the artifact declares
  * (`--batch-buckets`; dynamic dims taken as 1 when it declares none); a run
- * with other dims creates one for those at that run. Up to KILN_VARIANTS
+ * with other dims creates one for those at that run (a convolution or
+ * pool whose spatial dims are known only at run time: one per input
+ * shape, made at the first run with it). Up to KILN_VARIANTS
  * primitives per call are kept (least recently used replaced), with one
  * scratchpad for the session (each kind's primitive is made in
  * onednn_primitives.c). A call binds the operand pointers to prepared
@@ -71,13 +73,15 @@ static void release_call(prepared_call *c) {
 }
 
 
-/* Whether `v` was made for these operand dims (its batch; a matmul's
- * lhs and rhs dims). */
+/* Whether `v` was made for these operand dims (its batch; a convolution's
+ * or pool's input dims; a matmul's lhs and rhs dims). */
 static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
   if (v->batch < 0)
     return 0;
   if (c->desc.kind == KILN_LIBRARY_SCALE)
     return v->batch == dims[0][0] && v->shape[1][0] == dims[1][0];
+  if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL)
+    return memcmp(v->shape[0], dims[0], 4 * sizeof(int64_t)) == 0;
   if (c->desc.kind != KILN_LIBRARY_MATMUL)
     return v->batch == dims[0][0];
   for (int i = 0; i < c->desc.input_rank; ++i)
@@ -89,15 +93,17 @@ static int variant_fits(const prepared_call *c, const variant *v, const int64_t 
   return 1;
 }
 
-/* Makes a primitive of `c` for operand dims `dims` (a batch, or a
- * matmul's lhs, rhs and output dims) into `v`, which is released first. */
+/* Makes a primitive of `c` for operand dims `dims` (in the order the
+ * call passes its operands: a convolution's input, weight and output, a
+ * pool's input and output, a matmul's lhs, rhs and output) into `v`,
+ * which is released first. */
 static int prepare_variant(kiln_library_state *state, prepared_call *c, variant *v,
                            const int64_t *const *dims) {
   release_variant(c, v);
   int rc;
   switch (c->desc.kind) {
-  case KILN_LIBRARY_CONV: rc = kiln_onednn_prepare_conv(state, c, v, dims[0][0]); break;
-  case KILN_LIBRARY_POOL: rc = kiln_onednn_prepare_pool(state, c, v, dims[0][0]); break;
+  case KILN_LIBRARY_CONV: rc = kiln_onednn_prepare_conv(state, c, v, dims[0], dims[2]); break;
+  case KILN_LIBRARY_POOL: rc = kiln_onednn_prepare_pool(state, c, v, dims[0], dims[1]); break;
   case KILN_LIBRARY_CONCAT: rc = kiln_onednn_prepare_concat(state, c, v, dims[0][0]); break;
   case KILN_LIBRARY_SCALE:
     rc = kiln_onednn_prepare_scale(state, c, v, dims[0][0], dims[1][0]);
@@ -129,14 +135,42 @@ static variant *find_variant(kiln_library_state *state, prepared_call *c,
   return slot;
 }
 
+/* The spatial output size prepare_batch takes for a convolution's dims
+ * known only at run time when it must guess one (to prepack weights: the
+ * layout oneDNN picks for them hardly depends on the image's size). */
+#define KILN_GUESSED_SPATIAL 32
+
 /* Prepares call `c` for a batch `batch` as a session's creation does (a
  * static batch: its own): a convolution, pool or concat for that batch,
  * a matmul with its dynamic dims taken as `batch` (where the batch is
  * another dim, a guess; one oneDNN refuses is no error: the first run
- * prepares). Constant
+ * prepares). A convolution or pool with spatial dims known only at run
+ * time is left to its first run, unless `guess_spatial` (then a
+ * convolution's output is taken as KILN_GUESSED_SPATIAL square). Constant
  * weights get packed. */
-static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t batch) {
+static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t batch,
+                         int guess_spatial) {
   const call_view *d = &c->desc;
+  int64_t in_hw[2] = {0, 0}, out_hw[2] = {0, 0};
+  if (d->kind == KILN_LIBRARY_CONV || d->kind == KILN_LIBRARY_POOL) {
+    in_hw[0] = d->input_dims[2], in_hw[1] = d->input_dims[3];
+    out_hw[0] = d->output_dims[2], out_hw[1] = d->output_dims[3];
+  }
+  if (in_hw[0] < 0 || in_hw[1] < 0 || out_hw[0] < 0 || out_hw[1] < 0) {
+    if (!guess_spatial || d->kind != KILN_LIBRARY_CONV)
+      return 0;
+    for (int i = 0; i < 2; ++i) {
+      int64_t extent = (d->weight_dims[2 + i] - 1) * d->dilations[i] + 1;
+      if (out_hw[i] < 0)
+        out_hw[i] = in_hw[i] < 0 ? KILN_GUESSED_SPATIAL
+                                 : (in_hw[i] + d->pads[i] + d->pads[2 + i] - extent) /
+                                           d->strides[i] + 1;
+      if (in_hw[i] < 0)
+        in_hw[i] = (out_hw[i] - 1) * d->strides[i] + extent - d->pads[i] - d->pads[2 + i];
+      if (in_hw[i] < 1 || out_hw[i] < 1)
+        return 1;
+    }
+  }
   int64_t shapes[3][KILN_MAX_RANK];
   int weighted = d->kind == KILN_LIBRARY_MATMUL || d->kind == KILN_LIBRARY_SCALE;
   const int64_t *given[3] = {d->input_dims, weighted ? d->weight_dims : d->output_dims,
@@ -147,6 +181,13 @@ static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t ba
     for (int r = 0; r < ranks[k]; ++r) {
       shapes[k][r] = given[k][r] >= 0 ? given[k][r] : batch;
       guessed |= given[k][r] < 0;
+    }
+  /* A convolution's image size (the guess, where it is one): the
+   * operands are the input, then the output twice. */
+  if (d->kind == KILN_LIBRARY_CONV)
+    for (int i = 0; i < 2; ++i) {
+      shapes[0][2 + i] = in_hw[i];
+      shapes[1][2 + i] = shapes[2][2 + i] = out_hw[i];
     }
   const int64_t *dims[3] = {shapes[0], shapes[1], shapes[2]};
   for (int i = 0; i < KILN_VARIANTS; ++i)
@@ -199,7 +240,7 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   for (uint32_t b = 0; b < num_batches; ++b) {
     int64_t batch = abi->num_batch_buckets ? (int64_t)abi->batch_buckets[b] : 1;
     for (uint32_t i = 0; i < state->num_calls; ++i)
-      if (prepare_batch(state, &state->calls[i], batch)) {
+      if (prepare_batch(state, &state->calls[i], batch, 0)) {
         kiln_onednn_free(state);
         return kiln_fail(KILN_ERROR_RUN, "oneDNN cannot prepare library call %u (batch %lld)",
                          i, (long long)batch);
@@ -353,7 +394,7 @@ kiln_status kiln_cpu_prepack_weights(const kiln_library_call *call, int32_t num_
     omp_set_num_threads(num_threads);
   int failed = dnnl_engine_create(&state.engine, dnnl_cpu, 0) ||
                dnnl_stream_create(&state.stream, state.engine, dnnl_stream_default_flags) ||
-               prepare_batch(&state, &c, 1) || c.variants[0].batch < 0;
+               prepare_batch(&state, &c, 1, 1) || c.variants[0].batch < 0;
   /* The one variant made (the first slot) holds the packing. */
   packing *p = failed ? NULL : c.variants[0].pack;
   if (p) {

@@ -49,7 +49,9 @@ static int in_range(const int64_t *values, int n, int64_t lo) {
 }
 
 /* A window over two spatial dims (convolution or pool) is consistent with
- * its input and output sizes: static sizes, and the high padding that
+ * its input and output sizes: sizes of at least 1 (a dim known only at
+ * run time, -1 on either side, is checked at each run with the run's
+ * sizes: kiln_call_window_fits), and the high padding that
  * gives the output's size (negative when the last stride drops input) is
  * in [-stride, input + extent]; the stored high padding is that one to
  * within a stride (floor or ceil mode), so that no parameter (a dilation
@@ -57,6 +59,8 @@ static int in_range(const int64_t *values, int n, int64_t lo) {
 static int window_fits(const int64_t *in, const int64_t *out, const int64_t *kernel,
                        const int64_t *strides, const int64_t *dilations, const int64_t *pads) {
   for (int i = 0; i < 2; ++i) {
+    if (in[2 + i] == -1 || out[2 + i] == -1)
+      continue;
     if (in[2 + i] < 1 || out[2 + i] < 1)
       return 0;
     int64_t extent = (kernel[i] - 1) * (dilations ? dilations[i] : 1) + 1;
@@ -66,6 +70,15 @@ static int window_fits(const int64_t *in, const int64_t *out, const int64_t *ker
       return 0;
   }
   return 1;
+}
+
+int kiln_call_window_fits(const call_view *view, const int64_t *in, const int64_t *out) {
+  if (view->kind == KILN_LIBRARY_POOL)
+    return window_fits(in, out, view->kernel, view->strides, NULL, view->pads) && in[2] > 0 &&
+           in[3] > 0 && out[2] > 0 && out[3] > 0;
+  int64_t kernel[2] = {view->weight_dims[2], view->weight_dims[3]};
+  return window_fits(in, out, kernel, view->strides, view->dilations, view->pads) && in[2] > 0 &&
+         in[3] > 0 && out[2] > 0 && out[3] > 0;
 }
 
 /* The input's and output's layouts: the last two of 11 parameters of a

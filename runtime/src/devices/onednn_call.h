@@ -41,4 +41,9 @@ typedef struct call_view {
  * its weights were prepacked by another oneDNN version, 1 otherwise. */
 int kiln_read_call(const kiln_library_call *call, call_view *view);
 
+/* Whether a convolution's or pool's window is consistent with input dims
+ * `in` and output dims `out` (those of a run, where the description has
+ * spatial dims known only at run time): 1 when it is. */
+int kiln_call_window_fits(const call_view *view, const int64_t *in, const int64_t *out);
+
 #endif

@@ -66,16 +66,20 @@ static dnnl_format_tag_t tag_of(int channels_last) {
   return channels_last ? dnnl_nhwc : dnnl_nchw;
 }
 
-/* Builds the convolution primitive of `c` for batch `batch` into `v`. A
+/* Builds the convolution primitive of `c` for input dims `in` and output
+ * dims `out` (a run's: the description's dynamic dims known) into `v`. A
  * channels-last operand is bound as it is (the compiler kept it in the
  * layout oneDNN runs in), unless oneDNN has only its reference kernel
  * for it; for a channels-first one oneDNN picks its layout and the operand
  * is reordered to and from it. The weights are always in the layout oneDNN
  * picks, packed once. */
-int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, variant *v, int64_t batch) {
+int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, variant *v,
+                             const int64_t *in, const int64_t *out) {
   const call_view *d = &c->desc;
-  dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
-  dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
+  if (!kiln_call_window_fits(d, in, out))
+    return 1;
+  dnnl_dims_t src_dims = {in[0], in[1], in[2], in[3]};
+  dnnl_dims_t dst_dims = {out[0], out[1], out[2], out[3]};
   dnnl_memory_desc_t src_md, weights_md, dst_md, src_any, weights_any, dst_any;
   int64_t g = d->groups;
   /* An operand of [N,C,1,1] has the same bytes in either layout. */
@@ -110,9 +114,8 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
   dnnl_dims_t pad_r = {d->pads[2], d->pads[3]};
   /* oneDNN wants the high padding that makes its output size match. */
   for (int i = 0; i < 2; ++i) {
-    int64_t in = d->input_dims[2 + i], k = (d->weight_dims[2 + i] - 1) * d->dilations[i] + 1;
-    int64_t out = d->output_dims[2 + i];
-    pad_r[i] = (out - 1) * d->strides[i] + k - in - pad_l[i];
+    int64_t k = (d->weight_dims[2 + i] - 1) * d->dilations[i] + 1;
+    pad_r[i] = (out[2 + i] - 1) * d->strides[i] + k - in[2 + i] - pad_l[i];
   }
   if (use_weights_layout(d, &weights_md))
     return 1;
@@ -144,7 +147,8 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
                        FALLBACK_IF_REFERENCE, &src_md, &weights_md, &dst_md,
                        d->has_bias ? &bias_md : NULL))
     return 1;
-  v->batch = batch;
+  v->batch = in[0];
+  memcpy(v->shape[0], in, 4 * sizeof(int64_t));
   return 0;
 }
 
@@ -416,13 +420,16 @@ int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, vari
   return 0;
 }
 
-/* Builds the pooling primitive of `c` for batch `batch` into `v`, in the
- * layout of its input; an output in another layout is reordered from
- * staging. */
-int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, variant *v, int64_t batch) {
+/* Builds the pooling primitive of `c` for input dims `in` and output dims
+ * `out` into `v`, in the layout of its input; an output in another layout
+ * is reordered from staging. */
+int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, variant *v,
+                             const int64_t *in, const int64_t *out) {
   const call_view *d = &c->desc;
-  dnnl_dims_t src_dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
-  dnnl_dims_t dst_dims = {batch, d->output_dims[1], d->output_dims[2], d->output_dims[3]};
+  if (!kiln_call_window_fits(d, in, out))
+    return 1;
+  dnnl_dims_t src_dims = {in[0], in[1], in[2], in[3]};
+  dnnl_dims_t dst_dims = {out[0], out[1], out[2], out[3]};
   dnnl_format_tag_t src_tag = tag_of(d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST);
   dnnl_format_tag_t dst_tag = tag_of(d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST);
   /* A global pool's [N,C,1,1] output has the same bytes in either layout. */
@@ -438,8 +445,7 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
   dnnl_dims_t pad_l = {d->pads[0], d->pads[1]}, pad_r;
   /* The high padding that gives the output's size (ceil_mode included). */
   for (int i = 0; i < 2; ++i)
-    pad_r[i] = (d->output_dims[2 + i] - 1) * d->strides[i] + d->kernel[i] -
-               d->input_dims[2 + i] - pad_l[i];
+    pad_r[i] = (out[2 + i] - 1) * d->strides[i] + d->kernel[i] - in[2 + i] - pad_l[i];
   static const dnnl_alg_kind_t algorithms[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
                                                dnnl_pooling_avg_exclude_padding};
   dnnl_pooling_desc_t pool;
@@ -448,7 +454,8 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
       finish_primitive(state, c, v, &pool, NULL, FALLBACK_IF_REFERENCE, &src_md, NULL, &dst_md,
                        NULL))
     return 1;
-  v->batch = batch;
+  v->batch = in[0];
+  memcpy(v->shape[0], in, 4 * sizeof(int64_t));
   return 0;
 }
 

@@ -22,15 +22,18 @@ typedef struct packing {
 } packing;
 
 /* The primitives kept per call (at least KILN_MAX_BATCH_BUCKETS): a run
- * whose batch (matmul: operand dims) has one runs it; another is made and
- * replaces the least recently used. */
+ * whose batch (convolution and pool: input dims; matmul: operand dims)
+ * has one runs it; another is made and replaces the least recently used. */
 #define KILN_VARIANTS KILN_MAX_BATCH_BUCKETS
 
-/* One primitive of a call, for one batch (matmul: one pair of operand
- * dims), with the memory objects its operands are bound to. */
+/* One primitive of a call, for one batch (convolution and pool: one
+ * input shape; matmul: one pair of operand dims), with the memory objects
+ * its operands are bound to. */
 typedef struct variant {
   int64_t batch; /* the batch it was made for, -1 when unused */
-  int64_t shape[2][KILN_MAX_RANK]; /* matmul: the lhs and rhs dims; scale: [1][0] */
+  /* convolution and pool: [0] the input dims; matmul: the lhs and rhs
+   * dims; scale: [1][0] */
+  int64_t shape[2][KILN_MAX_RANK];
   uint64_t last_used;
   dnnl_primitive_t primitive;
   dnnl_memory_t src, weights, dst, bias;
@@ -66,15 +69,16 @@ struct kiln_library_state {
   size_t scratch_bytes;
 };
 
-/* Build the primitive of call `c` into `v` for batch `batch` (matmul: for
+/* Build the primitive of call `c` into `v` for batch `batch` (convolution
+ * and pool: for input dims `in` and output dims `out`; matmul: for
  * operand dims `lhs`, `rhs` and `out`); 0 on success
  * (onednn_primitives.c). */
 int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, variant *v,
-                             int64_t batch);
+                             const int64_t *in, const int64_t *out);
 int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, variant *v,
                                const int64_t *lhs, const int64_t *rhs, const int64_t *out);
 int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, variant *v,
-                             int64_t batch);
+                             const int64_t *in, const int64_t *out);
 int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
                                int64_t batch);
 /* A scale for an input of batch `batch` and a scale of batch
