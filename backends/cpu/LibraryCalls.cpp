@@ -128,8 +128,8 @@ static bool runsInOneDnn(Pool pool) {
     return false;
   // Each window starts inside the input or the low padding and keeps a
   // real position: the low and the implied high padding are below the
-  // window's size. Over a dim known only at run time (floor mode: the
-  // importer refuses ceil_mode there) the implied high padding is the
+  // window's size. Over a dim known only at run time (floor mode: a
+  // ceil-mode pool there runs Kiln's loops) the implied high padding is the
   // given one less up to stride - 1, so the given one must be at least
   // stride - 1; low and high together are below the window's size (then
   // both are, and an empty input gives an empty output).

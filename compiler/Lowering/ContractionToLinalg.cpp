@@ -123,27 +123,34 @@ struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
 };
 
 /// Pads the spatial dims (from 2) of `x` by `low` / `high` with `value`.
+/// `x` padded over its spatial dims (from dim 2) by `low` and `high`,
+/// each a constant or, for a high padding, a size known at run time.
 Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
-                 ArrayRef<int64_t> high, double value) {
-  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
-      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+                 ArrayRef<OpFoldResult> high, double value) {
+  auto isZero = [](OpFoldResult p) {
+    std::optional<int64_t> c = getConstantIntValue(p);
+    return c && *c == 0;
+  };
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) && llvm::all_of(high, isZero))
     return x;
   SmallVector<OpFoldResult> lo = {b.getIndexAttr(0), b.getIndexAttr(0)},
                             hi = {b.getIndexAttr(0), b.getIndexAttr(0)};
   for (auto [l, h] : llvm::zip(low, high)) {
     lo.push_back(b.getIndexAttr(l));
-    hi.push_back(b.getIndexAttr(h));
+    hi.push_back(h);
   }
   Type element = cast<RankedTensorType>(x.getType()).getElementType();
   return tensor::PadOp::create(b, loc, Type(), x, lo, hi,
                                scalarConstant(b, loc, element, value));
 }
 
-/// Why a ceil-mode pool over spatial dims known only at run time stops the
-/// compile, and what a user does about it.
-constexpr llvm::StringLiteral kDynamicSpatial =
-    "ceil_mode over spatial dims known only at run time is not supported (give them "
-    "sizes when importing: kiln compile --dim NAME=N sizes the input dims of that name)";
+Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, double value) {
+  SmallVector<OpFoldResult> hi;
+  for (int64_t h : high)
+    hi.push_back(b.getIndexAttr(h));
+  return padSpatial(b, loc, x, low, hi, value);
+}
 
 /// The number of windows along dim `d` of `padded` (padding applied): of
 /// `kernel` taps `dilation` apart, every `stride`; at least 0. For dims
@@ -312,55 +319,83 @@ Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
 
 /// Extra high padding so that ceil-mode windows stay inside the input.
 /// (The explicit high pads plus this extra are the pads a pool applies.)
-SmallVector<int64_t> ceilExtra(RankedTensorType in, RankedTensorType out,
-                               ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                               ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+/// Over a dim known only at run time the extra is computed then: ONNX's
+/// ceil-mode count ceil((in + pads - extent) / stride) + 1, less one when
+/// the last window would start past the input and the low padding; the
+/// extra is what that last window reaches beyond the padded input. Without
+/// ceil mode the windows never pass the padded input.
+SmallVector<OpFoldResult> ceilExtra(OpBuilder &b, Location loc, Value input,
+                                    RankedTensorType out, ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                                    ArrayRef<int64_t> dilations, bool ceilMode) {
+  auto in = cast<RankedTensorType>(input.getType());
   int64_t spatial = kernel.size();
-  SmallVector<int64_t> extra;
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  SmallVector<OpFoldResult> extra;
   for (int64_t i = 0; i < spatial; ++i) {
-    // Without ceil mode (the only one over dims known at run time) the
-    // windows never pass the padded input.
-    if (in.isDynamicDim(i + 2) || out.isDynamicDim(i + 2)) {
-      extra.push_back(0);
+    int64_t extent = (kernel[i] - 1) * dilations[i] + 1, padding = pads[i] + pads[i + spatial];
+    if (!in.isDynamicDim(i + 2) && !out.isDynamicDim(i + 2)) {
+      int64_t needed = (out.getDimSize(i + 2) - 1) * strides[i] + extent;
+      extra.push_back(b.getIndexAttr(
+          std::max<int64_t>(0, needed - in.getDimSize(i + 2) - padding)));
       continue;
     }
-    int64_t needed = (out.getDimSize(i + 2) - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
-    int64_t have = in.getDimSize(i + 2) + pads[i] + pads[i + spatial];
-    extra.push_back(std::max<int64_t>(0, needed - have));
+    if (!ceilMode) {
+      extra.push_back(b.getIndexAttr(0));
+      continue;
+    }
+    Value size = dimOf(b, loc, input, i + 2);
+    Value have = arith::AddIOp::create(b, loc, size, index(padding));
+    Value reach = arith::SubIOp::create(b, loc, have, index(extent));
+    Value count = arith::AddIOp::create(
+        b, loc, arith::CeilDivSIOp::create(b, loc, reach, index(strides[i])), index(1));
+    // The last window starts at (count - 1) * stride: inside the input or
+    // the low padding, or it is dropped.
+    Value lastStart = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, count, index(1)), index(strides[i]));
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, lastStart,
+                                       arith::AddIOp::create(b, loc, size, index(pads[i])));
+    count = arith::SelectOp::create(b, loc, past,
+                                    arith::SubIOp::create(b, loc, count, index(1)), count);
+    Value needed = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, index(1)),
+                              index(strides[i])),
+        index(extent));
+    extra.push_back(arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, needed, have),
+                                           index(0))
+                        .getResult());
   }
   return extra;
 }
 
-SmallVector<int64_t> plus(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  SmallVector<int64_t> sum(a);
-  for (size_t i = 0; i < sum.size(); ++i)
-    sum[i] += b[i];
+/// Explicit pads `pads` plus extra pads `extra`, each a constant or a
+/// size known at run time.
+SmallVector<OpFoldResult> plus(OpBuilder &b, Location loc, ArrayRef<int64_t> pads,
+                               ArrayRef<OpFoldResult> extra) {
+  SmallVector<OpFoldResult> sum;
+  for (auto [p, e] : llvm::zip(pads, extra)) {
+    if (std::optional<int64_t> c = getConstantIntValue(e)) {
+      sum.push_back(b.getIndexAttr(p + *c));
+      continue;
+    }
+    sum.push_back(arith::AddIOp::create(b, loc, cast<Value>(e),
+                                        arith::ConstantIndexOp::create(b, loc, p))
+                      .getResult());
+  }
   return sum;
-}
-
-/// Ceil mode's extra padding depends on the output's dims: over dims known
-/// only at run time, it is refused.
-template <typename PoolOpTy>
-LogicalResult checkStaticSpatial(PoolOpTy op, PatternRewriter &b) {
-  RankedTensorType in = op.getInput().getType();
-  for (int64_t i = 2; i < in.getRank(); ++i)
-    if (in.isDynamicDim(i) && op.getCeilMode())
-      return kiln::lowering::refuse(b, op, kDynamicSpatial);
-  return success();
 }
 
 struct MaxPoolToGeneric : OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPoolOp op, PatternRewriter &b) const override {
-    if (failed(checkStaticSpatial(op, b)))
-      return failure();
     Location loc = op.getLoc();
     int64_t spatial = op.getKernelShape().size();
     ArrayRef<int64_t> pads = op.getPads();
-    SmallVector<int64_t> extra = ceilExtra(op.getInput().getType(), op.getType(),
-                                           op.getKernelShape(), op.getStrides(), pads,
-                                           op.getDilations());
-    SmallVector<int64_t> high = plus(pads.drop_front(spatial), extra);
+    SmallVector<OpFoldResult> extra =
+        ceilExtra(b, loc, op.getInput(), op.getType(), op.getKernelShape(), op.getStrides(),
+                  pads, op.getDilations(), op.getCeilMode());
+    SmallVector<OpFoldResult> high = plus(b, loc, pads.drop_front(spatial), extra);
     Value padded = padSpatial(b, loc, op.getInput(), pads.take_front(spatial), high,
                               lowestValue(op.getType().getElementType()));
     b.replaceOp(op, windowReduce(b, loc, padded, op.getType(), op.getKernelShape(),
@@ -372,16 +407,15 @@ struct MaxPoolToGeneric : OpRewritePattern<MaxPoolOp> {
 struct AvgPoolToGeneric : OpRewritePattern<AvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AvgPoolOp op, PatternRewriter &b) const override {
-    if (failed(checkStaticSpatial(op, b)))
-      return failure();
     Location loc = op.getLoc();
     RankedTensorType in = op.getInput().getType();
     int64_t spatial = op.getKernelShape().size();
     ArrayRef<int64_t> pads = op.getPads();
-    SmallVector<int64_t> extra = ceilExtra(in, op.getType(), op.getKernelShape(),
-                                           op.getStrides(), pads, op.getDilations());
+    SmallVector<OpFoldResult> extra =
+        ceilExtra(b, loc, op.getInput(), op.getType(), op.getKernelShape(), op.getStrides(),
+                  pads, op.getDilations(), op.getCeilMode());
     SmallVector<int64_t> low(pads.take_front(spatial)), high(pads.drop_front(spatial));
-    SmallVector<int64_t> highAll = plus(high, extra);
+    SmallVector<OpFoldResult> highAll = plus(b, loc, high, extra);
     Value padded = padSpatial(b, loc, op.getInput(), low, highAll, 0);
     Value sums = windowReduce(b, loc, padded, op.getType(), op.getKernelShape(),
                               op.getStrides(), op.getDilations(), false, op.getInput());

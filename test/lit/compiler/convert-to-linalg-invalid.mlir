@@ -1,20 +1,8 @@
 // RUN: kiln-opt %s -split-input-file -kiln-convert-to-linalg -verify-diagnostics
 
 // Checks that an op without a lowering yet fails with its location and the
-// lowering's reason instead of being left behind silently: ceil-mode
-// pooling over dynamic spatial dims.
-func.func @dynamic_pool(%x: tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32> {
-  // expected-error @+1 {{kiln.max_pool is not lowered: ceil_mode over spatial dims known only at run time is not supported (give them sizes when importing: kiln compile --dim NAME=N sizes the input dims of that name)}}
-  %0 = kiln.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
-                         pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>,
-                         ceil_mode = true}
-      : (tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
-  return %0 : tensor<1x8x?x?xf32>
-}
-
-// -----
-
-// A convolution whose input channels are known only at run time.
+// lowering's reason instead of being left behind silently: a convolution
+// whose input channels are known only at run time.
 func.func @dynamic_channels(%x: tensor<1x?x8x8xf32>, %w: tensor<4x?x3x3xf32>) -> tensor<1x4x6x6xf32> {
   // expected-error @+1 {{kiln.conv is not lowered: input channels or a kernel size known only at run time are not lowered yet}}
   %0 = kiln.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x?x8x8xf32>, tensor<4x?x3x3xf32>) -> tensor<1x4x6x6xf32>

@@ -407,6 +407,31 @@ func.func @avg_pool_dilated(%x: tensor<1x3x8xf32>) -> tensor<1x3x3xf32> {
 
 // -----
 
+// Checks a ceil-mode max pool over spatial dims known only at run time (it
+// was refused): ONNX's window count ceil((H + 2 - 3) / 2) + 1, less a last
+// window that would start past the input and the low padding, gives the
+// extra high padding, computed when the model runs.
+// CHECK-LABEL: func @max_pool_ceil_dynamic
+// CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[HAVE:.*]] = arith.addi %[[H]], %c2
+// CHECK: %[[REACH:.*]] = arith.subi %[[HAVE]], %c3
+// CHECK: arith.ceildivsi %[[REACH]], %c2
+// CHECK: arith.cmpi sge
+// CHECK: arith.select
+// CHECK: arith.maxsi
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, %{{.*}}, %{{.*}}]
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+func.func @max_pool_ceil_dynamic(%x: tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32> {
+  %0 = kiln.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                         pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>,
+                         ceil_mode = true}
+      : (tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
+  return %0 : tensor<1x8x?x?xf32>
+}
+
+// -----
+
 // Checks partial slices of a dim of run-time length (a regression: they
 // failed to legalize): the bounds are clamped at run time as ONNX's Slice
 // does, a forward slice is an extract_slice with computed offset and size,
