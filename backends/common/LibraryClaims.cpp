@@ -9,10 +9,11 @@
 
 #include "backends/common/LibraryClaims.h"
 
+#include "compiler/Lowering/KilnToLinalg.h"
+
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/Utils/Matchers.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -453,16 +454,9 @@ struct LibraryCallModel
         if (!resultType.isDynamicDim(d))
           continue;
         Value size = memref::DimOp::create(rewriter, loc, buffers[0], d);
-        if (window && d >= 2) {
-          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
-          int64_t extent = window[d - 2], stride = window[spatial + d - 2];
-          int64_t padding = window[2 * spatial + d - 2];
-          Value reach = arith::AddIOp::create(rewriter, loc, size, index(padding - extent));
-          Value count = arith::AddIOp::create(
-              rewriter, loc, arith::FloorDivSIOp::create(rewriter, loc, reach, index(stride)),
-              index(1));
-          size = arith::MaxSIOp::create(rewriter, loc, count, index(0));
-        }
+        if (window && d >= 2)
+          size = lowering::windowCount(rewriter, loc, size, window[2 * spatial + d - 2],
+                                       window[d - 2], window[spatial + d - 2]);
         sizes.push_back(size);
       }
       output = memref::AllocOp::create(rewriter, loc, outType, sizes);

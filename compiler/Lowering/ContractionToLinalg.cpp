@@ -157,12 +157,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
 /// known only at run time (a static dim gives a constant).
 Value windowCount(OpBuilder &b, Location loc, Value padded, int64_t d, int64_t kernel,
                   int64_t stride, int64_t dilation) {
-  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value reach = arith::SubIOp::create(b, loc, dimOf(b, loc, padded, d),
-                                      index((kernel - 1) * dilation + 1));
-  Value count = arith::AddIOp::create(
-      b, loc, arith::FloorDivSIOp::create(b, loc, reach, index(stride)), index(1));
-  return arith::MaxSIOp::create(b, loc, count, index(0));
+  return lowering::windowCount(b, loc, dimOf(b, loc, padded, d), 0, (kernel - 1) * dilation + 1,
+                               stride);
 }
 
 struct ConvToGeneric : OpRewritePattern<ConvOp> {
@@ -454,6 +450,16 @@ struct AvgPoolToGeneric : OpRewritePattern<AvgPoolOp> {
 };
 
 } // namespace
+
+Value lowering::windowCount(OpBuilder &b, Location loc, Value size, int64_t padding,
+                            int64_t extent, int64_t stride) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value padded = padding ? arith::AddIOp::create(b, loc, size, index(padding)).getResult() : size;
+  Value reach = arith::SubIOp::create(b, loc, padded, index(extent));
+  Value count = arith::AddIOp::create(
+      b, loc, arith::FloorDivSIOp::create(b, loc, reach, index(stride)), index(1));
+  return arith::MaxSIOp::create(b, loc, count, index(0));
+}
 
 void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<MatmulToGeneric, ConvToGeneric, MaxPoolToGeneric, AvgPoolToGeneric>(

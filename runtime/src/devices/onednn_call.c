@@ -73,12 +73,11 @@ static int window_fits(const int64_t *in, const int64_t *out, const int64_t *ker
 }
 
 int kiln_call_window_fits(const call_view *view, const int64_t *in, const int64_t *out) {
-  if (view->kind == KILN_LIBRARY_POOL)
-    return window_fits(in, out, view->kernel, view->strides, NULL, view->pads) && in[2] > 0 &&
-           in[3] > 0 && out[2] > 0 && out[3] > 0;
-  int64_t kernel[2] = {view->weight_dims[2], view->weight_dims[3]};
-  return window_fits(in, out, kernel, view->strides, view->dilations, view->pads) && in[2] > 0 &&
-         in[3] > 0 && out[2] > 0 && out[3] > 0;
+  int pool = view->kind == KILN_LIBRARY_POOL;
+  int64_t conv_kernel[2] = {pool ? 0 : view->weight_dims[2], pool ? 0 : view->weight_dims[3]};
+  return in[2] > 0 && in[3] > 0 && out[2] > 0 && out[3] > 0 &&
+         window_fits(in, out, pool ? view->kernel : conv_kernel, view->strides,
+                     pool ? NULL : view->dilations, view->pads);
 }
 
 /* The input's and output's layouts: the last two of 11 parameters of a
