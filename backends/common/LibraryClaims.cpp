@@ -223,10 +223,10 @@ bool peelActivation(KernelOp kernel) {
   return true;
 }
 
-/// A convolution's or pool's window over the spatial dims of `call`:
-/// [extent..., stride..., low + high padding...]; empty for another kind
-/// or when every output dim is static.
-static SmallVector<int64_t> outputWindow(const LibraryCall &call) {
+/// A convolution's or pool's window over the spatial dims of `call`, the
+/// claim of `op`: [extent..., stride..., low padding..., high padding...,
+/// ceil mode]; empty for another kind or when every output dim is static.
+static SmallVector<int64_t> outputWindow(Operation *op, const LibraryCall &call) {
   if ((call.kind != LibraryKind::Convolution && call.kind != LibraryKind::Pool) ||
       call.output.size() < 3 || !llvm::is_contained(llvm::drop_begin(call.output, 2), -1))
     return {};
@@ -240,8 +240,16 @@ static SmallVector<int64_t> outputWindow(const LibraryCall &call) {
     window.push_back((size - 1) * dilation + 1);
   }
   window.append(strides.begin(), strides.end());
-  for (size_t i = 0; i < spatial; ++i)
-    window.push_back(pads[i] + pads[spatial + i]);
+  window.append(pads.begin(), pads.end());
+  // A claimed kernel's root, the pool, is its first op.
+  if (auto kernel = dyn_cast<KernelOp>(op); kernel && !kernel.getBody().front().empty())
+    op = &*kernel.bodyOps().begin();
+  bool ceil = false;
+  if (auto pool = dyn_cast<MaxPoolOp>(op))
+    ceil = pool.getCeilMode();
+  if (auto pool = dyn_cast<AvgPoolOp>(op))
+    ceil = pool.getCeilMode();
+  window.push_back(ceil);
   return window;
 }
 
@@ -250,7 +258,7 @@ void markLibraryCall(Operation *op, LibraryCall call, std::vector<LibraryCall> &
   // The inputs and the weight the code passes before the output.
   size_t inputs = call.operands().size() - 1;
   op->setAttr(kInputsAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 64), inputs));
-  SmallVector<int64_t> window = outputWindow(call);
+  SmallVector<int64_t> window = outputWindow(op, call);
   if (!window.empty())
     op->setAttr(kOutputWindowAttr, DenseI64ArrayAttr::get(op->getContext(), window));
   calls.push_back(std::move(call));
@@ -456,7 +464,8 @@ struct LibraryCallModel
         Value size = memref::DimOp::create(rewriter, loc, buffers[0], d);
         if (window && d >= 2)
           size = lowering::windowCount(rewriter, loc, size, window[2 * spatial + d - 2],
-                                       window[d - 2], window[spatial + d - 2]);
+                                       window[3 * spatial + d - 2], window[d - 2],
+                                       window[spatial + d - 2], window[4 * spatial]);
         sizes.push_back(size);
       }
       output = memref::AllocOp::create(rewriter, loc, outType, sizes);

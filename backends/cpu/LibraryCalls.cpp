@@ -128,19 +128,28 @@ static bool runsInOneDnn(Pool pool) {
     return false;
   // Each window starts inside the input or the low padding and keeps a
   // real position: the low and the implied high padding are below the
-  // window's size. Over a dim known only at run time (floor mode: a
-  // ceil-mode pool there runs Kiln's loops) the implied high padding is the
-  // given one less up to stride - 1, so the given one must be at least
-  // stride - 1; low and high together are below the window's size (then
-  // both are, and an empty input gives an empty output).
+  // window's size. Over a dim known only at run time low and high together
+  // are below the window's size (then both are), and:
+  // - in floor mode the implied high padding is the given one less up to
+  //   stride - 1, so the given one must be at least stride - 1;
+  // - in ceil mode (a max pool) the last window starts inside the input or
+  //   the low padding, and a window at least a stride long keeps the
+  //   implied high padding non-negative; an empty input gives an empty
+  //   output when there is no low padding or a stride more fits in the
+  //   window than the padding.
   ArrayRef<int64_t> kernel = pool.getKernelShape(), strides = pool.getStrides();
   ArrayRef<int64_t> pads = pool.getPads();
   for (int64_t i = 0; i < 2; ++i) {
     if (pads[i] < 0 || pads[i] >= kernel[i])
       return false;
     if (in.isDynamicDim(2 + i) || out.isDynamicDim(2 + i)) {
-      if (pool.getCeilMode() || pads[2 + i] < strides[i] - 1 ||
-          pads[i] + pads[2 + i] >= kernel[i])
+      int64_t padding = pads[i] + pads[2 + i];
+      if (padding >= kernel[i])
+        return false;
+      if (!pool.getCeilMode() && pads[2 + i] < strides[i] - 1)
+        return false;
+      if (pool.getCeilMode() &&
+          (kernel[i] < strides[i] || (pads[i] > 0 && padding + strides[i] > kernel[i])))
         return false;
       continue;
     }

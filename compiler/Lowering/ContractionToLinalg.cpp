@@ -157,8 +157,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
 /// known only at run time (a static dim gives a constant).
 Value windowCount(OpBuilder &b, Location loc, Value padded, int64_t d, int64_t kernel,
                   int64_t stride, int64_t dilation) {
-  return lowering::windowCount(b, loc, dimOf(b, loc, padded, d), 0, (kernel - 1) * dilation + 1,
-                               stride);
+  return lowering::windowCount(b, loc, dimOf(b, loc, padded, d), 0, 0,
+                               (kernel - 1) * dilation + 1, stride, false);
 }
 
 struct ConvToGeneric : OpRewritePattern<ConvOp> {
@@ -315,10 +315,9 @@ Value windowReduce(OpBuilder &b, Location loc, Value x, RankedTensorType type,
 
 /// Extra high padding so that ceil-mode windows stay inside the input.
 /// (The explicit high pads plus this extra are the pads a pool applies.)
-/// Over a dim known only at run time the extra is computed then: ONNX's
-/// ceil-mode count ceil((in + pads - extent) / stride) + 1, less one when
-/// the last window would start past the input and the low padding; the
-/// extra is what that last window reaches beyond the padded input. Without
+/// Over a dim known only at run time the extra is computed then from
+/// ONNX's ceil-mode count (lowering::windowCount): what the last window
+/// reaches beyond the padded input. Without
 /// ceil mode the windows never pass the padded input.
 SmallVector<OpFoldResult> ceilExtra(OpBuilder &b, Location loc, Value input,
                                     RankedTensorType out, ArrayRef<int64_t> kernel,
@@ -341,18 +340,9 @@ SmallVector<OpFoldResult> ceilExtra(OpBuilder &b, Location loc, Value input,
       continue;
     }
     Value size = dimOf(b, loc, input, i + 2);
+    Value count = lowering::windowCount(b, loc, size, pads[i], pads[i + spatial], extent,
+                                        strides[i], true);
     Value have = arith::AddIOp::create(b, loc, size, index(padding));
-    Value reach = arith::SubIOp::create(b, loc, have, index(extent));
-    Value count = arith::AddIOp::create(
-        b, loc, arith::CeilDivSIOp::create(b, loc, reach, index(strides[i])), index(1));
-    // The last window starts at (count - 1) * stride: inside the input or
-    // the low padding, or it is dropped.
-    Value lastStart = arith::MulIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, count, index(1)), index(strides[i]));
-    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, lastStart,
-                                       arith::AddIOp::create(b, loc, size, index(pads[i])));
-    count = arith::SelectOp::create(b, loc, past,
-                                    arith::SubIOp::create(b, loc, count, index(1)), count);
     Value needed = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, index(1)),
@@ -451,13 +441,25 @@ struct AvgPoolToGeneric : OpRewritePattern<AvgPoolOp> {
 
 } // namespace
 
-Value lowering::windowCount(OpBuilder &b, Location loc, Value size, int64_t padding,
-                            int64_t extent, int64_t stride) {
+Value lowering::windowCount(OpBuilder &b, Location loc, Value size, int64_t low, int64_t high,
+                            int64_t extent, int64_t stride, bool ceil) {
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  int64_t padding = low + high;
   Value padded = padding ? arith::AddIOp::create(b, loc, size, index(padding)).getResult() : size;
   Value reach = arith::SubIOp::create(b, loc, padded, index(extent));
-  Value count = arith::AddIOp::create(
-      b, loc, arith::FloorDivSIOp::create(b, loc, reach, index(stride)), index(1));
+  Value steps = ceil ? arith::CeilDivSIOp::create(b, loc, reach, index(stride)).getResult()
+                     : arith::FloorDivSIOp::create(b, loc, reach, index(stride)).getResult();
+  Value count = arith::AddIOp::create(b, loc, steps, index(1));
+  if (ceil) {
+    // The last window starts at (count - 1) * stride: inside the input or
+    // the low padding, or it is dropped.
+    Value lastStart = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, count, index(1)), index(stride));
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, lastStart,
+                                       arith::AddIOp::create(b, loc, size, index(low)));
+    count = arith::SelectOp::create(b, loc, past,
+                                    arith::SubIOp::create(b, loc, count, index(1)), count);
+  }
   return arith::MaxSIOp::create(b, loc, count, index(0));
 }
 

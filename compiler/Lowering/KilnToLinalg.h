@@ -120,12 +120,14 @@ constexpr size_t kMaxInsertSliceChain = 16;
 mlir::Value dimOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t d);
 
 /// The number of windows of `extent` positions every `stride` over a dim
-/// of `size` positions (an index value) padded by `padding` in all:
-/// max(0, (size + padding - extent) floordiv stride + 1). A convolution's
-/// or pool's output dim known only at run time, in Kiln's loops and in a
-/// library call's output buffer alike.
-mlir::Value windowCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value size,
-                        int64_t padding, int64_t extent, int64_t stride);
+/// of `size` positions (an index value) padded by `low` and `high`:
+/// max(0, (size + low + high - extent) floordiv stride + 1). With `ceil`
+/// (a pool's ceil_mode) ONNX's count: ceildiv instead of floordiv, less one
+/// when the last window would start past the input and the low padding. A
+/// convolution's or pool's output dim known only at run time, in Kiln's
+/// loops and in a library call's output buffer alike.
+mlir::Value windowCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value size, int64_t low,
+                        int64_t high, int64_t extent, int64_t stride, bool ceil);
 
 /// Entry `i` of the kiln value `tensor`, a small integer tensor of rank 0
 /// or 1 computed from dims and constants (ShapeEntryExpr), as an index

@@ -83,13 +83,17 @@ LogicalResult KilnDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     auto result = op->getNumResults() == 1
                       ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
                       : nullptr;
-    if (!window || !result || window.size() != 3 * (result.getRank() - 2) ||
+    if (!window || !result || window.size() != 4 * (result.getRank() - 2) + 1 ||
         llvm::any_of(window.asArrayRef(), [](int64_t v) { return v < 0; }))
-      return op->emitOpError("'") << name << "' must hold an extent, a stride and a padding "
-                                             "(each non-negative) per spatial dim";
-    for (int64_t i = 0, n = window.size() / 3; i < 2 * n; ++i)
+      return op->emitOpError("'") << name << "' must hold an extent, a stride, a low and a high "
+                                             "padding (each non-negative) per spatial dim, "
+                                             "then the ceil mode";
+    int64_t n = window.size() / 4;
+    for (int64_t i = 0; i < 2 * n; ++i)
       if (window[i] < 1)
         return op->emitOpError("'") << name << "' has an extent or stride below 1";
+    if (window[4 * n] > 1)
+      return op->emitOpError("'") << name << "' has a ceil mode other than 0 or 1";
     return success();
   }
   if (name == ResidualOperandAttrHelper::getNameStr()) {

@@ -64,9 +64,11 @@ def Kiln_Dialect : Dialect {
     "::mlir::IntegerAttr":$output_into,
     // On a claimed convolution or pool (and the library_call it becomes)
     // whose output's spatial dims are known only at run time: per spatial
-    // dim, the window's extent, its stride and the low plus high padding
-    // ([extent..., stride..., padding...]); the output's size there is
-    // max(0, (input + padding - extent) floordiv stride + 1).
+    // dim, the window's extent, its stride, its low and its high padding,
+    // then the pool's ceil mode (0 or 1): [extent..., stride..., low...,
+    // high..., ceil]; the output's size there is max(0, (input + low + high
+    // - extent) floordiv stride + 1), or ONNX's ceil-mode count
+    // (lowering::windowCount).
     "::mlir::DenseI64ArrayAttr":$output_window,
     // On a `reduction` kernel: the number of leading dims it iterates row
     // by row.

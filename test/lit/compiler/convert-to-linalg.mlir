@@ -413,11 +413,12 @@ func.func @avg_pool_dilated(%x: tensor<1x3x8xf32>) -> tensor<1x3x3xf32> {
 // extra high padding, computed when the model runs.
 // CHECK-LABEL: func @max_pool_ceil_dynamic
 // CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
-// CHECK: %[[HAVE:.*]] = arith.addi %[[H]], %c2
-// CHECK: %[[REACH:.*]] = arith.subi %[[HAVE]], %c3
+// CHECK: %[[PADDED:.*]] = arith.addi %[[H]], %c2
+// CHECK: %[[REACH:.*]] = arith.subi %[[PADDED]], %c3
 // CHECK: arith.ceildivsi %[[REACH]], %c2
 // CHECK: arith.cmpi sge
 // CHECK: arith.select
+// CHECK: arith.maxsi
 // CHECK: arith.maxsi
 // CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, %{{.*}}, %{{.*}}]
 // CHECK: linalg.generic

@@ -626,16 +626,17 @@ func.func @output_into_unclaimed(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
 // Checks that kiln.output_window belongs on a claimed convolution or pool.
 func.func @output_window_unclaimed(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
   // expected-error @+1 {{'kiln.relu' op 'kiln.output_window' belongs on a claimed convolution or pool, or its kiln.library_call}}
-  %y = kiln.relu %x {kiln.output_window = array<i64: 1, 1, 1, 1, 0, 0>} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+  %y = kiln.relu %x {kiln.output_window = array<i64: 1, 1, 1, 1, 0, 0, 0, 0, 0>} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
   return %y : tensor<1x2x?x?xf32>
 }
 
 // -----
 
-// Checks that kiln.output_window holds three values per spatial dim.
+// Checks that kiln.output_window holds four values per spatial dim and the
+// ceil mode (here the three of an older form).
 func.func @output_window_size(%x: tensor<1x2x?x?xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x?x?xf32> {
-  // expected-error @+1 {{'kiln.library_call' op 'kiln.output_window' must hold an extent, a stride and a padding (each non-negative) per spatial dim}}
-  %y = kiln.library_call 0(%x, %w) {kiln.library_inputs = 2 : i64, kiln.output_window = array<i64: 3, 3, 1, 1>} : (tensor<1x2x?x?xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x?x?xf32>
+  // expected-error @+1 {{'kiln.library_call' op 'kiln.output_window' must hold an extent, a stride, a low and a high padding (each non-negative) per spatial dim, then the ceil mode}}
+  %y = kiln.library_call 0(%x, %w) {kiln.library_inputs = 2 : i64, kiln.output_window = array<i64: 3, 3, 1, 1, 2, 2>} : (tensor<1x2x?x?xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x?x?xf32>
   return %y : tensor<1x2x?x?xf32>
 }
 
@@ -644,7 +645,16 @@ func.func @output_window_size(%x: tensor<1x2x?x?xf32>, %w: tensor<2x2x3x3xf32>) 
 // Checks that kiln.output_window's strides are at least 1.
 func.func @output_window_stride(%x: tensor<1x2x?x?xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x?x?xf32> {
   // expected-error @+1 {{'kiln.library_call' op 'kiln.output_window' has an extent or stride below 1}}
-  %y = kiln.library_call 0(%x, %w) {kiln.library_inputs = 2 : i64, kiln.output_window = array<i64: 3, 3, 1, 0, 2, 2>} : (tensor<1x2x?x?xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x?x?xf32>
+  %y = kiln.library_call 0(%x, %w) {kiln.library_inputs = 2 : i64, kiln.output_window = array<i64: 3, 3, 1, 0, 1, 1, 1, 1, 0>} : (tensor<1x2x?x?xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x?x?xf32>
+  return %y : tensor<1x2x?x?xf32>
+}
+
+// -----
+
+// Checks that kiln.output_window's ceil mode is 0 or 1.
+func.func @output_window_ceil(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
+  // expected-error @+1 {{'kiln.library_call' op 'kiln.output_window' has a ceil mode other than 0 or 1}}
+  %y = kiln.library_call 0(%x) {kiln.library_inputs = 1 : i64, kiln.output_window = array<i64: 3, 3, 2, 2, 0, 0, 0, 0, 2>} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
   return %y : tensor<1x2x?x?xf32>
 }
 

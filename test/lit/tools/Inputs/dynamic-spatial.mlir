@@ -1,8 +1,8 @@
-// A convolution, pools and a residual over an image whose batch and
+// A convolution, pools (a max pool in ceil mode among them) and a residual over an image whose batch and
 // spatial dims are known only at run time: oneDNN runs each, with a
 // primitive per input shape.
 module {
-  func.func @main(%arg0: tensor<?x8x?x?xf32> {kiln.name = "x"}) -> (tensor<?x8x?x?xf32> {kiln.name = "max"}, tensor<?x8x?x?xf32> {kiln.name = "avg"}, tensor<?x8x?x?xf32> {kiln.name = "res"}) {
+  func.func @main(%arg0: tensor<?x8x?x?xf32> {kiln.name = "x"}) -> (tensor<?x8x?x?xf32> {kiln.name = "max"}, tensor<?x8x?x?xf32> {kiln.name = "avg"}, tensor<?x8x?x?xf32> {kiln.name = "res"}, tensor<?x8x?x?xf32> {kiln.name = "ceil"}) {
     %w = kiln.constant dense<0.02> : tensor<8x8x3x3xf32>
     %w2 = kiln.constant dense<-0.03> : tensor<8x8x1x1xf32>
     %c = kiln.conv %arg0, %w {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x8x?x?xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x?x?xf32>
@@ -11,6 +11,7 @@ module {
     %a = kiln.avg_pool %arg0 {kernel_shape = array<i64: 2, 3>, strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 0, 2>, dilations = array<i64: 1, 1>, count_include_pad = true} : (tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
     %p = kiln.conv %m, %w2 {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x8x?x?xf32>, tensor<8x8x1x1xf32>) -> tensor<?x8x?x?xf32>
     %s = kiln.add %p, %m : (tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
-    return %m, %a, %s : tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>
+    %cm = kiln.max_pool %arg0 {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
+    return %m, %a, %s, %cm : tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>
   }
 }
