@@ -161,8 +161,10 @@ static bool runsInOneDnn(Pool pool) {
   return true;
 }
 
-/// oneDNN joins f32 rank-4 tensors along the channels whose only dynamic
-/// dim is the batch (a squeezenet fire module's, an inception block's).
+/// oneDNN joins f32 rank-4 tensors along the channels (a squeezenet fire
+/// module's, an inception block's), static, whose batch and spatial dims
+/// are the output's (static or known only at run time: the runtime makes
+/// a primitive per output shape and checks the inputs' dims at each run).
 static bool runsInOneDnn(ConcatOp concat) {
   RankedTensorType out = concat.getType();
   if (!out.getElementType().isF32() || out.getRank() != 4 || concat.getAxis() != 1 ||
@@ -173,9 +175,10 @@ static bool runsInOneDnn(ConcatOp concat) {
   types.push_back(out);
   if (hasZeroDim(types))
     return false;
-  return llvm::all_of(types, [](Type t) {
+  return llvm::all_of(types, [&](Type t) {
     auto type = cast<RankedTensorType>(t);
-    return !type.isDynamicDim(1) && !type.isDynamicDim(2) && !type.isDynamicDim(3);
+    return !type.isDynamicDim(1) && type.getDimSize(0) == out.getDimSize(0) &&
+           type.getDimSize(2) == out.getDimSize(2) && type.getDimSize(3) == out.getDimSize(3);
   });
 }
 

@@ -74,7 +74,8 @@ static void release_call(prepared_call *c) {
 
 
 /* Whether `v` was made for these operand dims (its batch; a convolution's
- * or pool's input dims; a matmul's lhs and rhs dims). */
+ * or pool's input dims; a concat's output dims; a matmul's lhs and rhs
+ * dims). */
 static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
   if (v->batch < 0)
     return 0;
@@ -82,6 +83,8 @@ static int variant_fits(const prepared_call *c, const variant *v, const int64_t 
     return v->batch == dims[0][0] && v->shape[1][0] == dims[1][0];
   if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL)
     return memcmp(v->shape[0], dims[0], 4 * sizeof(int64_t)) == 0;
+  if (c->desc.kind == KILN_LIBRARY_CONCAT)
+    return memcmp(v->shape[0], dims[c->desc.num_inputs], 4 * sizeof(int64_t)) == 0;
   if (c->desc.kind != KILN_LIBRARY_MATMUL)
     return v->batch == dims[0][0];
   for (int i = 0; i < c->desc.input_rank; ++i)
@@ -95,7 +98,8 @@ static int variant_fits(const prepared_call *c, const variant *v, const int64_t 
 
 /* Makes a primitive of `c` for operand dims `dims` (in the order the
  * call passes its operands: a convolution's input, weight and output, a
- * pool's input and output, a matmul's lhs, rhs and output) into `v`,
+ * pool's input and output, a concat's inputs and output, a matmul's lhs,
+ * rhs and output) into `v`,
  * which is released first. */
 static int prepare_variant(kiln_library_state *state, prepared_call *c, variant *v,
                            const int64_t *const *dims) {
@@ -104,7 +108,9 @@ static int prepare_variant(kiln_library_state *state, prepared_call *c, variant 
   switch (c->desc.kind) {
   case KILN_LIBRARY_CONV: rc = kiln_onednn_prepare_conv(state, c, v, dims[0], dims[2]); break;
   case KILN_LIBRARY_POOL: rc = kiln_onednn_prepare_pool(state, c, v, dims[0], dims[1]); break;
-  case KILN_LIBRARY_CONCAT: rc = kiln_onednn_prepare_concat(state, c, v, dims[0][0]); break;
+  case KILN_LIBRARY_CONCAT:
+    rc = kiln_onednn_prepare_concat(state, c, v, dims[c->desc.num_inputs]);
+    break;
   case KILN_LIBRARY_SCALE:
     rc = kiln_onednn_prepare_scale(state, c, v, dims[0][0], dims[1][0]);
     break;
@@ -144,8 +150,8 @@ static variant *find_variant(kiln_library_state *state, prepared_call *c,
  * static batch: its own): a convolution, pool or concat for that batch,
  * a matmul with its dynamic dims taken as `batch` (where the batch is
  * another dim, a guess; one oneDNN refuses is no error: the first run
- * prepares). A convolution or pool with spatial dims known only at run
- * time is left to its first run, unless `guess_spatial` (then a
+ * prepares). A convolution, pool or concat with spatial dims known only
+ * at run time is left to its first run, unless `guess_spatial` (then a
  * convolution's output is taken as KILN_GUESSED_SPATIAL square). Constant
  * weights get packed. */
 static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t batch,
@@ -156,6 +162,8 @@ static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t ba
     in_hw[0] = d->input_dims[2], in_hw[1] = d->input_dims[3];
     out_hw[0] = d->output_dims[2], out_hw[1] = d->output_dims[3];
   }
+  if (d->kind == KILN_LIBRARY_CONCAT)
+    out_hw[0] = d->output_dims[2], out_hw[1] = d->output_dims[3];
   if (in_hw[0] < 0 || in_hw[1] < 0 || out_hw[0] < 0 || out_hw[1] < 0) {
     if (!guess_spatial || d->kind != KILN_LIBRARY_CONV)
       return 0;
@@ -189,7 +197,12 @@ static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t ba
       shapes[0][2 + i] = in_hw[i];
       shapes[1][2 + i] = shapes[2][2 + i] = out_hw[i];
     }
-  const int64_t *dims[3] = {shapes[0], shapes[1], shapes[2]};
+  /* A concat's operands: the inputs, then the output (whose dims it is
+   * prepared from). */
+  const int64_t *dims[KILN_LIBRARY_MAX_CONCAT_INPUTS + 1] = {shapes[0], shapes[1], shapes[2]};
+  if (d->kind == KILN_LIBRARY_CONCAT)
+    for (int k = 0; k <= d->num_inputs; ++k)
+      dims[k] = shapes[2];
   for (int i = 0; i < KILN_VARIANTS; ++i)
     if (variant_fits(c, &c->variants[i], dims))
       return 0;
@@ -322,6 +335,8 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   /* A scale's batch broadcasts to the input's (one of two dynamic dims
    * the compiler could not prove equal). */
   if (c->desc.kind == KILN_LIBRARY_SCALE && dims[1][0] != 1 && dims[1][0] != dims[0][0])
+    return 1;
+  if (c->desc.kind == KILN_LIBRARY_CONCAT && !kiln_concat_dims_agree(&c->desc, dims))
     return 1;
   variant *v = find_variant(state, c, dims);
   if (!v)

@@ -119,7 +119,8 @@ static int read_pool(const kiln_library_call *call, call_view *view) {
 
 /* Reads a concat call (k >= 2 inputs, the output; rank 4, joined along
  * the channels) into `view`: the inputs agree with the output on every
- * dim but the channels, whose sum they are. */
+ * dim but the channels, whose sum they are (static; the batch and the
+ * spatial dims may be known only at run time). */
 static int read_concat(const kiln_library_call *call, call_view *view) {
   int32_t n = call->num_operands;
   if (n < 3 || n > KILN_LIBRARY_MAX_CONCAT_INPUTS + 1 || check_operands(call, 4) ||
@@ -132,9 +133,11 @@ static int read_concat(const kiln_library_call *call, call_view *view) {
     const int64_t *dims = call->operand_dims[k];
     if (call->operand_ranks[k] != 4 || !dims)
       return 1;
-    for (int d = 1; d < 4; ++d)
-      if (dims[d] < 1)
-        return 1;
+    /* Static channels; spatial dims known only at run time (-1) are
+     * those of every operand, checked at each run
+     * (kiln_concat_dims_agree). */
+    if (dims[1] < 1)
+      return 1;
     if (dims[0] != out[0] || dims[2] != out[2] || dims[3] != out[3])
       return 1;
     if (k < n - 1)
@@ -153,6 +156,22 @@ static int read_concat(const kiln_library_call *call, call_view *view) {
   view->output_dims = out;
   view->concat_layouts = call->num_params > 1 ? call->params + 1 : NULL;
   return 0;
+}
+
+int kiln_concat_dims_agree(const call_view *view, const int64_t *const *dims) {
+  const int64_t *out = dims[view->num_inputs];
+  if (out[1] != view->output_dims[1])
+    return 0;
+  for (int d = 0; d < 4; ++d)
+    if (out[d] < 0 || out[d] > KILN_MAX_CALL_DIM)
+      return 0;
+  for (int32_t k = 0; k < view->num_inputs; ++k) {
+    const int64_t *in = dims[k];
+    if (in[0] != out[0] || in[1] != view->concat_dims[k][1] || in[2] != out[2] ||
+        in[3] != out[3])
+      return 0;
+  }
+  return 1;
 }
 
 /* Reads a channel scale (operands input, scale, output; no epilogue, no

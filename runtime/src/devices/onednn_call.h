@@ -46,4 +46,11 @@ int kiln_read_call(const kiln_library_call *call, call_view *view);
  * spatial dims known only at run time): 1 when it is. */
 int kiln_call_window_fits(const call_view *view, const int64_t *in, const int64_t *out);
 
+/* Whether a concat's operand dims at a run (`dims`: the inputs, then the
+ * output) agree: each input has the output's batch and spatial dims and
+ * its declared channels, the output its declared channels, every dim
+ * within KILN_MAX_CALL_DIM (spatial dims known only at run time are
+ * checked here). */
+int kiln_concat_dims_agree(const call_view *view, const int64_t *const *dims);
+
 #endif

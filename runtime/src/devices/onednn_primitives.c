@@ -485,11 +485,11 @@ int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, varia
   return 0;
 }
 
-/* Builds the concat primitive of `c` for batch `batch` into `v`: each
- * input and the output in its own layout (oneDNN copies channels-last
- * inputs into a channels-last output as contiguous runs). */
+/* Builds the concat primitive of `c` for output dims `out` into `v`:
+ * each input and the output in its own layout (oneDNN copies
+ * channels-last inputs into a channels-last output as contiguous runs). */
 int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
-                          int64_t batch) {
+                               const int64_t *out) {
   const call_view *d = &c->desc;
   int32_t n = d->num_inputs;
   dnnl_memory_desc_t mds[KILN_LIBRARY_MAX_CONCAT_INPUTS + 1];
@@ -497,7 +497,7 @@ int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, vari
     return 1;
   for (int32_t k = 0; k <= n; ++k) {
     const int64_t *dims = d->concat_dims[k];
-    dnnl_dims_t full = {batch, dims[1], dims[2], dims[3]};
+    dnnl_dims_t full = {out[0], dims[1], out[2], out[3]};
     int last = d->concat_layouts && d->concat_layouts[k] == KILN_LAYOUT_CHANNELS_LAST;
     if (dnnl_memory_desc_init_by_tag(&mds[k], 4, full, dnnl_f32, tag_of(last)))
       return 1;
@@ -518,6 +518,7 @@ int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, vari
     dnnl_primitive_desc_destroy(pd);
   if (failed)
     return 1;
-  v->batch = batch;
+  v->batch = out[0];
+  memcpy(v->shape[0], out, 4 * sizeof(int64_t));
   return 0;
 }

@@ -27,12 +27,12 @@ typedef struct packing {
 #define KILN_VARIANTS KILN_MAX_BATCH_BUCKETS
 
 /* One primitive of a call, for one batch (convolution and pool: one
- * input shape; matmul: one pair of operand dims), with the memory objects
- * its operands are bound to. */
+ * input shape; concat: one output shape; matmul: one pair of operand
+ * dims), with the memory objects its operands are bound to. */
 typedef struct variant {
   int64_t batch; /* the batch it was made for, -1 when unused */
-  /* convolution and pool: [0] the input dims; matmul: the lhs and rhs
-   * dims; scale: [1][0] */
+  /* convolution and pool: [0] the input dims; concat: [0] the output
+   * dims; matmul: the lhs and rhs dims; scale: [1][0] */
   int64_t shape[2][KILN_MAX_RANK];
   uint64_t last_used;
   dnnl_primitive_t primitive;
@@ -79,8 +79,10 @@ int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, vari
                                const int64_t *lhs, const int64_t *rhs, const int64_t *out);
 int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, variant *v,
                              const int64_t *in, const int64_t *out);
+/* A concat for output dims `out` (its inputs: the output's batch and
+ * spatial dims, their own channels). */
 int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
-                               int64_t batch);
+                               const int64_t *out);
 /* A scale for an input of batch `batch` and a scale of batch
  * `scale_batch` (1 or `batch`). */
 int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, variant *v,
