@@ -182,14 +182,16 @@ static bool runsInOneDnn(ConcatOp concat) {
   });
 }
 
-/// A global average pool: the mean of an f32 [N,C,H,W] over H and W
-/// (static), kept as [N,C,1,1]; oneDNN pools it with an HxW window.
+/// A global average pool: the mean of an f32 [N,C,H,W] over H and W,
+/// kept as [N,C,1,1]; oneDNN pools it with an HxW window (static channels;
+/// H and W known when compiling, or a window of -1 there: the input's size
+/// at each run).
 static bool runsInOneDnn(ReduceMeanOp mean) {
   auto in = cast<RankedTensorType>(mean.getInput().getType());
   if (!in.getElementType().isF32() || in.getRank() != 4 || !mean.getKeepdims() ||
       mean.getAxes() != ArrayRef<int64_t>{2, 3} || hasZeroDim({in}))
     return false;
-  return !in.isDynamicDim(1) && !in.isDynamicDim(2) && !in.isDynamicDim(3);
+  return !in.isDynamicDim(1);
 }
 
 static LibraryCall describeGlobalPool(ReduceMeanOp mean) {

@@ -113,7 +113,9 @@ typedef enum kiln_library_kind {
   KILN_LIBRARY_MATMUL = 2,
   /* operands: input [N,C,H,W], output [N,C,OH,OW] (no weight); params:
    * algorithm (kiln_library_pooling), kernel[2], strides[2], pads[4] (all
-   * low, then all high), then optionally layouts[2] as for CONV */
+   * low, then all high), then optionally layouts[2] as for CONV; a kernel
+   * dim of -1 is the input's, known only at run time (a global average
+   * pool: stride 1, no padding, an output dim of 1) */
   KILN_LIBRARY_POOL = 3,
   /* operands: k >= 2 inputs [N,Ci,H,W], output [N,C,H,W], C the sum of
    * the Ci (no weight); params: axis (1: the channels), then optionally

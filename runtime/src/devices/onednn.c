@@ -38,6 +38,7 @@
 
 #include "onednn_state.h"
 
+#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -332,6 +333,17 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
    * compute, and oneDNN rejects such shapes or divides by 0 on them. */
   if (output_is_empty(c, dims))
     return 0;
+  /* A global pool over an image of no positions (a window of -1, the
+   * input's size at the run, over an empty dim): each mean is over
+   * nothing, NaN as Kiln's loops give (0 / 0); oneDNN takes no empty
+   * input. */
+  if (c->desc.kind == KILN_LIBRARY_POOL && (c->desc.kernel[0] == -1 || c->desc.kernel[1] == -1) &&
+      (dims[0][2] == 0 || dims[0][3] == 0)) {
+    float *out = operands[1];
+    for (int64_t i = 0, n = dims[1][0] * dims[1][1] * dims[1][2] * dims[1][3]; i < n; ++i)
+      out[i] = NAN;
+    return 0;
+  }
   /* A scale's batch broadcasts to the input's (one of two dynamic dims
    * the compiler could not prove equal). */
   if (c->desc.kind == KILN_LIBRARY_SCALE && dims[1][0] != 1 && dims[1][0] != dims[0][0])

@@ -72,12 +72,19 @@ static int window_fits(const int64_t *in, const int64_t *out, const int64_t *ker
   return 1;
 }
 
+void kiln_pool_kernel(const call_view *view, const int64_t *in, int64_t kernel[2]) {
+  for (int i = 0; i < 2; ++i)
+    kernel[i] = view->kernel[i] == -1 ? in[2 + i] : view->kernel[i];
+}
+
 int kiln_call_window_fits(const call_view *view, const int64_t *in, const int64_t *out) {
   int pool = view->kind == KILN_LIBRARY_POOL;
-  int64_t conv_kernel[2] = {pool ? 0 : view->weight_dims[2], pool ? 0 : view->weight_dims[3]};
+  int64_t kernel[2] = {pool ? 0 : view->weight_dims[2], pool ? 0 : view->weight_dims[3]};
+  if (pool)
+    kiln_pool_kernel(view, in, kernel);
   return in[2] > 0 && in[3] > 0 && out[2] > 0 && out[3] > 0 &&
-         window_fits(in, out, pool ? view->kernel : conv_kernel, view->strides,
-                     pool ? NULL : view->dilations, view->pads);
+         in[2] <= KILN_MAX_CALL_DIM && in[3] <= KILN_MAX_CALL_DIM &&
+         window_fits(in, out, kernel, view->strides, pool ? NULL : view->dilations, view->pads);
 }
 
 /* The input's and output's layouts: the last two of 11 parameters of a
@@ -107,12 +114,22 @@ static int read_pool(const kiln_library_call *call, call_view *view) {
   view->pads = call->params + 5;
   if (view->algorithm < KILN_POOLING_MAX || view->algorithm > KILN_POOLING_AVERAGE_EXCLUDE_PAD)
     return 1;
-  /* Same batch and channels; a window inside the padded input. */
+  /* Same batch and channels; a window inside the padded input. A window
+   * dim of -1 is the input's, known only at run time (a global average
+   * pool): stride 1, no padding, an output dim of 1. */
   const int64_t *in = view->input_dims, *out = view->output_dims;
-  if (in[0] != out[0] || in[1] != out[1] || !in_range(view->kernel, 2, 1) ||
+  int64_t kernel[2];
+  kiln_pool_kernel(view, in, kernel);
+  for (int i = 0; i < 2; ++i)
+    if (view->kernel[i] == -1 &&
+        (view->algorithm == KILN_POOLING_MAX || in[2 + i] != -1 || out[2 + i] != 1 ||
+         view->strides[i] != 1 || view->pads[i] || view->pads[2 + i]))
+      return 1;
+  if (in[0] != out[0] || in[1] != out[1] ||
       !in_range(view->strides, 2, 1) || !in_range(view->pads, 4, 0) ||
-      view->pads[0] >= view->kernel[0] || view->pads[1] >= view->kernel[1] ||
-      !window_fits(in, out, view->kernel, view->strides, NULL, view->pads))
+      (kernel[0] != -1 && (!in_range(kernel, 1, 1) || view->pads[0] >= kernel[0])) ||
+      (kernel[1] != -1 && (!in_range(kernel + 1, 1, 1) || view->pads[1] >= kernel[1])) ||
+      !window_fits(in, out, kernel, view->strides, NULL, view->pads))
     return 1;
   return read_layouts(call, view);
 }

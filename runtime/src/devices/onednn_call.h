@@ -46,6 +46,10 @@ int kiln_read_call(const kiln_library_call *call, call_view *view);
  * spatial dims known only at run time): 1 when it is. */
 int kiln_call_window_fits(const call_view *view, const int64_t *in, const int64_t *out);
 
+/* A pool's window for input dims `in`: its own, or where it is -1 (a
+ * global pool over a spatial dim known only at run time) the input's. */
+void kiln_pool_kernel(const call_view *view, const int64_t *in, int64_t kernel[2]);
+
 /* Whether a concat's operand dims at a run (`dims`: the inputs, then the
  * output) agree: each input has the output's batch and spatial dims and
  * its declared channels, the output its declared channels, every dim

@@ -441,11 +441,13 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
       dnnl_memory_desc_init_by_tag(&op_dst, 4, dst_dims, dnnl_f32, src_tag))
     return 1;
   dnnl_dims_t strides = {d->strides[0], d->strides[1]};
-  dnnl_dims_t kernel = {d->kernel[0], d->kernel[1]};
+  int64_t window[2];
+  kiln_pool_kernel(d, in, window);
+  dnnl_dims_t kernel = {window[0], window[1]};
   dnnl_dims_t pad_l = {d->pads[0], d->pads[1]}, pad_r;
   /* The high padding that gives the output's size (ceil_mode included). */
   for (int i = 0; i < 2; ++i)
-    pad_r[i] = (out[2 + i] - 1) * d->strides[i] + d->kernel[i] - in[2 + i] - pad_l[i];
+    pad_r[i] = (out[2 + i] - 1) * d->strides[i] + window[i] - in[2 + i] - pad_l[i];
   static const dnnl_alg_kind_t algorithms[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
                                                dnnl_pooling_avg_exclude_padding};
   dnnl_pooling_desc_t pool;

@@ -1,9 +1,9 @@
-// A convolution, pools (a max pool in ceil mode among them), a residual
-// and a squeezenet fire module's concat of two convolutions over an image
-// whose batch and spatial dims are known only at run time: oneDNN runs
-// each, with a primitive per input shape.
+// A convolution, pools (a max pool in ceil mode among them), a residual,
+// a squeezenet fire module's concat of two convolutions and a global
+// average pool over an image whose batch and spatial dims are known only
+// at run time: oneDNN runs each, with a primitive per input shape.
 module {
-  func.func @main(%arg0: tensor<?x8x?x?xf32> {kiln.name = "x"}) -> (tensor<?x8x?x?xf32> {kiln.name = "max"}, tensor<?x8x?x?xf32> {kiln.name = "avg"}, tensor<?x8x?x?xf32> {kiln.name = "res"}, tensor<?x8x?x?xf32> {kiln.name = "ceil"}, tensor<?x8x?x?xf32> {kiln.name = "cat"}) {
+  func.func @main(%arg0: tensor<?x8x?x?xf32> {kiln.name = "x"}) -> (tensor<?x8x?x?xf32> {kiln.name = "max"}, tensor<?x8x?x?xf32> {kiln.name = "avg"}, tensor<?x8x?x?xf32> {kiln.name = "res"}, tensor<?x8x?x?xf32> {kiln.name = "ceil"}, tensor<?x8x?x?xf32> {kiln.name = "cat"}, tensor<?x8x1x1xf32> {kiln.name = "gap"}) {
     %w = kiln.constant dense<0.02> : tensor<8x8x3x3xf32>
     %w2 = kiln.constant dense<-0.03> : tensor<8x8x1x1xf32>
     %c = kiln.conv %arg0, %w {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x8x?x?xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x?x?xf32>
@@ -20,6 +20,7 @@ module {
     %c3 = kiln.conv %arg0, %we3 {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x?x?xf32>, tensor<4x8x3x3xf32>) -> tensor<?x4x?x?xf32>
     %e3 = kiln.relu %c3 : (tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
     %cat = kiln.concat %e1, %e3 {axis = 1 : i64} : (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) -> tensor<?x8x?x?xf32>
-    return %m, %a, %s, %cm, %cat : tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>
+    %gap = kiln.reduce_mean %arg0 {axes = array<i64: 2, 3>, keepdims = true} : (tensor<?x8x?x?xf32>) -> tensor<?x8x1x1xf32>
+    return %m, %a, %s, %cm, %cat, %gap : tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x1x1xf32>
   }
 }
