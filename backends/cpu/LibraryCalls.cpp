@@ -114,15 +114,18 @@ static LibraryCall describeRoot(Operation *root) {
 }
 
 /// oneDNN runs f32 2-D max and average pooling without dilation whose
-/// channels are static (an average pool with ceil_mode stays generated:
-/// ONNX does not count the extra high padding).
+/// channels are static. An average pool in ceil mode that counts padded
+/// positions stays generated: ONNX counts the explicit padding but not the
+/// ceil-mode overflow, where oneDNN counts both or neither (without
+/// count_include_pad both count only the real positions).
 template <typename Pool>
 static bool runsInOneDnn(Pool pool) {
   RankedTensorType in = pool.getInput().getType(), out = pool.getType();
   if (!in.getElementType().isF32() || in.getRank() != 4 || hasZeroDim({in, out}) ||
       in.isDynamicDim(1) || out.isDynamicDim(1))
     return false;
-  if (isa<AvgPoolOp>(pool.getOperation()) && pool.getCeilMode())
+  if (auto avg = dyn_cast<AvgPoolOp>(pool.getOperation());
+      avg && avg.getCeilMode() && avg.getCountIncludePad())
     return false;
   if (!llvm::all_of(pool.getDilations(), [](int64_t d) { return d == 1; }))
     return false;
@@ -132,7 +135,7 @@ static bool runsInOneDnn(Pool pool) {
   // are below the window's size (then both are), and:
   // - in floor mode the implied high padding is the given one less up to
   //   stride - 1, so the given one must be at least stride - 1;
-  // - in ceil mode (a max pool) the last window starts inside the input or
+  // - in ceil mode the last window starts inside the input or
   //   the low padding, and a window at least a stride long keeps the
   //   implied high padding non-negative; an empty input gives an empty
   //   output when there is no low padding or a stride more fits in the

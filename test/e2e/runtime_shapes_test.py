@@ -665,6 +665,13 @@ spatial_cases = [
      dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1),
      lambda x, a: pool_reference(x, [3, 3], [2, 2], a["pads"], [1, 1], "avg", ceil_mode=1),
      [(1, 3, 6, 6), (2, 3, 7, 4)]),
+    # One oneDNN runs (no padded position counted; the low padding 0 or
+    # the padding at most the window less a stride): 2-D ceil-mode pools
+    # over run-time dims are library calls since 2026-12-06.
+    ("avg_pool_dynamic_ceil_library", "AveragePool", ["N", 3, "H", "W"], (),
+     dict(kernel_shape=[3, 3], strides=[2, 2], pads=[0, 1, 1, 0], ceil_mode=1),
+     lambda x, a: pool_reference(x, [3, 3], [2, 2], a["pads"], [1, 1], "avg", ceil_mode=1),
+     [(1, 3, 6, 6), (2, 3, 7, 4), (1, 3, 1, 2)]),
     ("avg_pool_dynamic_ceil_include_pad", "AveragePool", ["N", 3, "H", "W"], (),
      dict(kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1,
           count_include_pad=1),
