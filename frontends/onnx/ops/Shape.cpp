@@ -57,13 +57,98 @@ shapeWithUnknowns(NodeContext &ctx, size_t i, int64_t unknownAs) {
   return out;
 }
 
-/// What a reshape of `x` to `spec` (-2: an element computed at run time)
-/// gives each dim, -1 where it cannot tell. A run-time element at the
-/// position of a dynamic dim of `x` is taken to be that dim (a batch
-/// carried through, as exporters write it); so is a 0. With every dynamic
-/// dim of `x` so carried, the -1 entry is the quotient of the static
-/// ones. The reshape checks these when the model runs.
-SmallVector<int64_t> knownReshapeDims(Value x, ArrayRef<int64_t> spec, bool allowZero) {
+/// Dim `second` of the tensor `first`.
+using DimRef = std::pair<Value, int64_t>;
+
+/// The dim whose run-time size is entry `i` of the 1-D integer tensor
+/// `shape`, where the importer built that entry from an ONNX Shape: a
+/// kiln.shape_of, gathered at constant positions, reshaped between one
+/// element and a 1-D tensor, concatenated; nullopt otherwise.
+std::optional<DimRef> entrySource(Value shape, int64_t i) {
+  for (int depth = 0; depth < 32; ++depth) {
+    Operation *op = shape.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (auto of = dyn_cast<ShapeOfOp>(op))
+      return DimRef{of.getInput(), i};
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      RankedTensorType in = NodeContext::typeOf(reshape.getInput());
+      if (!in || in.getRank() > 1)
+        return std::nullopt;
+      shape = reshape.getInput();
+      continue;
+    }
+    if (auto concat = dyn_cast<ConcatOp>(op)) {
+      Value piece;
+      for (Value input : concat.getInputs()) {
+        RankedTensorType type = NodeContext::typeOf(input);
+        if (!type || type.getRank() != 1 || type.isDynamicDim(0))
+          return std::nullopt;
+        if (i < type.getDimSize(0)) {
+          piece = input;
+          break;
+        }
+        i -= type.getDimSize(0);
+      }
+      if (!piece)
+        return std::nullopt;
+      shape = piece;
+      continue;
+    }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      auto constant = gather.getIndices().getDefiningOp<ConstantOp>();
+      auto indices = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
+      RankedTensorType data = NodeContext::typeOf(gather.getData());
+      if (gather.getAxis() != 0 || !indices || !data || data.getRank() != 1 ||
+          data.isDynamicDim(0) || i >= indices.getNumElements())
+        return std::nullopt;
+      int64_t index = indices.getValues<APInt>()[i].getSExtValue();
+      if (index < 0)
+        index += data.getDimSize(0);
+      if (index < 0 || index >= data.getDimSize(0))
+        return std::nullopt;
+      shape = gather.getData();
+      i = index;
+      continue;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The earliest dim known to have the size of dim `d` of `v`: through
+/// transposes, and reshapes to run-time shapes whose entry there is
+/// another tensor's dim (entrySource).
+DimRef dimRoot(Value v, int64_t d) {
+  for (int depth = 0; depth < 64; ++depth) {
+    if (auto transpose = v.getDefiningOp<TransposeOp>()) {
+      d = transpose.getPermutation()[d];
+      v = transpose.getInput();
+      continue;
+    }
+    if (auto reshape = v.getDefiningOp<DynamicReshapeOp>()) {
+      if (std::optional<DimRef> source = entrySource(reshape.getShape(), d)) {
+        std::tie(v, d) = *source;
+        continue;
+      }
+    }
+    break;
+  }
+  return {v, d};
+}
+
+/// What a reshape of `x` to `spec` (-2: an element computed at run time,
+/// entry i of `target` when it is given) gives each dim, -1 where it cannot
+/// tell. A run-time element that is a dynamic dim of `x` (the same tensor's
+/// dim, through Shape, Gather, Concat and transposes: dimRoot) is that dim;
+/// otherwise a run-time element at the position of a dynamic dim of `x` is
+/// taken to be that dim (a batch carried through, as exporters write it);
+/// so is a 0. With every dynamic dim of `x` so carried, the -1 entry is the
+/// quotient of the static ones (a channel shuffle's [N, -1, H, W] after
+/// [N, 2, C/2, H, W] and a transpose: C). The reshape checks these when the
+/// model runs.
+SmallVector<int64_t> knownReshapeDims(Value x, ArrayRef<int64_t> spec, bool allowZero,
+                                      Value target = {}) {
   RankedTensorType type = NodeContext::typeOf(x);
   SmallVector<int64_t> known(spec.size(), -1);
   if (!type)
@@ -71,10 +156,27 @@ SmallVector<int64_t> knownReshapeDims(Value x, ArrayRef<int64_t> spec, bool allo
   int64_t rank = type.getRank();
   int64_t inputStatic = 1, targetStatic = 1, inferredAt = -1;
   SmallVector<bool> carried(rank, false);
+  // The run-time elements that are a dynamic dim of `x` itself.
+  SmallVector<int64_t> sameDim(spec.size(), -1);
+  if (target)
+    for (int64_t i = 0; i < static_cast<int64_t>(spec.size()); ++i) {
+      std::optional<DimRef> source = spec[i] == -2 ? entrySource(target, i) : std::nullopt;
+      if (!source)
+        continue;
+      DimRef root = dimRoot(source->first, source->second);
+      for (int64_t d = 0; d < rank; ++d)
+        if (type.isDynamicDim(d) && !carried[d] && dimRoot(x, d) == root) {
+          carried[d] = true;
+          sameDim[i] = d;
+          break;
+        }
+    }
   for (int64_t i = 0; i < static_cast<int64_t>(spec.size()); ++i) {
     int64_t s = spec[i];
     bool copies = (s == 0 && !allowZero) || s == -2;
-    if (copies && i < rank && type.isDynamicDim(i)) {
+    if (sameDim[i] >= 0)
+      continue;
+    if (copies && i < rank && type.isDynamicDim(i) && !carried[i]) {
       carried[i] = true;
     } else if (s == 0 && !allowZero && i < rank) {
       known[i] = type.getDimSize(i);
@@ -138,7 +240,7 @@ LogicalResult importReshape(NodeContext &ctx) {
       return ctx.unsupported("Reshape to a shape with more than one dim computed at run time");
     return ctx.setOutput(0, ctx.make<DynamicReshapeOp>(
                                 x, runtimeInts(ctx, 1), ctx.b.getBoolAttr(allowZero),
-                                ctx.i64s(knownReshapeDims(x, *shape, allowZero))));
+                                ctx.i64s(knownReshapeDims(x, *shape, allowZero, target))));
   }
   llvm::replace(*shape, int64_t(-2), int64_t(-1));
   // allowzero: a 0 is a size, not a copy (kiln.reshape reads 0 as a copy).
