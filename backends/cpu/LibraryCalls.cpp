@@ -221,18 +221,17 @@ static LibraryCall describeConcat(ConcatOp concat) {
 }
 
 /// A squeeze-excitation's channel scale that oneDNN runs (a binary
-/// multiplication): an f32 kiln.mul of x [N,C,H,W] (C, H, W static) by
+/// multiplication): an f32 kiln.mul of x [N,C,H,W] (C static) by
 /// s [N or 1,C,1,1], where x is the output of another call that is not a
 /// matmul (which can hand it over channels-last; a generated mul is as
 /// fast on a channels-first x) and s is not a constant. Returns s's
 /// operand number.
 static std::optional<unsigned> channelScale(MulOp mul, const std::vector<LibraryCall> &calls) {
   auto out = cast<RankedTensorType>(mul.getType());
-  if (!out.getElementType().isF32() || out.getRank() != 4 || hasZeroDim({out}))
+  // The batch and the image size may be known only at run time.
+  if (!out.getElementType().isF32() || out.getRank() != 4 || hasZeroDim({out}) ||
+      out.isDynamicDim(1))
     return std::nullopt;
-  for (int64_t d = 1; d < 4; ++d)
-    if (out.isDynamicDim(d))
-      return std::nullopt;
   for (unsigned k = 0; k < 2; ++k) {
     Value x = mul->getOperand(k), s = mul->getOperand(1 - k);
     auto scale = cast<RankedTensorType>(s.getType());

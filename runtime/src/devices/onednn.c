@@ -81,7 +81,8 @@ static int variant_fits(const prepared_call *c, const variant *v, const int64_t 
   if (v->batch < 0)
     return 0;
   if (c->desc.kind == KILN_LIBRARY_SCALE)
-    return v->batch == dims[0][0] && v->shape[1][0] == dims[1][0];
+    return memcmp(v->shape[0], dims[0], 4 * sizeof(int64_t)) == 0 &&
+           v->shape[1][0] == dims[1][0];
   if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL)
     return memcmp(v->shape[0], dims[0], 4 * sizeof(int64_t)) == 0;
   if (c->desc.kind == KILN_LIBRARY_CONCAT)
@@ -113,7 +114,7 @@ static int prepare_variant(kiln_library_state *state, prepared_call *c, variant 
     rc = kiln_onednn_prepare_concat(state, c, v, dims[c->desc.num_inputs]);
     break;
   case KILN_LIBRARY_SCALE:
-    rc = kiln_onednn_prepare_scale(state, c, v, dims[0][0], dims[1][0]);
+    rc = kiln_onednn_prepare_scale(state, c, v, dims[0], dims[1][0]);
     break;
   default: rc = kiln_onednn_prepare_matmul(state, c, v, dims[0], dims[1], dims[2]); break;
   }
@@ -151,8 +152,8 @@ static variant *find_variant(kiln_library_state *state, prepared_call *c,
  * static batch: its own): a convolution, pool or concat for that batch,
  * a matmul with its dynamic dims taken as `batch` (where the batch is
  * another dim, a guess; one oneDNN refuses is no error: the first run
- * prepares). A convolution, pool or concat with spatial dims known only
- * at run time is left to its first run, unless `guess_spatial` (then a
+ * prepares). A convolution, pool, concat or scale with spatial dims known
+ * only at run time is left to its first run, unless `guess_spatial` (then a
  * convolution's output is taken as KILN_GUESSED_SPATIAL square). Constant
  * weights get packed. */
 static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t batch,
@@ -163,7 +164,7 @@ static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t ba
     in_hw[0] = d->input_dims[2], in_hw[1] = d->input_dims[3];
     out_hw[0] = d->output_dims[2], out_hw[1] = d->output_dims[3];
   }
-  if (d->kind == KILN_LIBRARY_CONCAT)
+  if (d->kind == KILN_LIBRARY_CONCAT || d->kind == KILN_LIBRARY_SCALE)
     out_hw[0] = d->output_dims[2], out_hw[1] = d->output_dims[3];
   if (in_hw[0] < 0 || in_hw[1] < 0 || out_hw[0] < 0 || out_hw[1] < 0) {
     if (!guess_spatial || d->kind != KILN_LIBRARY_CONV)
@@ -345,8 +346,12 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
     return 0;
   }
   /* A scale's batch broadcasts to the input's (one of two dynamic dims
-   * the compiler could not prove equal). */
-  if (c->desc.kind == KILN_LIBRARY_SCALE && dims[1][0] != 1 && dims[1][0] != dims[0][0])
+   * the compiler could not prove equal); its input and output have the
+   * same dims (spatial dims known only at run time among them). */
+  if (c->desc.kind == KILN_LIBRARY_SCALE &&
+      ((dims[1][0] != 1 && dims[1][0] != dims[0][0]) ||
+       memcmp(dims[0], dims[2], 4 * sizeof(int64_t)) != 0 ||
+       dims[0][1] != c->desc.input_dims[1]))
     return 1;
   if (c->desc.kind == KILN_LIBRARY_CONCAT && !kiln_concat_dims_agree(&c->desc, dims))
     return 1;

@@ -203,8 +203,10 @@ static int read_scale(const kiln_library_call *call, call_view *view) {
     return 1;
   const int64_t *in = call->operand_dims[0], *scale = call->operand_dims[1];
   const int64_t *out = call->operand_dims[2];
+  /* Static channels; the batch and the spatial dims may be known only at
+   * run time (the input's and the output's, checked at each run). */
   for (int d = 0; d < 4; ++d)
-    if (in[d] != out[d] || (d > 0 && in[d] < 1))
+    if (in[d] != out[d] || (d == 1 && in[d] < 1))
       return 1;
   if (scale[1] != in[1] || scale[2] != 1 || scale[3] != 1 ||
       (scale[0] != 1 && scale[0] != in[0]))

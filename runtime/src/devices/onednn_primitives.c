@@ -462,13 +462,13 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
 }
 
 /* Builds the scale of `c` (oneDNN's binary multiplication, the scale
- * broadcast over H and W) for an input of batch `batch` and a scale of
- * batch `scale_batch` into `v`, in the layout of its input; an output in
+ * broadcast over H and W) for input dims `in` and a scale of batch
+ * `scale_batch` into `v`, in the layout of its input; an output in
  * another layout is reordered from staging. */
 int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, variant *v,
-                              int64_t batch, int64_t scale_batch) {
+                              const int64_t *in, int64_t scale_batch) {
   const call_view *d = &c->desc;
-  dnnl_dims_t dims = {batch, d->input_dims[1], d->input_dims[2], d->input_dims[3]};
+  dnnl_dims_t dims = {in[0], d->input_dims[1], in[2], in[3]};
   dnnl_dims_t scale_dims = {scale_batch, d->input_dims[1], 1, 1};
   dnnl_format_tag_t src_tag = tag_of(d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST);
   dnnl_format_tag_t dst_tag = tag_of(d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST);
@@ -482,7 +482,8 @@ int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, varia
       finish_primitive(state, c, v, &binary, NULL, FALLBACK_IF_REFERENCE, &src_md, &scale_md,
                        &dst_md, NULL))
     return 1;
-  v->batch = batch;
+  v->batch = in[0];
+  memcpy(v->shape[0], in, 4 * sizeof(int64_t));
   v->shape[1][0] = scale_batch;
   return 0;
 }

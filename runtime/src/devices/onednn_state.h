@@ -31,8 +31,9 @@ typedef struct packing {
  * dims), with the memory objects its operands are bound to. */
 typedef struct variant {
   int64_t batch; /* the batch it was made for, -1 when unused */
-  /* convolution and pool: [0] the input dims; concat: [0] the output
-   * dims; matmul: the lhs and rhs dims; scale: [1][0] */
+  /* convolution, pool and scale: [0] the input dims (scale: and [1][0]
+   * the scale's batch); concat: [0] the output dims; matmul: the lhs and
+   * rhs dims */
   int64_t shape[2][KILN_MAX_RANK];
   uint64_t last_used;
   dnnl_primitive_t primitive;
@@ -83,9 +84,9 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
  * spatial dims, their own channels). */
 int kiln_onednn_prepare_concat(kiln_library_state *state, prepared_call *c, variant *v,
                                const int64_t *out);
-/* A scale for an input of batch `batch` and a scale of batch
- * `scale_batch` (1 or `batch`). */
+/* A scale for input dims `in` and a scale of batch `scale_batch` (1 or
+ * the input's). */
 int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, variant *v,
-                              int64_t batch, int64_t scale_batch);
+                              const int64_t *in, int64_t scale_batch);
 
 #endif

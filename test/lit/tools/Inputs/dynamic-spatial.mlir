@@ -1,9 +1,10 @@
 // A convolution, pools (a max pool in ceil mode among them), a residual,
-// a squeezenet fire module's concat of two convolutions and a global
-// average pool over an image whose batch and spatial dims are known only
-// at run time: oneDNN runs each, with a primitive per input shape.
+// a squeezenet fire module's concat of two convolutions, a global average
+// pool and a squeeze-excitation's channel scale over an image whose batch
+// and spatial dims are known only at run time: oneDNN runs each, with a
+// primitive per input shape.
 module {
-  func.func @main(%arg0: tensor<?x8x?x?xf32> {kiln.name = "x"}) -> (tensor<?x8x?x?xf32> {kiln.name = "max"}, tensor<?x8x?x?xf32> {kiln.name = "avg"}, tensor<?x8x?x?xf32> {kiln.name = "res"}, tensor<?x8x?x?xf32> {kiln.name = "ceil"}, tensor<?x8x?x?xf32> {kiln.name = "cat"}, tensor<?x8x1x1xf32> {kiln.name = "gap"}) {
+  func.func @main(%arg0: tensor<?x8x?x?xf32> {kiln.name = "x"}) -> (tensor<?x8x?x?xf32> {kiln.name = "max"}, tensor<?x8x?x?xf32> {kiln.name = "avg"}, tensor<?x8x?x?xf32> {kiln.name = "res"}, tensor<?x8x?x?xf32> {kiln.name = "ceil"}, tensor<?x8x?x?xf32> {kiln.name = "cat"}, tensor<?x8x1x1xf32> {kiln.name = "gap"}, tensor<?x8x?x?xf32> {kiln.name = "se"}) {
     %w = kiln.constant dense<0.02> : tensor<8x8x3x3xf32>
     %w2 = kiln.constant dense<-0.03> : tensor<8x8x1x1xf32>
     %c = kiln.conv %arg0, %w {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x8x?x?xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x?x?xf32>
@@ -19,8 +20,12 @@ module {
     %e1 = kiln.relu %c1 : (tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
     %c3 = kiln.conv %arg0, %we3 {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x?x?xf32>, tensor<4x8x3x3xf32>) -> tensor<?x4x?x?xf32>
     %e3 = kiln.relu %c3 : (tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+    %w8 = kiln.constant dense<0.04> : tensor<8x8x1x1xf32>
+    %c1e = kiln.conv %arg0, %w8 {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x8x?x?xf32>, tensor<8x8x1x1xf32>) -> tensor<?x8x?x?xf32>
     %cat = kiln.concat %e1, %e3 {axis = 1 : i64} : (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) -> tensor<?x8x?x?xf32>
     %gap = kiln.reduce_mean %arg0 {axes = array<i64: 2, 3>, keepdims = true} : (tensor<?x8x?x?xf32>) -> tensor<?x8x1x1xf32>
-    return %m, %a, %s, %cm, %cat, %gap : tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x1x1xf32>
+    %sg = kiln.sigmoid %gap : (tensor<?x8x1x1xf32>) -> tensor<?x8x1x1xf32>
+    %se = kiln.mul %c1e, %sg : (tensor<?x8x?x?xf32>, tensor<?x8x1x1xf32>) -> tensor<?x8x?x?xf32>
+    return %m, %a, %s, %cm, %cat, %gap, %se : tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x8x1x1xf32>, tensor<?x8x?x?xf32>
   }
 }
