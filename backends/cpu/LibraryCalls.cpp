@@ -131,15 +131,14 @@ static bool runsInOneDnn(Pool pool) {
     return false;
   // Each window starts inside the input or the low padding and keeps a
   // real position: the low and the implied high padding are below the
-  // window's size. Over a dim known only at run time low and high together
-  // are below the window's size (then both are), and:
-  // - in floor mode the implied high padding is the given one less up to
-  //   stride - 1, so the given one must be at least stride - 1;
-  // - in ceil mode the last window starts inside the input or
-  //   the low padding, and a window at least a stride long keeps the
-  //   implied high padding non-negative; an empty input gives an empty
-  //   output when there is no low padding or a stride more fits in the
-  //   window than the padding.
+  // window's size. The implied high padding may be negative (oneDNN takes
+  // it so): the last stride leaves up to stride - 1 input positions
+  // unread. Over a dim known only at run time low and high together are
+  // below the window's size (then both are, and in floor mode an empty
+  // input gives an empty output); in ceil mode the last window starts
+  // inside the input or the low padding, and an empty input gives an
+  // empty output when there is no low padding or a stride more fits in
+  // the window than the padding.
   ArrayRef<int64_t> kernel = pool.getKernelShape(), strides = pool.getStrides();
   ArrayRef<int64_t> pads = pool.getPads();
   for (int64_t i = 0; i < 2; ++i) {
@@ -147,18 +146,14 @@ static bool runsInOneDnn(Pool pool) {
       return false;
     if (in.isDynamicDim(2 + i) || out.isDynamicDim(2 + i)) {
       int64_t padding = pads[i] + pads[2 + i];
-      if (padding >= kernel[i])
-        return false;
-      if (!pool.getCeilMode() && pads[2 + i] < strides[i] - 1)
-        return false;
-      if (pool.getCeilMode() &&
-          (kernel[i] < strides[i] || (pads[i] > 0 && padding + strides[i] > kernel[i])))
+      if (padding >= kernel[i] ||
+          (pool.getCeilMode() && pads[i] > 0 && padding + strides[i] > kernel[i]))
         return false;
       continue;
     }
     int64_t high = (out.getDimSize(2 + i) - 1) * strides[i] + kernel[i] - in.getDimSize(2 + i) -
                    pads[i];
-    if (high < 0 || high >= kernel[i])
+    if (high <= -strides[i] || high >= kernel[i])
       return false;
   }
   return true;
