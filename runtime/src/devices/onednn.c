@@ -148,6 +148,25 @@ static variant *find_variant(kiln_library_state *state, prepared_call *c,
  * layout oneDNN picks for them hardly depends on the image's size). */
 #define KILN_GUESSED_SPATIAL 32
 
+/* Fills the spatial sizes of convolution `d` known only at run time (-1
+ * in `in_hw`, `out_hw`) with a guess: an unknown output
+ * KILN_GUESSED_SPATIAL, an unknown input the size that gives the output.
+ * 1 when the window gives no such sizes. */
+static int guess_conv_image(const call_view *d, int64_t in_hw[2], int64_t out_hw[2]) {
+  for (int i = 0; i < 2; ++i) {
+    int64_t extent = (d->weight_dims[2 + i] - 1) * d->dilations[i] + 1;
+    int64_t padding = d->pads[i] + d->pads[2 + i];
+    if (out_hw[i] < 0)
+      out_hw[i] = in_hw[i] < 0 ? KILN_GUESSED_SPATIAL
+                               : (in_hw[i] + padding - extent) / d->strides[i] + 1;
+    if (in_hw[i] < 0)
+      in_hw[i] = (out_hw[i] - 1) * d->strides[i] + extent - padding;
+    if (in_hw[i] < 1 || out_hw[i] < 1)
+      return 1;
+  }
+  return 0;
+}
+
 /* Prepares call `c` for a batch `batch` as a session's creation does (a
  * static batch: its own): a convolution, pool or concat for that batch,
  * a matmul with its dynamic dims taken as `batch` (where the batch is
@@ -169,17 +188,8 @@ static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t ba
   if (in_hw[0] < 0 || in_hw[1] < 0 || out_hw[0] < 0 || out_hw[1] < 0) {
     if (!guess_spatial || d->kind != KILN_LIBRARY_CONV)
       return 0;
-    for (int i = 0; i < 2; ++i) {
-      int64_t extent = (d->weight_dims[2 + i] - 1) * d->dilations[i] + 1;
-      if (out_hw[i] < 0)
-        out_hw[i] = in_hw[i] < 0 ? KILN_GUESSED_SPATIAL
-                                 : (in_hw[i] + d->pads[i] + d->pads[2 + i] - extent) /
-                                           d->strides[i] + 1;
-      if (in_hw[i] < 0)
-        in_hw[i] = (out_hw[i] - 1) * d->strides[i] + extent - d->pads[i] - d->pads[2 + i];
-      if (in_hw[i] < 1 || out_hw[i] < 1)
-        return 1;
-    }
+    if (guess_conv_image(d, in_hw, out_hw))
+      return 1;
   }
   int64_t shapes[3][KILN_MAX_RANK];
   int weighted = d->kind == KILN_LIBRARY_MATMUL || d->kind == KILN_LIBRARY_SCALE;
