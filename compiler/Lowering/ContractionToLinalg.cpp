@@ -108,6 +108,16 @@ struct MatmulToGeneric : OpRewritePattern<MatmulOp> {
         dynamicSizes.push_back(size);
       }
     }
+    // The dim summed over: where either operand's is known only at run
+    // time, both must agree then (a flattened image of another size: the
+    // run stops rather than read past the weight).
+    int64_t lhsK = lhsType.getRank() - 1, rhsK = rhsType.getRank() - 2;
+    if (lhsType.isDynamicDim(lhsK) || rhsType.isDynamicDim(rhsK)) {
+      Value agree = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          dimOf(b, loc, op.getLhs(), lhsK),
+                                          dimOf(b, loc, op.getRhs(), rhsK));
+      lowering::checkAtRunTime(b, loc, agree, lowering::kContractedDims);
+    }
     SmallVector<utils::IteratorType> iterators(rank - 1, utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     auto accType = type.clone(accumulatorOf(b, type.getElementType()));

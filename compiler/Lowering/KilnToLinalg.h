@@ -58,7 +58,12 @@ void checkAtRunTime(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, int3
 mlir::Value elementCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input);
 
 /// Run-time shape error codes (the entry point names them).
-enum ShapeErrorCode : int32_t { kNegativeSize = 1, kReshapeCount = 2, kReadFromEmpty = 3 };
+enum ShapeErrorCode : int32_t {
+  kNegativeSize = 1,
+  kReshapeCount = 2,
+  kReadFromEmpty = 3,
+  kContractedDims = 4, ///< a matmul's operands disagree on the dim it sums over
+};
 
 /// Which dims of `inputs`, broadcasting numpy-style into `resultType`
 /// (aligned at the right), may stretch at run time: a dynamic input dim

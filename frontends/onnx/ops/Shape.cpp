@@ -251,6 +251,20 @@ LogicalResult importReshape(NodeContext &ctx) {
   return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(*shape)));
 }
 
+/// The shape [d0 * ... * d(axis-1), d(axis) * ... * d(rank-1)] of `x`
+/// flattened at `axis`, from its run-time dims (a 1-D i64 tensor of 2).
+Value flattenedShape(NodeContext &ctx, Value x, int64_t axis) {
+  int64_t rank = NodeContext::rankOf(x);
+  Value shape = shapeTensor(ctx, x);
+  auto product = [&](int64_t from, int64_t to) {
+    Value p = ctx.indices({1});
+    for (int64_t d = from; d < to; ++d)
+      p = ctx.make<MulOp>(p, ctx.make<GatherOp>(shape, ctx.indices({d}), ctx.i64(0)));
+    return p;
+  };
+  return ctx.make<ConcatOp>(ValueRange{product(0, axis), product(axis, rank)}, ctx.i64(0));
+}
+
 LogicalResult importFlatten(NodeContext &ctx) {
   Value x = ctx.input(0);
   RankedTensorType type = NodeContext::typeOf(x);
@@ -278,7 +292,9 @@ LogicalResult importFlatten(NodeContext &ctx) {
   else if (!ShapedType::isDynamic(inner))
     spec = {axis == 1 ? 0 : -1, inner};
   else
-    return ctx.unsupported("Flatten with dynamic dims on both sides of axis");
+    return ctx.setOutput(0, ctx.make<DynamicReshapeOp>(x, flattenedShape(ctx, x, axis),
+                                                       ctx.b.getBoolAttr(true),
+                                                       DenseI64ArrayAttr()));
   return ctx.setOutput(0, ctx.make<ReshapeOp>(x, ctx.i64s(spec)));
 }
 

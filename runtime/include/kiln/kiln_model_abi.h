@@ -252,7 +252,8 @@ typedef struct kiln_runtime_services {
  * leaving what it had allocated to the caller to take back);
  * KILN_RUN_SHAPE_ERROR when a shape the model computes at run time is
  * invalid (a negative size, a reshape that changes the element count, an
- * edge, reflect or wrap pad reading from an empty tensor). */
+ * edge, reflect or wrap pad reading from an empty tensor, a matmul whose
+ * operands disagree on the dim it sums over). */
 #define KILN_RUN_OUT_OF_MEMORY 2
 #define KILN_RUN_SHAPE_ERROR 3
 typedef int (*kiln_model_run_fn)(const kiln_runtime_services *services,

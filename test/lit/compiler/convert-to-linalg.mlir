@@ -694,3 +694,21 @@ func.func @gather_maybe_empty(%x: tensor<?x3xf32>, %t: tensor<4x3xf32>, %i: tens
   %b = kiln.gather %t, %i {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// Checks a matmul summing over a dim known only at run time on one side (a
+// flattened image of a run-time size before a classifier's weight): both
+// sides must agree when the model runs, or the run stops (code 4) rather
+// than read past the weight.
+// CHECK-LABEL: func @matmul_dynamic_k
+// CHECK: %[[K:.*]] = tensor.dim %arg0, %c1
+// CHECK: %[[AGREE:.*]] = arith.cmpi eq, %[[K]], %c8
+// CHECK: %[[BAD:.*]] = arith.xori %[[AGREE]]
+// CHECK: scf.if %[[BAD]]
+// CHECK: func.call @kiln_shape_error(%c4_i32)
+// CHECK: linalg.generic
+func.func @matmul_dynamic_k(%a: tensor<2x?xf32>, %b: tensor<8x3xf32>) -> tensor<2x3xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<2x?xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
