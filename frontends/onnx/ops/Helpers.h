@@ -95,6 +95,19 @@ mlir::Value generateConstant(NodeContext &ctx, mlir::RankedTensorType type,
 
 /// Input `i` as an i64 tensor read at run time (integer inputs cast).
 mlir::Value runtimeInts(NodeContext &ctx, size_t i);
+
+/// What a reshape of `x` to `spec` (-2: an element computed at run time,
+/// entry i of `target` when it is given) gives each dim, -1 where it cannot
+/// tell. A run-time element that is a dynamic dim of `x` (the same tensor's
+/// dim, through Shape, Gather, Concat and transposes) is that dim;
+/// otherwise a run-time element at the position of a dynamic dim of `x` is
+/// taken to be that dim (a batch carried through, as exporters write it);
+/// so is a 0. With every dynamic dim of `x` so carried, the -1 entry is the
+/// quotient of the static ones (a channel shuffle's [N, -1, H, W] after
+/// [N, 2, C/2, H, W] and a transpose: C). The reshape checks these when the
+/// model runs. (ReshapeDims.cpp)
+llvm::SmallVector<int64_t> knownReshapeDims(mlir::Value x, llvm::ArrayRef<int64_t> spec,
+                                            bool allowZero, mlir::Value target = {});
 /// The dims of `v` as a 1-D i64 tensor: a constant when static, else
 /// kiln.shape_of.
 mlir::Value shapeTensor(NodeContext &ctx, mlir::Value v);

@@ -80,11 +80,10 @@ static void release_call(prepared_call *c) {
 static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
   if (v->batch < 0)
     return 0;
-  if (c->desc.kind == KILN_LIBRARY_SCALE)
+  if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL ||
+      c->desc.kind == KILN_LIBRARY_SCALE)
     return memcmp(v->shape[0], dims[0], 4 * sizeof(int64_t)) == 0 &&
-           v->shape[1][0] == dims[1][0];
-  if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL)
-    return memcmp(v->shape[0], dims[0], 4 * sizeof(int64_t)) == 0;
+           (c->desc.kind != KILN_LIBRARY_SCALE || v->shape[1][0] == dims[1][0]);
   if (c->desc.kind == KILN_LIBRARY_CONCAT)
     return memcmp(v->shape[0], dims[c->desc.num_inputs], 4 * sizeof(int64_t)) == 0;
   if (c->desc.kind != KILN_LIBRARY_MATMUL)
