@@ -247,6 +247,8 @@ std::optional<SymbolicInts> NodeContext::symbolicInput(size_t i, StringRef what)
     return std::nullopt;
   SymbolicInts out;
   out.scalar = rankOf(input(i)) == 0;
+  if (RankedTensorType type = typeOf(input(i)); type && type.getRank() > 1)
+    out.dims = llvm::to_vector(type.getShape());
   for (int64_t v : *ints)
     out.values.push_back(v);
   return out;
@@ -260,8 +262,8 @@ LogicalResult NodeContext::setSymbolicOutput(size_t i, const SymbolicInts &value
     for (const std::optional<int64_t> &v : value.values)
       known.push_back(*v);
     Value constant = indices(known);
-    if (value.scalar && constant)
-      constant = make<ReshapeOp>(constant, i64s({}));
+    if ((value.scalar || !value.dims.empty()) && constant)
+      constant = make<ReshapeOp>(constant, i64s(value.dims));
     return setOutput(i, constant);
   }
   if (hasOutput(i))

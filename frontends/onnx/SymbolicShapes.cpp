@@ -13,10 +13,18 @@ bool SymbolicInts::fullyKnown() const {
   return llvm::all_of(values, [](const std::optional<int64_t> &v) { return v.has_value(); });
 }
 
+llvm::SmallVector<int64_t> SymbolicInts::shape() const {
+  if (!dims.empty())
+    return dims;
+  if (scalar)
+    return {};
+  return {static_cast<int64_t>(values.size())};
+}
+
 bool isSymbolicArithmetic(llvm::StringRef opType) {
   return llvm::is_contained({"Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Mul", "Div",
                              "Add", "Sub", "Mod", "Max", "Min", "Slice", "Identity", "Shape",
-                             "Equal", "Where"},
+                             "Equal", "Where", "Transpose"},
                             opType);
 }
 
@@ -41,9 +49,144 @@ std::optional<SymbolicInts> binary(const SymbolicInts &a, const SymbolicInts &b,
   return out;
 }
 
+/// Row-major strides of `shape`.
+llvm::SmallVector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// The elements of `x` at the offsets picks[0][i0] + ... + picks[n][in],
+/// for every (i0, ..., in) in row-major order.
+void appendSelected(const SymbolicInts &x, llvm::ArrayRef<llvm::SmallVector<int64_t>> picks,
+                    SymbolicInts &out) {
+  llvm::SmallVector<int64_t> offsets = {0};
+  for (const llvm::SmallVector<int64_t> &p : picks) {
+    llvm::SmallVector<int64_t> next;
+    for (int64_t base : offsets)
+      for (int64_t i : p)
+        next.push_back(base + i);
+    offsets = std::move(next);
+  }
+  for (int64_t offset : offsets)
+    out.values.push_back(x.values[offset]);
+}
+
+/// Slice (opset 10 and later: starts, ends, axes and steps are inputs).
+LogicalResult slice(NodeContext &ctx, const SymbolicInts &x, SymbolicInts &out) {
+  std::optional<llvm::SmallVector<int64_t>> starts = ctx.intsInput(1, "starts"),
+                                            ends = ctx.intsInput(2, "ends");
+  if (!starts || !ends)
+    return failure();
+  if (x.scalar)
+    return ctx.invalid("Slice of a scalar");
+  llvm::SmallVector<int64_t> shape = x.shape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  llvm::SmallVector<int64_t> axes, steps(starts->size(), 1);
+  for (int64_t a = 0; a < static_cast<int64_t>(starts->size()); ++a)
+    axes.push_back(a);
+  if (ctx.hasInput(3)) {
+    std::optional<llvm::SmallVector<int64_t>> given = ctx.intsInput(3, "axes");
+    if (!given)
+      return failure();
+    axes = *given;
+  }
+  if (ctx.hasInput(4)) {
+    std::optional<llvm::SmallVector<int64_t>> given = ctx.intsInput(4, "steps");
+    if (!given)
+      return failure();
+    steps = *given;
+  }
+  if (ends->size() != starts->size() || axes.size() != starts->size() ||
+      steps.size() != starts->size())
+    return ctx.invalid("starts, ends, axes and steps differ in length");
+  llvm::SmallVector<llvm::SmallVector<int64_t>> picks(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    for (int64_t i = 0; i < shape[d]; ++i)
+      picks[d].push_back(i);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    std::optional<int64_t> axis = ctx.normalizeAxis(axes[k], rank);
+    if (!axis)
+      return failure();
+    int64_t n = shape[*axis], step = steps[k], start = (*starts)[k], end = (*ends)[k];
+    if (step == 0)
+      return ctx.invalid("a step of 0");
+    start = start < 0 ? start + n : start;
+    end = end < 0 ? end + n : end;
+    picks[*axis].clear();
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, n);
+      end = std::clamp<int64_t>(end, 0, n);
+      for (int64_t i = start; i < end; i += step)
+        picks[*axis].push_back(i);
+    } else {
+      start = std::clamp<int64_t>(start, -1, n - 1);
+      end = std::clamp<int64_t>(end, -1, n - 1);
+      for (int64_t i = start; i > end; i += step)
+        picks[*axis].push_back(i);
+    }
+  }
+  llvm::SmallVector<int64_t> strides = stridesOf(shape);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (rank > 1)
+      out.dims.push_back(static_cast<int64_t>(picks[d].size()));
+    for (int64_t &i : picks[d])
+      i *= strides[d];
+  }
+  appendSelected(x, picks, out);
+  return success();
+}
+
+/// Transpose by `perm` (reversed dims when absent).
+LogicalResult transpose(NodeContext &ctx, const SymbolicInts &x, SymbolicInts &out) {
+  llvm::SmallVector<int64_t> shape = x.shape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  llvm::SmallVector<int64_t> perm = ctx.intsAttr("perm");
+  if (!ctx.hasAttr("perm"))
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  llvm::SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  bool permutes = static_cast<int64_t>(sorted.size()) == rank;
+  for (int64_t d = 0; permutes && d < rank; ++d)
+    permutes = sorted[d] == d;
+  if (!permutes)
+    return ctx.invalid("perm is not a permutation of the input's dims");
+  // Output dim d walks input dim perm[d].
+  llvm::SmallVector<int64_t> strides = stridesOf(shape), outDims;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> picks;
+  for (int64_t d : perm) {
+    outDims.push_back(shape[d]);
+    picks.emplace_back();
+    for (int64_t i = 0; i < shape[d]; ++i)
+      picks.back().push_back(i * strides[d]);
+  }
+  appendSelected(x, picks, out);
+  out.scalar = x.scalar;
+  if (rank > 1)
+    out.dims = outDims;
+  return success();
+}
+
 LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
   llvm::StringRef op = ctx.opType();
   auto in = [&](size_t i) { return ctx.symbolicInput(i, op); };
+  // Past rank 1, only ops that move elements.
+  if (op != "Identity" && op != "Cast" && op != "Slice" && op != "Transpose" && op != "Shape")
+    for (size_t i = 0; i < ctx.numInputs(); ++i)
+      if (ctx.isSymbolic(i)) {
+        std::optional<SymbolicInts> x = in(i);
+        if (x && !x->dims.empty())
+          return ctx.unsupported(op + " of a shape computed at run time of rank " +
+                                 llvm::Twine(x->dims.size()));
+      }
+  if (op == "Slice" || op == "Transpose") {
+    std::optional<SymbolicInts> x = in(0);
+    if (!x)
+      return failure();
+    return op == "Slice" ? slice(ctx, *x, out) : transpose(ctx, *x, out);
+  }
   if (op == "Identity" || op == "Cast") {
     std::optional<SymbolicInts> x = in(0);
     if (!x)
@@ -124,8 +267,8 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
       return failure();
     if (ctx.hasAttr("start") || ctx.hasAttr("end"))
       return ctx.unsupported("Shape with start or end of a run-time shape");
-    if (!x->scalar)
-      out.values.push_back(static_cast<int64_t>(x->values.size()));
+    for (int64_t d : x->shape())
+      out.values.push_back(d);
     return success();
   }
   if (op == "Gather") {
@@ -161,27 +304,6 @@ LogicalResult evaluate(NodeContext &ctx, SymbolicInts &out) {
         return failure();
       out.values.append(x->values);
     }
-    return success();
-  }
-  if (op == "Slice") {
-    std::optional<SymbolicInts> x = in(0);
-    std::optional<llvm::SmallVector<int64_t>> starts = ctx.intsInput(1, "starts"),
-                                              ends = ctx.intsInput(2, "ends");
-    if (!x || !starts || !ends || starts->size() != 1 || ends->size() != 1)
-      return failure();
-    int64_t step = 1;
-    if (ctx.hasInput(4)) {
-      std::optional<llvm::SmallVector<int64_t>> steps = ctx.intsInput(4, "steps");
-      if (!steps || steps->size() != 1)
-        return failure();
-      step = (*steps)[0];
-    }
-    if (step != 1)
-      return ctx.unsupported("Slice of a run-time shape with a step other than 1");
-    int64_t n = static_cast<int64_t>(x->values.size());
-    auto clampIndex = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
-    for (int64_t i = clampIndex((*starts)[0]); i < clampIndex((*ends)[0]); ++i)
-      out.values.push_back(x->values[i]);
     return success();
   }
   return ctx.unsupported(op + " of a shape computed at run time");

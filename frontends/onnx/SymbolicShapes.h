@@ -7,7 +7,8 @@
 // a dynamic dim). A fully known result becomes a constant; one with unknown
 // elements stays symbolic and may only reach the ops that take a shape
 // (Reshape, where one unknown element becomes -1; Expand, where it keeps
-// the input's dynamic dim). Anything else that reads it is unsupported,
+// the input's dynamic dim; Pad, which leaves a dim whose pads are known
+// zeros alone). Anything else that reads it is unsupported,
 // with the node named.
 //
 //===----------------------------------------------------------------------===//
@@ -30,12 +31,17 @@ namespace kiln::onnx_frontend {
 
 class NodeContext;
 
-/// An integer tensor of rank 0 or 1 computed from shapes.
+/// An integer tensor computed from shapes: rank 0 or 1, or rank 2 and
+/// more where `dims` says (torch's exporter reshapes F.pad's pads to
+/// [-1, 2], reverses the pairs and transposes them).
 struct SymbolicInts {
-  llvm::SmallVector<std::optional<int64_t>> values; ///< nullopt: unknown
+  llvm::SmallVector<std::optional<int64_t>> values; ///< row-major; nullopt: unknown
   bool scalar = false;
+  llvm::SmallVector<int64_t> dims; ///< rank 2 and more; empty: rank 0 or 1
 
   bool fullyKnown() const;
+  /// The dims of the tensor, whatever its rank.
+  llvm::SmallVector<int64_t> shape() const;
 };
 
 /// Whether `opType` is shape arithmetic the importer can evaluate on

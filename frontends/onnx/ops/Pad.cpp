@@ -82,9 +82,19 @@ LogicalResult runtimePad(NodeContext &ctx, Value x, PadMode mode) {
       return failure();
     value = asScalar(ctx, given);
   }
+  // Pads computed at run time from shapes (SymbolicShapes.h) whose entries
+  // for a dim are known zeros leave that dim, and its static size, alone.
+  SmallVector<bool> unpadded(rank, false);
+  if (ctx.isSymbolic(1) && !(ctx.opset >= 18 && ctx.hasInput(3)))
+    if (std::optional<SymbolicInts> known = ctx.symbolicInput(1, "pads");
+        known && static_cast<int64_t>(known->values.size()) == 2 * rank)
+      for (int64_t d = 0; d < rank; ++d)
+        unpadded[d] = known->values[d] == 0 && known->values[d + rank] == 0;
   auto c = [&](int64_t v) { return i64Scalar(ctx, v); };
   Value y = x, inside;
   for (int64_t d = 0; d < rank; ++d) {
+    if (unpadded[d])
+      continue;
     Value dim = dimValue(ctx, x, d);
     Value low = entryOf(ctx, pads, d), high = entryOf(ctx, pads, d + rank);
     Value size = ctx.make<AddOp>(ctx.make<AddOp>(dim, low), high);

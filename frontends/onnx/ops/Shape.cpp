@@ -59,21 +59,45 @@ shapeWithUnknowns(NodeContext &ctx, size_t i, int64_t unknownAs) {
 
 LogicalResult importReshape(NodeContext &ctx) {
   bool allowZero = ctx.intAttr("allowzero", 0) != 0;
-  // A shape computed at run time, reshaped to one dim (a flattening, as
-  // torch's exporter writes between shape computations): the same dims.
+  // A shape computed at run time, reshaped (torch's exporter flattens
+  // between shape computations, and reshapes F.pad's pads to pairs): the
+  // same elements.
   if (ctx.opset >= 5 && ctx.isSymbolic(0)) {
-    std::optional<SymbolicInts> dims = ctx.symbolicInput(0, "data");
+    std::optional<SymbolicInts> data = ctx.symbolicInput(0, "data");
     std::optional<SmallVector<int64_t>> target = ctx.intsInput(1, "shape");
-    if (!dims || !target)
+    if (!data || !target)
       return failure();
-    int64_t length = static_cast<int64_t>(dims->values.size());
-    if (target->size() != 1 || ((*target)[0] != -1 && (*target)[0] != length))
-      return ctx.unsupported("Reshape of a shape computed at run time to anything but one dim");
-    SymbolicInts flat = *dims;
-    flat.scalar = false;
+    SmallVector<int64_t> from = data->shape(), dims;
+    int64_t count = static_cast<int64_t>(data->values.size()), product = 1, inferred = -1;
+    for (auto [k, v] : llvm::enumerate(*target)) {
+      if (v == 0 && !allowZero) {
+        if (k >= from.size())
+          return ctx.invalid("shape copies a dim the data does not have");
+        v = from[k];
+      }
+      if (v == -1) {
+        if (inferred >= 0)
+          return ctx.invalid("shape infers more than one dim");
+        inferred = static_cast<int64_t>(k);
+        v = 1;
+      } else if (v < 0) {
+        return ctx.invalid("shape has a negative dim");
+      }
+      dims.push_back(v);
+      product *= v;
+    }
+    if (inferred >= 0 && product != 0 && count % product == 0)
+      dims[inferred] = count / product;
+    else if (inferred >= 0 || product != count)
+      return ctx.invalid("shape does not hold the data's " + llvm::Twine(count) + " elements");
+    SymbolicInts reshaped = *data;
+    reshaped.scalar = dims.empty();
+    reshaped.dims.clear();
+    if (dims.size() > 1)
+      reshaped.dims = dims;
     if (Value value = ctx.optionalInput(0))
-      ctx.bindOutput(0, ctx.make<ReshapeOp>(value, ctx.i64s({-1})));
-    return ctx.setSymbolicOutput(0, flat);
+      ctx.bindOutput(0, ctx.make<ReshapeOp>(value, ctx.i64s(dims)));
+    return ctx.setSymbolicOutput(0, reshaped);
   }
   Value x = ctx.input(0);
   // A shape read when the model runs.
