@@ -1,8 +1,10 @@
 //===- LinearAlgebra.cpp - ONNX Einsum and Det -----------------------------===//
 //
-// Einsum lines every operand up on one index space (transpose, then
-// reshape with 1s for the indices it lacks), multiplies them with
-// broadcasting and sums the contracted indices away; an ellipsis becomes
+// Einsum of two operands whose letters are batch, row, column and
+// contracted indices is one batched matmul; otherwise it lines every
+// operand up on one index space (transpose, then reshape with 1s for the
+// indices it lacks), multiplies them with broadcasting and sums the
+// contracted indices away; an ellipsis becomes
 // spare letters, a letter repeated in one term a gathered diagonal. Det expands the
 // Leibniz formula for static matrices up to 4 x 4.
 //
@@ -39,6 +41,100 @@ Value diagonal(NodeContext &ctx, Value v, int64_t first, int64_t second) {
   for (int64_t i = 0; i < *n; ++i)
     index.push_back(i * (*n + 1));
   return ctx.make<GatherOp>(flat, ctx.indices(index), ctx.i64(rank - 2));
+}
+
+/// A two-operand Einsum whose every letter is a batch index (both operands
+/// and the output), a row (the first and the output), a column (the second
+/// and the output) or a contracted index (both operands only), with no
+/// letter twice in a term: one batched kiln.matmul (attention's
+/// "bhid,bhjd->bhij" and "bhij,bhjd->bhid"), where the general form
+/// multiplies into the whole index space before summing (maxvit_t spent
+/// 5 ms on each such product). Null where the equation is not of that form
+/// or its groups of dims need more than one size inferred at run time.
+Value einsumAsMatmul(NodeContext &ctx, const std::string &a, const std::string &b,
+                     const std::string &out, Value x, Value y) {
+  if (!isa<FloatType>(NodeContext::elementTypeOf(x)))
+    return {};
+  auto has = [](const std::string &t, char c) { return t.find(c) != std::string::npos; };
+  for (const std::string *t : {&a, &b, &out})
+    for (char c : *t)
+      if (std::count(t->begin(), t->end(), c) != 1)
+        return {};
+  std::string batch, rows, cols, contracted;
+  for (char c : a) {
+    if (has(b, c))
+      (has(out, c) ? batch : contracted) += c;
+    else if (has(out, c))
+      rows += c;
+    else
+      return {};
+  }
+  for (char c : b)
+    if (!has(a, c)) {
+      if (!has(out, c))
+        return {};
+      cols += c;
+    }
+  if (out.size() != batch.size() + rows.size() + cols.size())
+    return {};
+  RankedTensorType xt = NodeContext::typeOf(x), yt = NodeContext::typeOf(y);
+  auto dimOf = [&](char c) {
+    return has(a, c) ? xt.getDimSize(static_cast<int64_t>(a.find(c)))
+                     : yt.getDimSize(static_cast<int64_t>(b.find(c)));
+  };
+  for (char c : batch + contracted)
+    if (xt.getDimSize(static_cast<int64_t>(a.find(c))) !=
+        yt.getDimSize(static_cast<int64_t>(b.find(c))))
+      return {};
+  // A reshape target: the batch dims copied (0), then each group's size
+  // (-1 for the one known only at run time; a second such one, or an empty
+  // dim that reads as a copy, is left to the general form).
+  auto target = [&](ArrayRef<std::string> groups) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<int64_t> shape(batch.size(), 0);
+    int64_t inferred = 0;
+    for (const std::string &group : groups) {
+      int64_t size = 1;
+      for (char c : group) {
+        int64_t d = dimOf(c);
+        if (d == 0)
+          return std::nullopt;
+        size = ShapedType::isDynamic(d) || size < 0 ? -1 : size * d;
+      }
+      inferred += size < 0;
+      shape.push_back(size);
+    }
+    if (inferred > 1)
+      return std::nullopt;
+    return shape;
+  };
+  // Groups of one letter each need no reshape.
+  bool single = rows.size() == 1 && cols.size() == 1 && contracted.size() == 1;
+  std::optional<SmallVector<int64_t>> left = target({rows, contracted}),
+                                      right = target({contracted, cols});
+  SmallVector<std::string> each;
+  for (char c : rows + cols)
+    each.push_back(std::string(1, c));
+  std::optional<SmallVector<int64_t>> result = target(each);
+  if (!single && (!left || !right || !result))
+    return {};
+  auto arrange = [&](Value v, const std::string &term, const std::string &order,
+                     const std::optional<SmallVector<int64_t>> &shape) {
+    SmallVector<int64_t> perm;
+    for (char c : order)
+      perm.push_back(static_cast<int64_t>(term.find(c)));
+    Value moved = ctx.make<TransposeOp>(v, ctx.i64s(perm));
+    return single ? moved : ctx.make<ReshapeOp>(moved, ctx.i64s(*shape));
+  };
+  Value product = ctx.make<MatmulOp>(arrange(x, a, batch + rows + contracted, left),
+                                     arrange(y, b, batch + contracted + cols, right));
+  // [batch..., M, N] -> [batch..., rows..., cols...] -> the output's order.
+  if (!single)
+    product = ctx.make<ReshapeOp>(product, ctx.i64s(*result));
+  std::string produced = batch + rows + cols;
+  SmallVector<int64_t> perm;
+  for (char c : out)
+    perm.push_back(static_cast<int64_t>(produced.find(c)));
+  return ctx.make<TransposeOp>(product, ctx.i64s(perm));
 }
 
 LogicalResult importEinsum(NodeContext &ctx) {
@@ -121,6 +217,15 @@ LogicalResult importEinsum(NodeContext &ctx) {
     for (auto [c, n] : counts)
       if (n == 1)
         output += c;
+  if (terms.size() == 2) {
+    Value x = ctx.input(0), y = ctx.input(1);
+    if (!x || !y)
+      return failure();
+    if (static_cast<int64_t>(terms[0].size()) == NodeContext::rankOf(x) &&
+        static_cast<int64_t>(terms[1].size()) == NodeContext::rankOf(y))
+      if (Value product = einsumAsMatmul(ctx, terms[0], terms[1], output, x, y))
+        return ctx.setOutput(0, product);
+  }
   // The index space: output indices first, then contracted ones.
   std::string space = output;
   for (auto [c, n] : counts)
