@@ -86,11 +86,12 @@ Value einsumAsMatmul(NodeContext &ctx, const std::string &a, const std::string &
     if (xt.getDimSize(static_cast<int64_t>(a.find(c))) !=
         yt.getDimSize(static_cast<int64_t>(b.find(c))))
       return {};
-  // A reshape target: the batch dims copied (0), then each group's size
-  // (-1 for the one known only at run time; a second such one, or an empty
-  // dim that reads as a copy, is left to the general form).
-  auto target = [&](ArrayRef<std::string> groups) -> std::optional<SmallVector<int64_t>> {
-    SmallVector<int64_t> shape(batch.size(), 0);
+  // A reshape target: `copies` leading dims copied (0), then each group's
+  // size (-1 for the one known only at run time; a second such one, or an
+  // empty dim that reads as a copy, is left to the general form).
+  auto target = [&](size_t copies,
+                    ArrayRef<std::string> groups) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<int64_t> shape(copies, 0);
     int64_t inferred = 0;
     for (const std::string &group : groups) {
       int64_t size = 1;
@@ -107,26 +108,59 @@ Value einsumAsMatmul(NodeContext &ctx, const std::string &a, const std::string &
       return std::nullopt;
     return shape;
   };
-  // Groups of one letter each need no reshape.
-  bool single = rows.size() == 1 && cols.size() == 1 && contracted.size() == 1;
-  std::optional<SmallVector<int64_t>> left = target({rows, contracted}),
-                                      right = target({contracted, cols});
-  SmallVector<std::string> each;
+  SmallVector<std::string> rowsCols, every;
   for (char c : rows + cols)
-    each.push_back(std::string(1, c));
-  std::optional<SmallVector<int64_t>> result = target(each);
+    rowsCols.push_back(std::string(1, c));
+  for (char c : batch + rows + cols)
+    every.push_back(std::string(1, c));
+  // Several batch dims become one where the result reshapes back (oneDNN
+  // takes matmuls up to rank 4; maxvit_t's are [B, G, H, I, J]).
+  bool flat = batch.size() > 2 && target(0, {batch, rows, contracted}) &&
+              target(0, {batch, contracted, cols}) && target(0, every);
+  std::optional<SmallVector<int64_t>> left = flat ? target(0, {batch, rows, contracted})
+                                                  : target(batch.size(), {rows, contracted}),
+                                      right = flat ? target(0, {batch, contracted, cols})
+                                                   : target(batch.size(), {contracted, cols}),
+                                      result = flat ? target(0, every)
+                                                    : target(batch.size(), rowsCols);
+  // Groups of one letter each need no reshape.
+  bool single = !flat && rows.size() == 1 && cols.size() == 1 && contracted.size() == 1;
   if (!single && (!left || !right || !result))
     return {};
-  auto arrange = [&](Value v, const std::string &term, const std::string &order,
-                     const std::optional<SmallVector<int64_t>> &shape) {
+  // An operand as [batch..., inner, outer]: transposed to that order, its
+  // groups reshaped. Flattening batch dims that lead the operand comes
+  // first (free), so that a transpose of the last two stays one the
+  // library call reads in place.
+  auto arrange = [&](Value v, const std::string &term, const std::string &inner,
+                     const std::string &outer,
+                     const std::optional<SmallVector<int64_t>> &shape) -> Value {
+    std::string order = batch + inner + outer;
+    if (flat && StringRef(term).starts_with(batch)) {
+      std::string rest = term.substr(batch.size());
+      SmallVector<std::string> groups = {batch};
+      for (char c : rest)
+        groups.push_back(std::string(1, c));
+      if (std::optional<SmallVector<int64_t>> first = target(0, groups)) {
+        std::string flatTerm = "#" + rest, flatOrder = "#" + inner + outer;
+        SmallVector<int64_t> perm;
+        for (char c : flatOrder)
+          perm.push_back(static_cast<int64_t>(flatTerm.find(c)));
+        Value moved = ctx.make<TransposeOp>(ctx.make<ReshapeOp>(v, ctx.i64s(*first)),
+                                            ctx.i64s(perm));
+        if (inner.size() == 1 && outer.size() == 1)
+          return moved;
+        if (std::optional<SmallVector<int64_t>> grouped = target(1, {inner, outer}))
+          return ctx.make<ReshapeOp>(moved, ctx.i64s(*grouped));
+      }
+    }
     SmallVector<int64_t> perm;
     for (char c : order)
       perm.push_back(static_cast<int64_t>(term.find(c)));
     Value moved = ctx.make<TransposeOp>(v, ctx.i64s(perm));
     return single ? moved : ctx.make<ReshapeOp>(moved, ctx.i64s(*shape));
   };
-  Value product = ctx.make<MatmulOp>(arrange(x, a, batch + rows + contracted, left),
-                                     arrange(y, b, batch + contracted + cols, right));
+  Value product = ctx.make<MatmulOp>(arrange(x, a, rows, contracted, left),
+                                     arrange(y, b, contracted, cols, right));
   // [batch..., M, N] -> [batch..., rows..., cols...] -> the output's order.
   if (!single)
     product = ctx.make<ReshapeOp>(product, ctx.i64s(*result));
