@@ -1,6 +1,7 @@
 //===- SymbolicShapes.cpp - shape arithmetic on dynamic dims --------------===//
 
 #include "frontends/onnx/SymbolicShapes.h"
+#include "dialects/kiln/Utils/ShapeMath.h"
 #include "frontends/onnx/NodeContext.h"
 
 #include "onnx/onnx.pb.h"
@@ -47,14 +48,6 @@ std::optional<SymbolicInts> binary(const SymbolicInts &a, const SymbolicInts &b,
     out.values.push_back(x && y ? f(*x, *y) : std::nullopt);
   }
   return out;
-}
-
-/// Row-major strides of `shape`.
-llvm::SmallVector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
 }
 
 /// The elements of `x` at the offsets picks[0][i0] + ... + picks[n][in],
@@ -127,7 +120,7 @@ LogicalResult slice(NodeContext &ctx, const SymbolicInts &x, SymbolicInts &out) 
         picks[*axis].push_back(i);
     }
   }
-  llvm::SmallVector<int64_t> strides = stridesOf(shape);
+  shape::Dims strides = shape::strides(shape::Dims(shape.begin(), shape.end()));
   for (int64_t d = 0; d < rank; ++d) {
     if (rank > 1)
       out.dims.push_back(static_cast<int64_t>(picks[d].size()));
@@ -154,7 +147,8 @@ LogicalResult transpose(NodeContext &ctx, const SymbolicInts &x, SymbolicInts &o
   if (!permutes)
     return ctx.invalid("perm is not a permutation of the input's dims");
   // Output dim d walks input dim perm[d].
-  llvm::SmallVector<int64_t> strides = stridesOf(shape), outDims;
+  shape::Dims strides = shape::strides(shape::Dims(shape.begin(), shape.end()));
+  llvm::SmallVector<int64_t> outDims;
   llvm::SmallVector<llvm::SmallVector<int64_t>> picks;
   for (int64_t d : perm) {
     outDims.push_back(shape[d]);

@@ -43,40 +43,59 @@ Value diagonal(NodeContext &ctx, Value v, int64_t first, int64_t second) {
   return ctx.make<GatherOp>(flat, ctx.indices(index), ctx.i64(rank - 2));
 }
 
-/// A two-operand Einsum whose every letter is a batch index (both operands
-/// and the output), a row (the first and the output), a column (the second
-/// and the output) or a contracted index (both operands only), with no
-/// letter twice in a term: one batched kiln.matmul (attention's
-/// "bhid,bhjd->bhij" and "bhij,bhjd->bhid"), where the general form
-/// multiplies into the whole index space before summing (maxvit_t spent
-/// 5 ms on each such product). Null where the equation is not of that form
-/// or its groups of dims need more than one size inferred at run time.
-Value einsumAsMatmul(NodeContext &ctx, const std::string &a, const std::string &b,
-                     const std::string &out, Value x, Value y) {
-  if (!isa<FloatType>(NodeContext::elementTypeOf(x)))
-    return {};
+/// The letters of a two-operand Einsum "a,b->out" by role, in the order
+/// they appear in `a` (batch, rows, contracted) and `b` (cols).
+struct EinsumRoles {
+  std::string batch, rows, cols, contracted;
+};
+
+/// Roles where every letter is a batch index (both operands and the
+/// output), a row (the first and the output), a column (the second and the
+/// output) or a contracted index (both operands only), with no letter twice
+/// in a term; nullopt for any other equation.
+std::optional<EinsumRoles> einsumRoles(const std::string &a, const std::string &b,
+                                       const std::string &out) {
   auto has = [](const std::string &t, char c) { return t.find(c) != std::string::npos; };
   for (const std::string *t : {&a, &b, &out})
     for (char c : *t)
       if (std::count(t->begin(), t->end(), c) != 1)
-        return {};
-  std::string batch, rows, cols, contracted;
+        return std::nullopt;
+  EinsumRoles roles;
   for (char c : a) {
     if (has(b, c))
-      (has(out, c) ? batch : contracted) += c;
+      (has(out, c) ? roles.batch : roles.contracted) += c;
     else if (has(out, c))
-      rows += c;
+      roles.rows += c;
     else
-      return {};
+      return std::nullopt;
   }
   for (char c : b)
     if (!has(a, c)) {
       if (!has(out, c))
-        return {};
-      cols += c;
+        return std::nullopt;
+      roles.cols += c;
     }
-  if (out.size() != batch.size() + rows.size() + cols.size())
+  if (out.size() != roles.batch.size() + roles.rows.size() + roles.cols.size())
+    return std::nullopt;
+  return roles;
+}
+
+/// A two-operand Einsum of the form einsumRoles accepts: one batched
+/// kiln.matmul (attention's "bhid,bhjd->bhij" and "bhij,bhjd->bhid"),
+/// where the general form multiplies into the whole index space before
+/// summing (maxvit_t spent 5 ms on each such product). Null where the
+/// equation is not of that form or its groups of dims need more than one
+/// size inferred at run time.
+Value einsumAsMatmul(NodeContext &ctx, const std::string &a, const std::string &b,
+                     const std::string &out, Value x, Value y) {
+  if (!isa<FloatType>(NodeContext::elementTypeOf(x)))
     return {};
+  std::optional<EinsumRoles> roles = einsumRoles(a, b, out);
+  if (!roles)
+    return {};
+  const std::string &batch = roles->batch, &rows = roles->rows, &cols = roles->cols,
+                    &contracted = roles->contracted;
+  auto has = [](const std::string &t, char c) { return t.find(c) != std::string::npos; };
   RankedTensorType xt = NodeContext::typeOf(x), yt = NodeContext::typeOf(y);
   auto dimOf = [&](char c) {
     return has(a, c) ? xt.getDimSize(static_cast<int64_t>(a.find(c)))
@@ -115,14 +134,15 @@ Value einsumAsMatmul(NodeContext &ctx, const std::string &a, const std::string &
     every.push_back(std::string(1, c));
   // Several batch dims become one where the result reshapes back (oneDNN
   // takes matmuls up to rank 4; maxvit_t's are [B, G, H, I, J]).
-  bool flat = batch.size() > 2 && target(0, {batch, rows, contracted}) &&
-              target(0, {batch, contracted, cols}) && target(0, every);
-  std::optional<SmallVector<int64_t>> left = flat ? target(0, {batch, rows, contracted})
-                                                  : target(batch.size(), {rows, contracted}),
-                                      right = flat ? target(0, {batch, contracted, cols})
-                                                   : target(batch.size(), {contracted, cols}),
-                                      result = flat ? target(0, every)
-                                                    : target(batch.size(), rowsCols);
+  std::optional<SmallVector<int64_t>> left = target(0, {batch, rows, contracted}),
+                                      right = target(0, {batch, contracted, cols}),
+                                      result = target(0, every);
+  bool flat = batch.size() > 2 && left && right && result;
+  if (!flat) {
+    left = target(batch.size(), {rows, contracted});
+    right = target(batch.size(), {contracted, cols});
+    result = target(batch.size(), rowsCols);
+  }
   // Groups of one letter each need no reshape.
   bool single = !flat && rows.size() == 1 && cols.size() == 1 && contracted.size() == 1;
   if (!single && (!left || !right || !result))
