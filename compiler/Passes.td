@@ -56,7 +56,11 @@ def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::func::FuncOp"> {
     statistics becomes `conv(x, W') + b'` with `s = scale / sqrt(var + eps)`,
     `W' = W * s` per output channel and `b' = (b - mean) * s + bias`,
     computed in double and rounded once. The convolution (and its bias add)
-    must have no other user; otherwise nothing changes.
+    must have no other user. Any other batch norm with constant parameters
+    (after a concatenation, a pool, a convolution with other users) becomes
+    its channel affine map `x * s + t`, `t = bias - mean * s`, with `s` and
+    `t` constants shaped `[1, C, 1, ...]`; statistics that are not
+    constants leave the batch norm as it is.
 
     Before:
     ```mlir
@@ -69,6 +73,37 @@ def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::func::FuncOp"> {
     %y = kiln.conv %x, %w2 {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
     %c = kiln.constant dense<[...]> : tensor<4x1x1xf32>
     %z = kiln.add %y, %c : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+}
+
+def FoldPads : Pass<"kiln-fold-pads", "mlir::func::FuncOp"> {
+  let summary = "Take zero padding into the convolution or average pool that reads it";
+  let description = [{
+    A `kiln.pad` of zeros (mode constant, value 0) over the spatial dims
+    only, read by a `kiln.conv`, becomes the convolution's own padding;
+    read by a `kiln.avg_pool` without `ceil_mode` that counts its own
+    padding or has none, it becomes the pool's padding with
+    `count_include_pad` (the explicit zeros were counted in each divisor).
+    Not where a side's padding would reach the window's extent (a window
+    of padding alone). The pad stays for any other reader. torch exports
+    `F.avg_pool2d(x, 3, 1, 1)` as Pad then AveragePool; a pad left
+    between two library calls is a generated loop nest and makes the
+    value before it channels-first.
+
+    Before:
+    ```mlir
+    %p = kiln.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x8x5x5xf32>) -> tensor<1x8x7x7xf32>
+    %y = kiln.avg_pool %p {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+                           pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<1x8x7x7xf32>) -> tensor<1x8x5x5xf32>
+    ```
+    After:
+    ```mlir
+    %y = kiln.avg_pool %x {count_include_pad = true, kernel_shape = array<i64: 3, 3>,
+                           strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                           dilations = array<i64: 1, 1>}
+        : (tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>
     ```
   }];
 }

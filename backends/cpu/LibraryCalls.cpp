@@ -2,6 +2,7 @@
 
 #include "backends/cpu/LibraryCalls.h"
 #include "backends/common/LibraryClaims.h"
+#include "compiler/Fusion/Fusion.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/Utils/Matchers.h"
@@ -215,22 +216,23 @@ static LibraryCall describeConcat(ConcatOp concat) {
   return call;
 }
 
-/// A squeeze-excitation's channel scale that oneDNN runs (a binary
-/// multiplication): an f32 kiln.mul of x [N,C,H,W] (C static) by
-/// s [N or 1,C,1,1], where x is the output of another call that is not a
-/// matmul (which can hand it over channels-last; a generated mul is as
-/// fast on a channels-first x) and s is not a constant. Returns s's
-/// operand number.
-static std::optional<unsigned> channelScale(MulOp mul, const std::vector<LibraryCall> &calls) {
-  auto out = cast<RankedTensorType>(mul.getType());
+/// A channel scale that oneDNN runs (a binary multiplication): an f32
+/// kiln.mul of x [N,C,H,W] (C static) by s [N or 1,C,1,1] (a
+/// squeeze-excitation's, or a constant: a batch norm's x * s), where x is
+/// the output of another call that is not a matmul (which can hand it over
+/// channels-last; a generated mul is as fast on a channels-first x).
+/// Returns s's operand number.
+static std::optional<unsigned> channelScale(Value lhs, Value rhs, Type result,
+                                            const std::vector<LibraryCall> &calls) {
+  auto out = cast<RankedTensorType>(result);
   // The batch and the image size may be known only at run time.
   if (!out.getElementType().isF32() || out.getRank() != 4 || hasZeroDim({out}) ||
       out.isDynamicDim(1))
     return std::nullopt;
   for (unsigned k = 0; k < 2; ++k) {
-    Value x = mul->getOperand(k), s = mul->getOperand(1 - k);
+    Value x = k ? rhs : lhs, s = k ? lhs : rhs;
     auto scale = cast<RankedTensorType>(s.getType());
-    if (x.getType() != out || scale.getRank() != 4 || s.getDefiningOp<ConstantOp>() ||
+    if (x.getType() != out || scale.getRank() != 4 ||
         scale.getShape().drop_front() != ArrayRef<int64_t>{out.getDimSize(1), 1, 1})
       continue;
     // The scale's batch: 1, or the input's (checked again at run time
@@ -255,6 +257,97 @@ static LibraryCall describeScale(MulOp mul, unsigned scaleOperand) {
   call.weight = dimsOf(mul.getRhs().getType());
   call.output = dimsOf(mul.getType());
   return call;
+}
+
+/// What follows a claimed channel scale `mul` as its epilogue: an add of
+/// C values ([1,C,1,1] or [C,1,1], the bias: a batch norm's x * s + t),
+/// then an activation a post-op runs (ReLU, clip, sigmoid, tanh, GELU),
+/// each the only user of the op before. They and the mul become one
+/// epilogue kernel that takes the mul's call over, so a DenseNet layer's
+/// batch norm and ReLU run in oneDNN on the concatenation's channels-last
+/// output and hand the convolution after them channels-last input (no
+/// reorder on either side). Nothing changes when nothing follows.
+static void takeScaleEpilogue(MulOp mul, std::vector<LibraryCall> &calls) {
+  SmallVector<Operation *> chain = {mul};
+  auto next = [&]() -> Operation * {
+    Operation *last = chain.back();
+    if (!last->hasOneUse())
+      return nullptr;
+    Operation *user = *last->getUsers().begin();
+    return user->getBlock() == last->getBlock() && user->getNumResults() == 1 &&
+                   user->getResult(0).getType() == mul.getType()
+               ? user
+               : nullptr;
+  };
+  int64_t channels = mul.getType().getDimSize(1);
+  if (auto add = dyn_cast_or_null<AddOp>(next())) {
+    Value bias = add.getLhs() == mul.getResult() ? add.getRhs() : add.getLhs();
+    auto type = cast<RankedTensorType>(bias.getType());
+    bool perChannel = type.getShape() == ArrayRef<int64_t>{1, channels, 1, 1} ||
+                      type.getShape() == ArrayRef<int64_t>{channels, 1, 1};
+    // A bias that is x or the scale itself would not be an operand of its own.
+    if (perChannel && bias != mul.getResult() && bias != mul.getLhs() && bias != mul.getRhs())
+      chain.push_back(add);
+  }
+  if (Operation *activation = next();
+      activation && isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(activation))
+    chain.push_back(activation);
+  if (chain.size() == 1)
+    return;
+  unsigned id = *callIndex(mul);
+  SmallVector<NamedAttribute> claim;
+  for (StringRef name : {kCallAttr, kInputsAttr})
+    if (Attribute value = mul->getAttr(name)) {
+      claim.push_back(NamedAttribute(name, value));
+      mul->removeAttr(name);
+    }
+  KernelOp kernel = fusion::groupIntoKernel(chain, chain.back(), KernelKind::epilogue);
+  for (NamedAttribute attr : claim)
+    kernel->setAttr(attr.getName(), attr.getValue());
+  LibraryCall described = calls[id];
+  // The body is mul, then the chain: the kernel's operands are x, s, then
+  // the bias.
+  if (failed(describeEpilogue(kernel, described)))
+    kernel.emitError("a channel scale's epilogue that no post-op covers");
+  calls[id] = described;
+}
+
+/// An elementwise kernel kiln-fuse made of a channel scale and its
+/// epilogue (a batch norm's x * s + t and its ReLU: a mul of two of the
+/// kernel's operands, then at most an add and an activation) whose mul
+/// channelScale takes: its ops, bare in its place (the kernel is gone),
+/// the mul's operands in the call's order, the mul claimed. Nothing
+/// changes otherwise.
+static std::optional<MulOp> claimScaleKernel(KernelOp kernel, std::vector<LibraryCall> &calls) {
+  auto ops = llvm::to_vector(llvm::map_range(kernel.bodyOps(), [](Operation &op) { return &op; }));
+  if (kernel.getKind() != KernelKind::elementwise || ops.empty() || ops.size() > 3 ||
+      kernel->getNumResults() != 1 ||
+      !llvm::all_of(ops, [](Operation *op) {
+        return isa<MulOp, AddOp, ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op);
+      }))
+    return std::nullopt;
+  auto mul = dyn_cast<MulOp>(ops.front());
+  auto outside = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg ? kernel.getInputs()[arg.getArgNumber()] : Value();
+  };
+  Value lhs = mul ? outside(mul.getLhs()) : Value(), rhs = mul ? outside(mul.getRhs()) : Value();
+  std::optional<unsigned> scale =
+      lhs && rhs ? channelScale(lhs, rhs, mul.getType(), calls) : std::nullopt;
+  if (!scale)
+    return std::nullopt;
+  OpBuilder b(kernel);
+  IRMapping map;
+  for (auto [arg, input] : llvm::zip(kernel.getBody().getArguments(), kernel.getInputs()))
+    map.map(arg, input);
+  for (Operation *op : ops)
+    b.clone(*op, map);
+  auto yield = cast<YieldOp>(kernel.getBody().front().getTerminator());
+  kernel->getResult(0).replaceAllUsesWith(map.lookup(yield.getValues().front()));
+  auto bare = cast<MulOp>(map.lookup(mul.getResult()).getDefiningOp());
+  kernel.erase();
+  markLibraryCall(bare, describeScale(bare, *scale), calls);
+  return bare;
 }
 
 /// A reduction kernel that is only a global average pool: its mean.
@@ -498,9 +591,10 @@ static void assignConvolutionLayouts(ModuleOp module, std::vector<LibraryCall> &
     bool inLast = producedLast(in);
     call.params.push_back({"layouts", {layoutOf(inLast), layoutOf(last[id])}});
     std::string note;
-    if (call.kind == LibraryKind::Pool) {
-      // A pool runs in its input's layout; only an output in the other
-      // layout is reordered (a [N,C,1,1] output is the same either way).
+    if (call.kind == LibraryKind::Pool || call.kind == LibraryKind::Scale) {
+      // A pool or a scale runs in its input's layout; only an output in
+      // the other layout is reordered (a [N,C,1,1] output is the same
+      // either way).
       if (inLast != last[id] && !hasPointOutput(call)) {
         if (!inLast) {
           note = "output: into the convolutions' layout";
@@ -564,8 +658,12 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
       takeActivationBeforeGlobalPool(kernel);
   }
   // In program order: kernels as a whole, bare convolutions and matmuls.
+  SmallVector<MulOp> scales;
+  SmallVector<KernelOp> scaleKernels;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto kernel = dyn_cast<KernelOp>(op)) {
+      if (kernel.getKind() == KernelKind::elementwise && options.channelsLast)
+        scaleKernels.push_back(kernel);
       if (ReduceMeanOp mean = globalPoolOf(kernel)) {
         // No longer a row loop.
         kernel->removeAttr(KilnDialect::OuterDimsAttrHelper::getNameStr());
@@ -587,10 +685,20 @@ std::vector<LibraryCall> assignLibraryCalls(ModuleOp module, const LibraryCallOp
     if (isa<ConvOp, MatmulOp, MaxPoolOp, AvgPoolOp, ConcatOp, ReduceMeanOp>(op) && runsInOneDnn(op))
       mark(op, describeRoot(op));
     if (auto mul = dyn_cast<MulOp>(op); mul && options.channelsLast)
-      if (std::optional<unsigned> scale = channelScale(mul, calls))
+      if (std::optional<unsigned> scale =
+              channelScale(mul.getLhs(), mul.getRhs(), mul.getType(), calls)) {
         mark(op, describeScale(mul, *scale));
+        scales.push_back(mul);
+      }
     return WalkResult::advance();
   });
+  // After the walk, so that every call that could produce their input is
+  // marked.
+  for (KernelOp kernel : scaleKernels)
+    if (std::optional<MulOp> mul = claimScaleKernel(kernel, calls))
+      scales.push_back(*mul);
+  for (MulOp mul : scales)
+    takeScaleEpilogue(mul, calls);
   if (options.channelsLast)
     assignConvolutionLayouts(module, calls);
   absorbMatmulTransposes(module, calls, [](const LibraryCall &, int) { return true; });

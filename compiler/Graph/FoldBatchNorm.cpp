@@ -110,6 +110,36 @@ ElementsAttr writeFloats(RankedTensorType type, ArrayRef<double> values, StringR
   return DenseResourceElementsAttr::get(type, name, std::move(blob));
 }
 
+/// A batch norm's scale, bias, mean and variance, `channels` values each.
+struct Statistics {
+  SmallVector<double> scale, shift, mean, variance;
+};
+
+/// `bn`'s statistics when all four are constants (seen through reshapes)
+/// of `channels` values each; nullopt (a match failure's reason in
+/// `why`) otherwise.
+std::optional<Statistics> readStatistics(BatchNormOp bn, int64_t channels, StringRef &why) {
+  Statistics out;
+  std::pair<Value, SmallVector<double> *> parts[] = {{bn.getScale(), &out.scale},
+                                                     {bn.getBias(), &out.shift},
+                                                     {bn.getMean(), &out.mean},
+                                                     {bn.getVariance(), &out.variance}};
+  for (auto [value, values] : parts) {
+    ConstantOp constant = constantThroughReshapes(value);
+    std::optional<SmallVector<double>> read = constant ? readFloats(constant) : std::nullopt;
+    if (!read) {
+      why = "statistics are not constant";
+      return std::nullopt;
+    }
+    if (static_cast<int64_t>(read->size()) != channels) {
+      why = "per-channel sizes disagree";
+      return std::nullopt;
+    }
+    *values = std::move(*read);
+  }
+  return out;
+}
+
 struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -143,22 +173,18 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
                     cast<RankedTensorType>(convBias.getType()).getNumElements() != channels))
       return b.notifyMatchFailure(bn, "bias is not per channel");
     ConstantOp weight = conv.getWeight().getDefiningOp<ConstantOp>();
-    ConstantOp scale = constantThroughReshapes(bn.getScale());
-    ConstantOp shift = constantThroughReshapes(bn.getBias());
-    ConstantOp mean = constantThroughReshapes(bn.getMean());
-    ConstantOp variance = constantThroughReshapes(bn.getVariance());
-    if (!weight || !scale || !shift || !mean || !variance)
-      return b.notifyMatchFailure(bn, "weights or statistics are not constant");
-    auto w = readFloats(weight), s = readFloats(scale), beta = readFloats(shift),
-         mu = readFloats(mean), var = readFloats(variance);
+    if (!weight)
+      return b.notifyMatchFailure(bn, "weights are not constant");
+    StringRef why;
+    std::optional<Statistics> stats = readStatistics(bn, channels, why);
+    if (!stats)
+      return b.notifyMatchFailure(bn, why);
+    auto w = readFloats(weight);
     std::optional<SmallVector<double>> bias =
         convBias ? readFloats(convBias) : SmallVector<double>(channels, 0.0);
-    if (!w || !s || !beta || !mu || !var || !bias)
+    if (!w || !bias)
       return b.notifyMatchFailure(bn, "constant not readable as floats");
-    auto sized = [&](const SmallVector<double> &v) {
-      return static_cast<int64_t>(v.size()) == channels;
-    };
-    if (!sized(*s) || !sized(*beta) || !sized(*mu) || !sized(*var) || !sized(*bias) ||
+    if (static_cast<int64_t>(bias->size()) != channels ||
         static_cast<int64_t>(w->size()) % channels != 0)
       return b.notifyMatchFailure(bn, "per-channel sizes disagree");
 
@@ -166,10 +192,10 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
     int64_t perChannel = static_cast<int64_t>(w->size()) / channels;
     SmallVector<double> newBias(channels);
     for (int64_t c = 0; c < channels; ++c) {
-      double factor = (*s)[c] / std::sqrt((*var)[c] + epsilon);
+      double factor = stats->scale[c] / std::sqrt(stats->variance[c] + epsilon);
       for (int64_t i = 0; i < perChannel; ++i)
         (*w)[c * perChannel + i] *= factor;
-      newBias[c] = ((*bias)[c] - (*mu)[c]) * factor + (*beta)[c];
+      newBias[c] = ((*bias)[c] - stats->mean[c]) * factor + stats->shift[c];
     }
 
     Location loc = b.getFusedLoc({conv.getLoc(), bn.getLoc()});
@@ -193,10 +219,50 @@ struct FoldIntoConvolution : OpRewritePattern<BatchNormOp> {
   }
 };
 
+/// Any other batch norm with constant parameters: x * s + t, s and t
+/// computed here ([1, C, 1, ...], the input's rank) instead of (x - mean)
+/// * scale / sqrt(var + eps) + bias at every run. A backend can hand the
+/// channel affine map (and an activation after it) to a library in the
+/// layout of the op before it (a DenseNet's batch norm and ReLU before
+/// each convolution, on the concatenation's channels-last output). Tried
+/// after FoldIntoConvolution (lower benefit).
+struct BatchNormAsChannelAffine : OpRewritePattern<BatchNormOp> {
+  BatchNormAsChannelAffine(MLIRContext *context)
+      : OpRewritePattern<BatchNormOp>(context, /*benefit=*/1) {}
+
+  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(bn.getType());
+    auto element = dyn_cast<FloatType>(type.getElementType());
+    if (!element || type.getRank() < 2 || type.isDynamicDim(1))
+      return b.notifyMatchFailure(bn, "channel count unknown");
+    int64_t channels = type.getDimSize(1);
+    StringRef why;
+    std::optional<Statistics> stats = readStatistics(bn, channels, why);
+    if (!stats)
+      return b.notifyMatchFailure(bn, why);
+    double epsilon = bn.getEpsilon().convertToDouble();
+    SmallVector<APFloat> factors, offsets;
+    for (int64_t c = 0; c < channels; ++c) {
+      double factor = stats->scale[c] / std::sqrt(stats->variance[c] + epsilon);
+      factors.push_back(roundTo(element, factor));
+      offsets.push_back(roundTo(element, stats->shift[c] - stats->mean[c] * factor));
+    }
+    SmallVector<int64_t> shape(type.getRank(), 1);
+    shape[1] = channels;
+    auto vectorType = RankedTensorType::get(shape, element);
+    Value factor = ConstantOp::create(b, bn.getLoc(), DenseElementsAttr::get(vectorType, factors));
+    Value offset = ConstantOp::create(b, bn.getLoc(), DenseElementsAttr::get(vectorType, offsets));
+    Value scaled = MulOp::create(b, bn.getLoc(), type, bn.getInput(), factor);
+    b.replaceOpWithNewOp<AddOp>(bn, type, scaled, offset);
+    return success();
+  }
+};
+
 struct FoldBatchNorm : kiln::impl::FoldBatchNormBase<FoldBatchNorm> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldIntoConvolution>(&getContext());
+    patterns.add<FoldIntoConvolution>(&getContext(), /*benefit=*/2);
+    patterns.add<BatchNormAsChannelAffine>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

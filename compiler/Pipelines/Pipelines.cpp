@@ -71,6 +71,9 @@ static void addGraphPhase(OpPassManager &pm) {
   pm.addPass(createCSEPass());
   // Batch norms after convolutions become their weights and a bias.
   pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
+  // Zero pads become the padding of the convolution or pool that reads
+  // them.
+  pm.addNestedPass<func::FuncOp>(createFoldPads());
   // Transposed weights (Gemm's transB, linear layers) become constants.
   pm.addNestedPass<func::FuncOp>(createFoldConstantTransposes());
   // GELU written out in erf (torch's export) becomes one op an epilogue

@@ -164,7 +164,8 @@ int main(void) {
   }
 
   /* A channel scale [?,8,5,5] * [?,8,1,1], channels-last in and out: is
-   * prepared; with an epilogue, constant weights, a scale that is not
+   * prepared, also with a bias and an activation (a batch norm and its
+   * ReLU); with a residual, constant weights, a scale that is not
    * [N or 1,C,1,1] or a third layout it is refused at load. */
   static const int64_t sx[] = {-1, 8, 5, 5}, ss[] = {-1, 8, 1, 1}, s1[] = {1, 8, 1, 1};
   static const int64_t wide[] = {-1, 8, 5, 1}, other_c[] = {-1, 4, 1, 1}, batch2[] = {2, 8, 1, 1};
@@ -188,6 +189,16 @@ int main(void) {
         "a well-formed channel scale call is prepared");
   kiln_session_free(session);
   kiln_model_free(model);
+  scale.epilogue.has_bias = 1;
+  scale.epilogue.activation = KILN_ACTIVATION_RELU;
+  session = NULL;
+  CHECK(kiln_model_from_abi(&with_calls, &model) == KILN_OK &&
+            kiln_session_create(model, &session) == KILN_OK,
+        "a channel scale with a bias and a ReLU is prepared: %s", kiln_last_error());
+  kiln_session_free(session);
+  kiln_model_free(model);
+  scale.epilogue.has_bias = 0;
+  scale.epilogue.activation = KILN_ACTIVATION_NONE;
   const int64_t *given_scales[] = {ss, s1};
   for (int i = 0; i < 2; ++i) {
     const int64_t *const fine[] = {sx, given_scales[i], sx};
@@ -206,7 +217,7 @@ int main(void) {
     if (i < 3)
       bad.operand_dims = bad_dims;
     else if (i == 3)
-      bad.epilogue.has_bias = 1;
+      bad.epilogue.has_residual = 1;
     else if (i == 4)
       bad.weights = sx;
     else

@@ -8,6 +8,9 @@ a fixed seed, using Debian's torch and torchvision (no downloads):
   mlp           784-256-128-10 with ReLU
   resnet18_bn   resnet18 with random batch-norm statistics, exported with
                 its BatchNormalization nodes kept (Kiln folds them)
+  dense_bn      DenseNet's pattern at 32x32: batch norms (random statistics)
+                before convolutions, on concatenations and pools, with
+                ReLU, with nothing, with ReLU6 (Kiln runs them in oneDNN)
 
 usage: export_models.py OUT_DIR [--opset 17] [--dynamic-batch] [names...]
 
@@ -41,6 +44,46 @@ class BertEncoder(nn.Module):
         return self.encoder(h)
 
 
+class DenseBn(nn.Module):
+    """Each layer batch-normalises the concatenation so far, then ReLU,
+    then a convolution (DenseNet); then a batch norm with no activation
+    before a 1x1 convolution, and one after an average pool with ReLU6."""
+
+    def __init__(self, c0=16, growth=8, layers=3):
+        super().__init__()
+        self.stem = nn.Conv2d(3, c0, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.layers = nn.ModuleList()
+        c = c0
+        for _ in range(layers):
+            self.layers.append(nn.Sequential(nn.BatchNorm2d(c), nn.ReLU(),
+                                             nn.Conv2d(c, growth, 3, padding=1, bias=False)))
+            c += growth
+        self.norm = nn.BatchNorm2d(c)
+        self.conv = nn.Conv2d(c, 16, 1)
+        self.pool2 = nn.AvgPool2d(2)
+        self.norm6 = nn.BatchNorm2d(16)
+        self.head = nn.Conv2d(16, 10, 1)
+
+    def forward(self, x):
+        features = [self.pool(self.stem(x))]
+        for layer in self.layers:
+            features.append(layer(torch.cat(features, 1)))
+        y = self.conv(self.norm(torch.cat(features, 1)))
+        y = torch.clamp(self.norm6(self.pool2(y)), 0.0, 6.0)
+        return self.head(y).mean((2, 3))
+
+
+def randomize_batch_norms(model):
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.copy_(torch.randn(m.num_features) * 0.1)
+            m.running_var.copy_(torch.rand(m.num_features) + 0.5)
+            m.weight.data.copy_(torch.rand(m.num_features) + 0.5)
+            m.bias.data.copy_(torch.randn(m.num_features) * 0.1)
+    return model
+
+
 def build(name):
     import torchvision.models as tvm
     if name == "resnet18":
@@ -52,14 +95,9 @@ def build(name):
     if name == "squeezenet1_1":
         return tvm.squeezenet1_1(), torch.randn(1, 3, 224, 224)
     if name == "resnet18_bn":
-        model = tvm.resnet18()
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.running_mean.copy_(torch.randn(m.num_features) * 0.1)
-                m.running_var.copy_(torch.rand(m.num_features) + 0.5)
-                m.weight.data.copy_(torch.rand(m.num_features) + 0.5)
-                m.bias.data.copy_(torch.randn(m.num_features) * 0.1)
-        return model, torch.randn(1, 3, 224, 224)
+        return randomize_batch_norms(tvm.resnet18()), torch.randn(1, 3, 224, 224)
+    if name == "dense_bn":
+        return randomize_batch_norms(DenseBn()), torch.randn(1, 3, 32, 32)
     if name == "bert_encoder":
         return BertEncoder(), torch.randint(0, 1000, (1, 128))
     if name == "mlp":
@@ -69,9 +107,9 @@ def build(name):
 
 
 ALL = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "bert_encoder", "mlp",
-       "resnet18_bn"]
+       "resnet18_bn", "dense_bn"]
 # Exported as they are in eval mode, without torch folding batch norms.
-KEEP_BATCH_NORM = {"resnet18_bn"}
+KEEP_BATCH_NORM = {"resnet18_bn", "dense_bn"}
 
 
 def main():

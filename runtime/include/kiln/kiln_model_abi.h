@@ -123,8 +123,10 @@ typedef enum kiln_library_kind {
   KILN_LIBRARY_CONCAT = 4,
   /* operands: input [N,C,H,W], scale [N or 1,C,1,1], output [N,C,H,W]:
    * output = input * scale, the scale broadcast over H and W (a
-   * squeeze-excitation); no epilogue, `weights` NULL; params: none, or
-   * layouts[2] as for CONV (the scale's bytes are the same in either) */
+   * squeeze-excitation; a batch norm's x * s, then its bias t of C values
+   * and its activation as the epilogue); no residual, `weights` NULL;
+   * params: none, or layouts[2] as for CONV (the scale's and the bias's
+   * bytes are the same in either) */
   KILN_LIBRARY_SCALE = 5
 } kiln_library_kind;
 
@@ -158,8 +160,9 @@ typedef enum kiln_activation {
 } kiln_activation;
 
 /* A call's fused epilogue: output = activation(op(...) + bias + residual),
- * where bias (one value per output channel: dim 1 of a convolution's
- * output, the last dim of a matmul's) is there when has_bias says so, and
+ * where bias (one value per output channel: dim 1 of a convolution's or
+ * a scale's output, the last dim of a matmul's) is there when has_bias
+ * says so, and
  * with has_residual the output buffer holds the residual when the call
  * starts (it is accumulated into). */
 typedef struct kiln_library_epilogue {

@@ -403,7 +403,11 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   if (c->desc.has_bias) {
     if (dnnl_memory_set_data_handle(v->bias, operands[3]))
       return 1;
-    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, v->bias};
+    /* A scale's bias is its first post-op's second source. */
+    args[n++] = (dnnl_exec_arg_t){c->desc.kind == KILN_LIBRARY_SCALE
+                                      ? (DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1)
+                                      : DNNL_ARG_BIAS,
+                                  v->bias};
   }
   if (bind_scratchpad(state, v, args, &n))
     return 1;

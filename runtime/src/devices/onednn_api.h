@@ -25,6 +25,7 @@
   X(dnnl_memory_destroy) \
   X(dnnl_memory_set_data_handle) \
   X(dnnl_pooling_forward_desc_init) \
+  X(dnnl_post_ops_append_binary) \
   X(dnnl_post_ops_append_eltwise) \
   X(dnnl_post_ops_append_sum) \
   X(dnnl_post_ops_create) \
@@ -69,6 +70,7 @@ extern kiln_onednn_table kiln_onednn;
 #define dnnl_memory_destroy KILN_ONEDNN_REDIRECT(dnnl_memory_destroy)
 #define dnnl_memory_set_data_handle KILN_ONEDNN_REDIRECT(dnnl_memory_set_data_handle)
 #define dnnl_pooling_forward_desc_init KILN_ONEDNN_REDIRECT(dnnl_pooling_forward_desc_init)
+#define dnnl_post_ops_append_binary KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_binary)
 #define dnnl_post_ops_append_eltwise KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_eltwise)
 #define dnnl_post_ops_append_sum KILN_ONEDNN_REDIRECT(dnnl_post_ops_append_sum)
 #define dnnl_post_ops_create KILN_ONEDNN_REDIRECT(dnnl_post_ops_create)

@@ -191,15 +191,21 @@ int kiln_concat_dims_agree(const call_view *view, const int64_t *const *dims) {
   return 1;
 }
 
-/* Reads a channel scale (operands input, scale, output; no epilogue, no
- * constant weights) into `view`: the output is the input's dims, the
- * scale [N or 1,C,1,1] (a dynamic batch of the scale goes with a dynamic
- * one of the input, and is checked at run time). */
+/* Reads a channel scale (operands input, scale, output, then a bias of C
+ * values when the epilogue has one; no residual, no constant weights)
+ * into `view`: the output is the input's dims, the scale [N or 1,C,1,1]
+ * (a dynamic batch of the scale goes with a dynamic one of the input,
+ * and is checked at run time); the bias and the activation are post-ops.
+ * A batch norm before a convolution is such a call: x * s + t, then its
+ * ReLU. */
 static int read_scale(const kiln_library_call *call, call_view *view) {
+  const kiln_library_epilogue *e = &call->epilogue;
   if (call->num_operands != 3 || check_operands(call, 4) ||
       (call->num_params != 0 && call->num_params != 2) || (call->num_params && !call->params) ||
-      call->weights || call->weights_layout || call->epilogue.has_bias ||
-      call->epilogue.has_residual || call->epilogue.activation != KILN_ACTIVATION_NONE)
+      call->weights || call->weights_layout || e->has_residual ||
+      (e->has_bias != 0 && e->has_bias != 1) || e->activation < KILN_ACTIVATION_NONE ||
+      e->activation > KILN_ACTIVATION_HARDSWISH ||
+      (e->activation == KILN_ACTIVATION_HARDSWISH && (e->alpha != 1.0f / 6.0f || e->beta != 0.5f)))
     return 1;
   const int64_t *in = call->operand_dims[0], *scale = call->operand_dims[1];
   const int64_t *out = call->operand_dims[2];
@@ -216,6 +222,10 @@ static int read_scale(const kiln_library_call *call, call_view *view) {
   view->input_dims = in;
   view->weight_dims = scale;
   view->output_dims = out;
+  view->has_bias = e->has_bias;
+  view->activation = e->activation;
+  view->alpha = e->alpha;
+  view->beta = e->beta;
   for (int k = 0; k < 2; ++k) {
     int64_t layout = call->num_params ? call->params[k] : KILN_LAYOUT_CHANNELS_FIRST;
     if (layout != KILN_LAYOUT_CHANNELS_FIRST && layout != KILN_LAYOUT_CHANNELS_LAST)

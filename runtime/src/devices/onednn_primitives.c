@@ -169,9 +169,12 @@ static dnnl_alg_kind_t eltwise_of(int32_t activation) {
 }
 
 /* The epilogue's post-ops: the residual (a sum with what the output
- * buffer holds), then the activation. */
-static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
-  if (!d->has_residual && d->activation == KILN_ACTIVATION_NONE)
+ * buffer holds) or a scale's bias (a binary addition of `bias_md`, per
+ * channel), then the activation. */
+static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d,
+                        const dnnl_memory_desc_t *bias_md) {
+  int add_bias = d->kind == KILN_LIBRARY_SCALE && d->has_bias;
+  if (!d->has_residual && !add_bias && d->activation == KILN_ACTIVATION_NONE)
     return 0;
   dnnl_post_ops_t ops;
   if (dnnl_post_ops_create(&ops))
@@ -179,6 +182,8 @@ static int set_post_ops(dnnl_primitive_attr_t attr, const call_view *d) {
   int rc = 0;
   if (d->has_residual)
     rc |= dnnl_post_ops_append_sum(ops, 1.0f) != dnnl_success;
+  if (add_bias)
+    rc |= !bias_md || dnnl_post_ops_append_binary(ops, dnnl_binary_add, bias_md) != dnnl_success;
   if (d->activation != KILN_ACTIVATION_NONE)
     rc |= dnnl_post_ops_append_eltwise(ops, 1.0f, eltwise_of(d->activation), d->alpha,
                                        d->beta) != dnnl_success;
@@ -247,7 +252,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
   if (dnnl_primitive_attr_create(&attr))
     return 1;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  if (set_post_ops(attr, &c->desc)) {
+  if (set_post_ops(attr, &c->desc, bias_md)) {
     dnnl_primitive_attr_destroy(attr);
     return 1;
   }
@@ -462,25 +467,29 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
 }
 
 /* Builds the scale of `c` (oneDNN's binary multiplication, the scale
- * broadcast over H and W) for input dims `in` and a scale of batch
- * `scale_batch` into `v`, in the layout of its input; an output in
+ * broadcast over H and W; then the bias, a binary addition per channel,
+ * and the activation as post-ops) for input dims `in` and a scale of
+ * batch `scale_batch` into `v`, in the layout of its input; an output in
  * another layout is reordered from staging. */
 int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, variant *v,
                               const int64_t *in, int64_t scale_batch) {
   const call_view *d = &c->desc;
   dnnl_dims_t dims = {in[0], d->input_dims[1], in[2], in[3]};
   dnnl_dims_t scale_dims = {scale_batch, d->input_dims[1], 1, 1};
+  dnnl_dims_t bias_dims = {1, d->input_dims[1], 1, 1};
   dnnl_format_tag_t src_tag = tag_of(d->layouts[0] == KILN_LAYOUT_CHANNELS_LAST);
   dnnl_format_tag_t dst_tag = tag_of(d->layouts[1] == KILN_LAYOUT_CHANNELS_LAST);
-  dnnl_memory_desc_t src_md, scale_md, dst_md, op_dst;
+  dnnl_memory_desc_t src_md, scale_md, dst_md, op_dst, bias_md;
   dnnl_binary_desc_t binary;
   if (dnnl_memory_desc_init_by_tag(&src_md, 4, dims, dnnl_f32, src_tag) ||
       dnnl_memory_desc_init_by_tag(&scale_md, 4, scale_dims, dnnl_f32, dnnl_nchw) ||
       dnnl_memory_desc_init_by_tag(&dst_md, 4, dims, dnnl_f32, dst_tag) ||
       dnnl_memory_desc_init_by_tag(&op_dst, 4, dims, dnnl_f32, src_tag) ||
+      (d->has_bias &&
+       dnnl_memory_desc_init_by_tag(&bias_md, 4, bias_dims, dnnl_f32, dnnl_nchw)) ||
       dnnl_binary_desc_init(&binary, dnnl_binary_mul, &src_md, &scale_md, &op_dst) ||
       finish_primitive(state, c, v, &binary, NULL, FALLBACK_IF_REFERENCE, &src_md, &scale_md,
-                       &dst_md, NULL))
+                       &dst_md, d->has_bias ? &bias_md : NULL))
     return 1;
   v->batch = in[0];
   memcpy(v->shape[0], in, 4 * sizeof(int64_t));

@@ -1,7 +1,7 @@
 // A squeeze-excitation block between two convolutions: h = relu(conv(x)),
 // s = sigmoid(conv(relu(conv(mean(h))))), y = conv(s * h); then the same
 // scale of the graph input x (no library call produces it) and a scale of
-// y by a constant (no call of its own).
+// y by a constant (a call of its own, in y's layout).
 module {
   func.func @main(%x: tensor<?x16x8x8xf32> {kiln.name = "x"}) -> (tensor<?x8x8x8xf32> {kiln.name = "y"}, tensor<?x16x8x8xf32> {kiln.name = "scaled_input"}, tensor<?x8x8x8xf32> {kiln.name = "constant_scale"}) {
     %w = kiln.constant dense<0.02> : tensor<16x16x3x3xf32>
