@@ -336,16 +336,12 @@ static std::optional<MulOp> claimScaleKernel(KernelOp kernel, std::vector<Librar
       lhs && rhs ? channelScale(lhs, rhs, mul.getType(), calls) : std::nullopt;
   if (!scale)
     return std::nullopt;
-  OpBuilder b(kernel);
-  IRMapping map;
-  for (auto [arg, input] : llvm::zip(kernel.getBody().getArguments(), kernel.getInputs()))
-    map.map(arg, input);
-  for (Operation *op : ops)
-    b.clone(*op, map);
-  auto yield = cast<YieldOp>(kernel.getBody().front().getTerminator());
-  kernel->getResult(0).replaceAllUsesWith(map.lookup(yield.getValues().front()));
-  auto bare = cast<MulOp>(map.lookup(mul.getResult()).getDefiningOp());
-  kernel.erase();
+  // inlineBody clones the body in order just before the kernel: the mul,
+  // the body's first op, comes right after the kernel's previous op.
+  Operation *previous = kernel->getPrevNode();
+  Block *block = kernel->getBlock();
+  kernel.inlineBody();
+  auto bare = cast<MulOp>(previous ? previous->getNextNode() : &block->front());
   markLibraryCall(bare, describeScale(bare, *scale), calls);
   return bare;
 }

@@ -19,6 +19,13 @@ into the ONNX model) round-trip. Runs marked gpu-emulated compile the step
 for the CUDA target's loop nests as mapped onto GPU blocks and threads,
 run on the CPU (--target=cuda --emulate-gpu): the backward pass's and the
 optimiser's kernels checked against PyTorch the same way.
+A run's data must keep PyTorch's trajectory away from the kinks of its
+ReLUs and max pools (no ReLU input, and no gap between a pool window's
+largest and second largest value, under KINK): within it, float32 rounding
+that differs between the two (summation order, exp and log polynomials)
+may fall on either side, route the gradient differently, and part the two
+trajectories for good. A run whose data comes that close fails as such
+(choose other data: a data=N flag seeds its batches).
 Prints one line per run and "N passed, N failed".
 """
 import os
@@ -34,6 +41,9 @@ import kiln
 KILN, WORK = sys.argv[1:3]
 os.makedirs(WORK, exist_ok=True)
 BATCH, STEPS = 8, 10
+# Activations here are of order 1 (float32 spacing ~1e-7 to 5e-7): a few
+# roundings' worth of difference, times a margin.
+KINK = 2e-6
 
 
 def mlp():
@@ -145,8 +155,9 @@ def encoder():
     return Encoder(), (6, 16)
 
 
-# (name, model, optimiser, clip, gradient accumulation[, "remat" (--remat) or
-# "gpu-emulated" (--target=cuda --emulate-gpu)])
+# (name, model, optimiser, clip, gradient accumulation[, "remat" (--remat),
+# "gpu-emulated" (--target=cuda --emulate-gpu), "data=N" (batches seeded N,
+# not the run's index)])
 RUNS = [
     ("mlp", mlp, "sgd(lr=0.05,momentum=0.9,weight_decay=0.0001)", None, 1),
     ("mlp", mlp, "adam(lr=0.01)", 1.0, 1),
@@ -156,7 +167,8 @@ RUNS = [
     ("cnn", cnn, "adam(lr=0.003)", None, 3),
     ("cnn_bn", cnn_bn, "sgd(lr=0.01,momentum=0.9)", None, 1),
     ("cnn_bn", cnn_bn, "adam(lr=0.003)", 1.0, 1),
-    ("cnn_bn", cnn_bn, "adam(lr=0.003)", None, 1, "remat"),
+    # Seeded 8, a ReLU input of step 1 lay 8.5e-7 from zero (see KINK).
+    ("cnn_bn", cnn_bn, "adam(lr=0.003)", None, 1, "remat", "data=37"),
     ("encoder", encoder, "adam(lr=0.003)", None, 1),
     ("encoder", encoder, "sgd(lr=0.1,momentum=0.5)", 1.0, 1),
     ("encoder", encoder, "adam(lr=0.003)", 0.5, 2, "remat"),
@@ -171,6 +183,40 @@ def torch_optimizer(spec, params):
     name, args = spec.split("(")
     kwargs = {k: float(v) for k, v in (a.split("=") for a in args.rstrip(")").split(",") if a)}
     return (torch.optim.SGD if name == "sgd" else torch.optim.Adam)(params, **kwargs)
+
+
+def watch_kinks(model):
+    """Forward hooks that keep the closest any ReLU input came to zero and
+    any max pool's largest value to its window's second largest (exact ties
+    and exact zeros left out: both sides compute those alike), with the
+    step. Returns the record: the caller sets "step" before each step."""
+    closest = {"distance": float("inf"), "where": "", "step": 0}
+
+    def note(distance, where):
+        if distance.numel() and distance.min().item() < closest["distance"]:
+            closest.update(distance=distance.min().item(),
+                           where=f"{where} at step {closest['step']}")
+
+    def relu(module, inputs, output):
+        x = inputs[0].detach().abs()
+        note(x[x != 0], "a ReLU input from zero")
+
+    def pool(module, inputs, output):
+        pad = module.padding if isinstance(module.padding, tuple) else (module.padding,) * 2
+        x = torch.nn.functional.pad(inputs[0].detach(), (pad[1], pad[1], pad[0], pad[0]),
+                                    value=-float("inf"))
+        cols = torch.nn.functional.unfold(x, module.kernel_size, stride=module.stride)
+        cols = cols.reshape(x.shape[0], x.shape[1], -1, cols.shape[-1])
+        top = cols.topk(2, dim=2).values
+        gap = top[:, :, 0] - top[:, :, 1]
+        note(gap[gap != 0], "a max pool's largest value from its second")
+
+    for m in model.modules():
+        if isinstance(m, nn.ReLU):
+            m.register_forward_hook(relu)
+        elif isinstance(m, nn.MaxPool2d):
+            m.register_forward_hook(pool)
+    return closest
 
 
 def check_checkpoint(artifact, session, infer, x_eval, x, t, onnx_path, inferred, export):
@@ -234,10 +280,11 @@ def saved_bytes(artifact):
 
 for index, (name, make, optimizer, clip, accum, *flags) in enumerate(RUNS):
     remat, emulated = "remat" in flags, "gpu-emulated" in flags
+    seed = next((int(f[5:]) for f in flags if f.startswith("data=")), index)
     torch.manual_seed(0)
     model, shape = make()
     model.train()
-    rng = np.random.default_rng(index)
+    rng = np.random.default_rng(seed)
     xs = [rng.standard_normal((BATCH, *shape)).astype(np.float32) for _ in range(STEPS)]
     ts = [rng.integers(0, 10, BATCH).astype(np.int64) for _ in range(STEPS)]
     onnx_path = os.path.join(WORK, f"{name}.onnx")
@@ -287,7 +334,9 @@ for index, (name, make, optimizer, clip, accum, *flags) in enumerate(RUNS):
     opt.zero_grad()
     worst_loss = 0.0
     problems = []
+    kink = watch_kinks(model)
     for step in range(STEPS):
+        kink["step"] = step
         for d in kiln_drops:
             d.step = step
         loss = float(session.run({"x": xs[step], "target": ts[step]})["loss"])
@@ -303,6 +352,11 @@ for index, (name, make, optimizer, clip, accum, *flags) in enumerate(RUNS):
         worst_loss = max(worst_loss, rel)
         if rel > 1e-4:
             problems.append(f"step {step}: loss {loss:.7g} vs torch {want.item():.7g}")
+    if kink["distance"] < KINK:
+        # The comparison after that step says nothing about Kiln: the data is at fault.
+        problems.insert(0, f"the run's data takes {kink['where']} within "
+                           f"{kink['distance']:.1e} "
+                           f"(under KINK = {KINK:g}): choose other data (data=N)")
     # The parameters after the last step, by their ONNX initializer names.
     worst_param = 0.0
     # Parameters, and batch norms' running statistics (session-owned too).
