@@ -59,6 +59,7 @@ static void release_variant(prepared_call *c, variant *v) {
   kiln_release_reorder(&v->dst_in);
   kiln_release_reorder(&v->dst_out);
   kiln_release_reorder(&v->weights_pack);
+  kiln_release_reorder(&v->weights_unpack);
   if (v->pack && --v->pack->users == 0) {
     free(v->pack->data);
     memset(v->pack, 0, sizeof *v->pack);
@@ -440,8 +441,10 @@ kiln_status kiln_cpu_prepack_weights(const kiln_library_call *call, int32_t num_
   int failed = dnnl_engine_create(&state.engine, dnnl_cpu, 0) ||
                dnnl_stream_create(&state.stream, state.engine, dnnl_stream_default_flags) ||
                prepare_batch(&state, &c, 1, 1) || c.variants[0].batch < 0;
-  /* The one variant made (the first slot) holds the packing. */
-  packing *p = failed ? NULL : c.variants[0].pack;
+  /* The one variant made (the first slot) holds the packing. A Winograd
+   * convolution's (a call whose batch is fixed at 2 or more) is not kept:
+   * oneDNN reorders into it only from plain weights. */
+  packing *p = failed || c.variants[0].winograd ? NULL : c.variants[0].pack;
   if (p) {
     *layout = malloc(sizeof(dnnl_memory_desc_t));
     if (*layout) {

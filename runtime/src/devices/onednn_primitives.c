@@ -38,10 +38,10 @@ typedef enum {
 } fallback_rule;
 
 static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
-                            const_dnnl_op_desc_t op, const_dnnl_op_desc_t fallback,
-                            fallback_rule rule, const dnnl_memory_desc_t *src_md,
-                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
-                            const dnnl_memory_desc_t *bias_md);
+                            const_dnnl_op_desc_t preferred, const_dnnl_op_desc_t op,
+                            const_dnnl_op_desc_t fallback, fallback_rule rule,
+                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
+                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md);
 
 /* Prepacked weights: their bytes are laid out as the descriptor says,
  * not as `plain` (which must have the same dims). */
@@ -64,6 +64,39 @@ static int is_point(const int64_t *dims) {
 /* oneDNN's tag of a 4-d activation that is channels-last or not. */
 static dnnl_format_tag_t tag_of(int channels_last) {
   return channels_last ? dnnl_nhwc : dnnl_nchw;
+}
+
+/* Whether the convolution with output dims `out` may run by Winograd's
+ * algorithm: 3x3, stride 1, not dilated, not grouped, a batch of 2 or
+ * more, and at least 128 output pixels over the batch. Its weights,
+ * transformed, are 16/9 of the plain ones (36/9 with the larger tiles
+ * oneDNN takes at larger batches): with fewer pixels reading them costs
+ * more than the multiplications saved (resnet50's 7x7 layers at batch 1:
+ * 0.97 -> 1.19 ms each). At batch 1 the gain (resnet50 29.5 -> 28 ms a
+ * run) does not pay for packing them when the session is made (oneDNN
+ * transforms them from plain weights only: +60 ms to the first result,
+ * +54 MiB resident), so batch 1 keeps the direct kernel and the weights
+ * the compiler prepacked for it (kiln_cpu_prepack_weights prepares batch
+ * 1). */
+static int winograd_fits(const call_view *d, const int64_t *out) {
+  return d->groups == 1 && d->weight_dims[2] == 3 && d->weight_dims[3] == 3 &&
+         d->strides[0] == 1 && d->strides[1] == 1 && d->dilations[0] == 1 &&
+         d->dilations[1] == 1 && out[0] >= 2 && out[0] * out[2] * out[3] >= 128;
+}
+
+/* A convolution by `alg` whose activations' layouts oneDNN picks; 0 on
+ * success. */
+static int free_layout_conv(dnnl_convolution_desc_t *conv, dnnl_alg_kind_t alg,
+                            const int64_t *src_dims, const int64_t *dst_dims,
+                            const dnnl_memory_desc_t *weights_any,
+                            const dnnl_memory_desc_t *bias_md, const int64_t *strides,
+                            const int64_t *dilates, const int64_t *pad_l, const int64_t *pad_r) {
+  dnnl_memory_desc_t src_any, dst_any;
+  return dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, dnnl_format_tag_any) ||
+         dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, dnnl_format_tag_any) ||
+         dnnl_dilated_convolution_forward_desc_init(conv, dnnl_forward_inference, alg, &src_any,
+                                                    weights_any, bias_md, &dst_any, strides,
+                                                    dilates, pad_l, pad_r);
 }
 
 /* Builds the convolution primitive of `c` for input dims `in` and output
@@ -135,15 +168,21 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
                                                  dilates, pad_l, pad_r))
     return 1;
   int has_fallback = src_last || dst_last;
-  if (has_fallback &&
-      (dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, dnnl_format_tag_any) ||
-       dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, dnnl_format_tag_any) ||
-       dnnl_dilated_convolution_forward_desc_init(
-           &free_layouts, dnnl_forward_inference, dnnl_convolution_direct, &src_any,
-           &weights_any, d->has_bias ? &bias_md : NULL, &dst_any, strides, dilates, pad_l,
-           pad_r)))
+  /* Winograd's algorithm, where oneDNN has it for the host (AVX-512: F(2x2,
+   * 3x3) tiles at small batches, F(4x4, 3x3) at larger ones), in oneDNN's
+   * blocked layouts: the activations are reordered to and from them. Its
+   * error is of the direct kernel's order (docs/Performance.md). */
+  dnnl_convolution_desc_t winograd;
+  const dnnl_memory_desc_t *bias = d->has_bias ? &bias_md : NULL;
+  if ((winograd_fits(d, out) &&
+       free_layout_conv(&winograd, dnnl_convolution_winograd, src_dims, dst_dims, &weights_any,
+                        bias, strides, dilates, pad_l, pad_r)) ||
+      (has_fallback && free_layout_conv(&free_layouts, dnnl_convolution_direct, src_dims,
+                                        dst_dims, &weights_any, bias, strides, dilates, pad_l,
+                                        pad_r)))
     return 1;
-  if (finish_primitive(state, c, v, &conv, has_fallback ? &free_layouts : NULL,
+  if (finish_primitive(state, c, v, winograd_fits(d, out) ? &winograd : NULL, &conv,
+                       has_fallback ? &free_layouts : NULL,
                        FALLBACK_IF_REFERENCE, &src_md, &weights_md, &dst_md,
                        d->has_bias ? &bias_md : NULL))
     return 1;
@@ -213,13 +252,27 @@ static packing *pack_weights(kiln_library_state *state, prepared_call *c, varian
   if (!free_slot || !(free_slot->data = kiln_aligned_zeroed(dnnl_memory_desc_get_size(md))))
     return NULL;
   free_slot->md = *md;
-  if (kiln_run_reorder(state->stream, &v->weights_pack, (void *)(uintptr_t)c->desc.weights,
-                       free_slot->data) ||
+  void *from = (void *)(uintptr_t)c->desc.weights, *plain = NULL;
+  if (v->weights_unpack.primitive) {
+    /* Its plain layout: the prepacked layout's dims, row-major f32. */
+    const dnnl_memory_desc_t *layout = c->desc.weights_layout;
+    size_t bytes = sizeof(float);
+    for (int i = 0; i < layout->ndims; ++i)
+      bytes *= (size_t)layout->dims[i];
+    plain = kiln_aligned_zeroed(bytes);
+    if (!plain || kiln_run_reorder(state->stream, &v->weights_unpack, from, plain))
+      from = NULL;
+    else
+      from = plain;
+  }
+  if (!from || kiln_run_reorder(state->stream, &v->weights_pack, from, free_slot->data) ||
       dnnl_stream_wait(state->stream)) {
+    free(plain);
     free(free_slot->data);
     free_slot->data = NULL;
     return NULL;
   }
+  free(plain);
   free_slot->users = 1;
   return free_slot;
 }
@@ -240,14 +293,15 @@ static int is_reference(const_dnnl_primitive_desc_t pd) {
 /* Creates the primitive of `op` into `v`. The operands' buffers are laid
  * out as `src_md`, `w_md` (NULL: the kind has no weights), `dst_md`;
  * where the primitive chose another layout, reorders to and from it are
- * prepared, and constant weights are packed (once per layout). `fallback`
- * (if given: the same operation with other layouts left to oneDNN) is
- * taken instead of `op` as `rule` says. */
+ * prepared, and constant weights are packed (once per layout).
+ * `preferred` (if given) is taken instead of `op` wherever oneDNN has an
+ * optimised kernel for it; `fallback` (if given: the same operation with
+ * other layouts left to oneDNN) is taken instead of `op` as `rule` says. */
 static int finish_primitive(kiln_library_state *state, prepared_call *c, variant *v,
-                            const_dnnl_op_desc_t op, const_dnnl_op_desc_t fallback,
-                            fallback_rule rule, const dnnl_memory_desc_t *src_md,
-                            const dnnl_memory_desc_t *w_md, const dnnl_memory_desc_t *dst_md,
-                            const dnnl_memory_desc_t *bias_md) {
+                            const_dnnl_op_desc_t preferred, const_dnnl_op_desc_t op,
+                            const_dnnl_op_desc_t fallback, fallback_rule rule,
+                            const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *w_md,
+                            const dnnl_memory_desc_t *dst_md, const dnnl_memory_desc_t *bias_md) {
   dnnl_primitive_attr_t attr;
   if (dnnl_primitive_attr_create(&attr))
     return 1;
@@ -257,7 +311,16 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
     return 1;
   }
   dnnl_primitive_desc_t pd;
-  int rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);
+  int rc = 1;
+  if (preferred && dnnl_primitive_desc_create(&pd, preferred, attr, state->engine, NULL) ==
+                       dnnl_success) {
+    if (is_reference(pd))
+      dnnl_primitive_desc_destroy(pd);
+    else
+      rc = 0, fallback = NULL, v->winograd = 1;
+  }
+  if (rc)
+    rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);
   dnnl_primitive_desc_t other;
   if (!rc && fallback &&
       (rule == FALLBACK_IF_REFERENCE ? is_reference(pd) : impl_is(pd, "gemm")) &&
@@ -305,9 +368,19 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
     return 0;
   /* Weights in another layout: constant ones are packed now (shared with
    * the call's other primitives that want the same layout), varying ones
-   * at every run. */
-  if (kiln_make_reorder(state->engine, &v->weights_pack, w_md, &op_w))
-    return 1;
+   * at every run. oneDNN reorders into Winograd's layout only from plain
+   * weights: prepacked ones go through their plain (row-major) layout. */
+  if (kiln_make_reorder(state->engine, &v->weights_pack, w_md, &op_w)) {
+    static const dnnl_format_tag_t row_major[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab,
+                                                  dnnl_abc, dnnl_abcd, dnnl_abcde};
+    dnnl_memory_desc_t plain;
+    if (!c->desc.weights_layout || w_md->ndims < 1 || w_md->ndims > 5 ||
+        dnnl_memory_desc_init_by_tag(&plain, w_md->ndims, w_md->dims, dnnl_f32,
+                                     row_major[w_md->ndims]) ||
+        kiln_make_reorder(state->engine, &v->weights_unpack, w_md, &plain) ||
+        kiln_make_reorder(state->engine, &v->weights_pack, &plain, &op_w))
+      return 1;
+  }
   if (c->desc.weights)
     return !(v->pack = pack_weights(state, c, v, &op_w));
   return !(v->run_weights = kiln_aligned_zeroed(dnnl_memory_desc_get_size(&op_w)));
@@ -418,7 +491,7 @@ int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, vari
   if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, bias, &dst_md) ||
       (has_fallback && dnnl_matmul_desc_init(&by_column, &src_md, &w_by_column, bias, &dst_md)))
     return 1;
-  if (finish_primitive(state, c, v, &matmul, has_fallback ? &by_column : NULL, FALLBACK_IF_GEMM,
+  if (finish_primitive(state, c, v, NULL, &matmul, has_fallback ? &by_column : NULL, FALLBACK_IF_GEMM,
                        &src_md, &w_md, &dst_md, bias))
     return 1;
   v->batch = 0;
@@ -458,7 +531,7 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
   dnnl_pooling_desc_t pool;
   if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
                                      &src_md, &op_dst, strides, kernel, pad_l, pad_r) ||
-      finish_primitive(state, c, v, &pool, NULL, FALLBACK_IF_REFERENCE, &src_md, NULL, &dst_md,
+      finish_primitive(state, c, v, NULL, &pool, NULL, FALLBACK_IF_REFERENCE, &src_md, NULL, &dst_md,
                        NULL))
     return 1;
   v->batch = in[0];
@@ -488,7 +561,7 @@ int kiln_onednn_prepare_scale(kiln_library_state *state, prepared_call *c, varia
       (d->has_bias &&
        dnnl_memory_desc_init_by_tag(&bias_md, 4, bias_dims, dnnl_f32, dnnl_nchw)) ||
       dnnl_binary_desc_init(&binary, dnnl_binary_mul, &src_md, &scale_md, &op_dst) ||
-      finish_primitive(state, c, v, &binary, NULL, FALLBACK_IF_REFERENCE, &src_md, &scale_md,
+      finish_primitive(state, c, v, NULL, &binary, NULL, FALLBACK_IF_REFERENCE, &src_md, &scale_md,
                        &dst_md, d->has_bias ? &bias_md : NULL))
     return 1;
   v->batch = in[0];

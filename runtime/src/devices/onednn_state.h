@@ -45,8 +45,15 @@ typedef struct variant {
    * weights are read from `pack`, varying ones reordered at every run
    * into `run_weights`. */
   reorder src_in, dst_in, dst_out, weights_pack;
+  /* Prepacked weights to plain ones, before `weights_pack`, where oneDNN
+   * reorders into the primitive's layout only from plain weights
+   * (Winograd's). */
+  reorder weights_unpack;
   packing *pack;
   void *run_weights;
+  /* A convolution by Winograd's algorithm (its weights' packing depends
+   * on the batch: they are not prepacked into the artifact). */
+  int winograd;
 } variant;
 
 typedef struct prepared_call {
