@@ -41,26 +41,34 @@ fi
 run_batches "$kiln" "$models/$model.so" "$models" "$model" "$work/avx2"
 unset DNNL_MAX_CPU_ISA
 # Winograd's algorithm (runtime/src/devices/onednn_primitives.c): resnet18's
-# 13 3x3 stride-1 convolutions run by it at batch 8 where oneDNN has the
-# kernel (AVX-512), their weights prepacked for the direct kernel unpacked
-# first; none at batch 1, which keeps the prepacked weights as they are.
+# 7 3x3 stride-1 convolutions of at most 128 channels on images of 14x14 or
+# more run by it at batch 8 where oneDNN has the kernel (AVX-512), their
+# weights prepacked for the direct kernel unpacked first; none at batch 1,
+# which keeps the prepacked weights as they are, and none with
+# KILN_ONEDNN_WINOGRAD=0.
 # The numbers of both batches: run_batches above (AVX2) and
 # models-compile-run (the host's ISA); --prepack=0 below packs them from
 # plain weights.
-for batch in 1 8; do
-  suffix=$([ "$batch" = 1 ] && echo "" || echo "$batch")
-  DNNL_VERBOSE=1 "$kiln" run "$models/$model.so" --input "input=$models/$model.input$suffix.npy" \
-    > "$work/winograd$batch.txt" 2>&1 || { fail "Winograd: run at batch $batch"; continue; }
-  wino=$(grep -c "^onednn_verbose,exec,cpu,convolution,[a-z_0-9]*wino" "$work/winograd$batch.txt")
-  isa=$(sed -n 's/^onednn_verbose,info,cpu,isa://p' "$work/winograd$batch.txt")
+for case in 1 8 8-refused; do
+  suffix=$([ "$case" = 1 ] && echo "" || echo 8)
+  allow=$([ "$case" = 8-refused ] && echo 0 || echo 1)
+  KILN_ONEDNN_WINOGRAD=$allow DNNL_VERBOSE=1 "$kiln" run "$models/$model.so" \
+    --input "input=$models/$model.input$suffix.npy" > "$work/winograd$case.txt" 2>&1 ||
+    { fail "Winograd: run at batch $case"; continue; }
+  wino=$(grep -c "^onednn_verbose,exec,cpu,convolution,[a-z_0-9]*wino" "$work/winograd$case.txt")
+  isa=$(sed -n 's/^onednn_verbose,info,cpu,isa://p' "$work/winograd$case.txt")
   want=0
-  case $isa in *AVX-512*) [ "$batch" = 8 ] && want=13 ;; esac
+  case $isa in *AVX-512*) [ "$case" = 8 ] && want=7 ;; esac
+  what="batch $case (KILN_ONEDNN_WINOGRAD=$allow; $isa)"
   if [ "$wino" = "$want" ]; then
-    pass "Winograd at batch $batch ($isa): $wino convolutions"
+    pass "Winograd at $what: $wino convolutions"
   else
-    fail "Winograd at batch $batch ($isa): $wino convolutions, want $want"
+    fail "Winograd at $what: $wino convolutions, want $want"
   fi
-  case $isa in *AVX-512*) ;; *) echo "(the host has no AVX-512: oneDNN has no Winograd kernel, none may run)" ;; esac
+  case $isa in
+  *AVX-512*) ;;
+  *) echo "(the host has no AVX-512: oneDNN has no Winograd kernel, none may run)" ;;
+  esac
 done
 for flags in --conv-post-ops=0 --conv-layout=nchw --prepack=0; do
   name=$(echo "$flags" | tr -c 'a-z0-9\n' '_')

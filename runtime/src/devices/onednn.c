@@ -234,6 +234,8 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   if (!state)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   state->num_calls = abi->num_library_calls;
+  const char *winograd = getenv("KILN_ONEDNN_WINOGRAD");
+  state->no_winograd = winograd && strcmp(winograd, "0") == 0;
   if (state->num_calls) {
     state->calls = calloc(state->num_calls, sizeof(prepared_call));
     if (!state->calls || dnnl_engine_create(&state->engine, dnnl_cpu, 0) ||

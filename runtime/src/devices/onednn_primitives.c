@@ -67,21 +67,26 @@ static dnnl_format_tag_t tag_of(int channels_last) {
 }
 
 /* Whether the convolution with output dims `out` may run by Winograd's
- * algorithm: 3x3, stride 1, not dilated, not grouped, a batch of 2 or
- * more, and at least 128 output pixels over the batch. Its weights,
- * transformed, are 16/9 of the plain ones (36/9 with the larger tiles
- * oneDNN takes at larger batches): with fewer pixels reading them costs
- * more than the multiplications saved (resnet50's 7x7 layers at batch 1:
- * 0.97 -> 1.19 ms each). At batch 1 the gain (resnet50 29.5 -> 28 ms a
- * run) does not pay for packing them when the session is made (oneDNN
- * transforms them from plain weights only: +60 ms to the first result,
- * +54 MiB resident), so batch 1 keeps the direct kernel and the weights
- * the compiler prepacked for it (kiln_cpu_prepack_weights prepares batch
- * 1). */
-static int winograd_fits(const call_view *d, const int64_t *out) {
-  return d->groups == 1 && d->weight_dims[2] == 3 && d->weight_dims[3] == 3 &&
-         d->strides[0] == 1 && d->strides[1] == 1 && d->dilations[0] == 1 &&
-         d->dilations[1] == 1 && out[0] >= 2 && out[0] * out[2] * out[3] >= 128;
+ * algorithm: 3x3, stride 1, not dilated, not grouped, at most 128 x 128
+ * channels, a batch of 2 or more, an output image of at least 14x14, and
+ * the session does not refuse it (KILN_ONEDNN_WINOGRAD=0). oneDNN's
+ * transformed weights are 16/9 of the plain ones with 4x4 tiles, 36/9
+ * with the 6x6 tiles it takes at larger batches, and its scratchpad grows
+ * with the channels: 256 x 256 channels at batch 8 hold 9 + 24 MiB, 512 x
+ * 512 36 + 46 MiB (resnet50 at batch 8 without the limit: 10% faster
+ * for 161 MiB more, with it 6% for 50 MiB). On small images reading the
+ * weights costs more than the multiplications saved (resnet50's 7x7
+ * layers at batch 1: 0.97 -> 1.19 ms each). Batch 1 keeps the direct
+ * kernel and the weights the compiler prepacked for it
+ * (kiln_cpu_prepack_weights prepares batch 1): oneDNN transforms weights
+ * only from plain ones, so the session would pack them when it is made
+ * (resnet50: +60 ms to the first result) for a run 5% faster. */
+static int winograd_fits(const kiln_library_state *state, const call_view *d,
+                         const int64_t *out) {
+  return !state->no_winograd && d->groups == 1 && d->weight_dims[2] == 3 &&
+         d->weight_dims[3] == 3 && d->strides[0] == 1 && d->strides[1] == 1 &&
+         d->dilations[0] == 1 && d->dilations[1] == 1 && out[0] >= 2 &&
+         out[2] * out[3] >= 14 * 14 && d->weight_dims[0] * d->weight_dims[1] <= 128 * 128;
 }
 
 /* A convolution by `alg` whose activations' layouts oneDNN picks; 0 on
@@ -174,17 +179,17 @@ int kiln_onednn_prepare_conv(kiln_library_state *state, prepared_call *c, varian
    * error is of the direct kernel's order (docs/Performance.md). */
   dnnl_convolution_desc_t winograd;
   const dnnl_memory_desc_t *bias = d->has_bias ? &bias_md : NULL;
-  if ((winograd_fits(d, out) &&
+  int by_winograd = winograd_fits(state, d, out);
+  if ((by_winograd &&
        free_layout_conv(&winograd, dnnl_convolution_winograd, src_dims, dst_dims, &weights_any,
                         bias, strides, dilates, pad_l, pad_r)) ||
       (has_fallback && free_layout_conv(&free_layouts, dnnl_convolution_direct, src_dims,
                                         dst_dims, &weights_any, bias, strides, dilates, pad_l,
                                         pad_r)))
     return 1;
-  if (finish_primitive(state, c, v, winograd_fits(d, out) ? &winograd : NULL, &conv,
-                       has_fallback ? &free_layouts : NULL,
-                       FALLBACK_IF_REFERENCE, &src_md, &weights_md, &dst_md,
-                       d->has_bias ? &bias_md : NULL))
+  if (finish_primitive(state, c, v, by_winograd ? &winograd : NULL, &conv,
+                       has_fallback ? &free_layouts : NULL, FALLBACK_IF_REFERENCE, &src_md,
+                       &weights_md, &dst_md, bias))
     return 1;
   v->batch = in[0];
   memcpy(v->shape[0], in, 4 * sizeof(int64_t));

@@ -75,6 +75,10 @@ struct kiln_library_state {
   size_t staging_bytes[2];
   void *scratch;
   size_t scratch_bytes;
+  /* KILN_ONEDNN_WINOGRAD=0 in the environment when the session was made:
+   * every convolution by the direct algorithm (less memory at batches of
+   * 2 and more, docs/UserGuide.md). */
+  int no_winograd;
 };
 
 /* Build the primitive of call `c` into `v` for batch `batch` (convolution
