@@ -36,6 +36,26 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_for_port(port, server, log, timeout_s):
+    """Until the server accepts connections on `port`: PyTriton's
+    wait_for_model gives up at the first refused connection, which Triton
+    answers while it starts (slowly the first time on a machine, or
+    beside other work). Raises if the server exits or the time runs out."""
+    deadline = time.time() + timeout_s
+    while True:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited ({server.returncode}) before it listened:\n"
+                               + "".join(log[-40:]))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.time() > deadline:
+                raise RuntimeError(f"the server did not listen on port {port} in {timeout_s} s:\n"
+                                   + "".join(log[-40:]))
+            time.sleep(0.25)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("model")
@@ -63,6 +83,7 @@ def main():
     passed = failed = 0
     try:
         start = time.time()
+        wait_for_port(http, server, log, 120)
         with ModelClient(f"http://127.0.0.1:{http}", "kiln_model", init_timeout_s=120) as c:
             c.wait_for_model(timeout_s=120)
         print(f"server ready in {time.time() - start:.1f} s")
