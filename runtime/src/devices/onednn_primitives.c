@@ -496,8 +496,8 @@ int kiln_onednn_prepare_matmul(kiln_library_state *state, prepared_call *c, vari
   if (dnnl_matmul_desc_init(&matmul, &src_md, &w_any, bias, &dst_md) ||
       (has_fallback && dnnl_matmul_desc_init(&by_column, &src_md, &w_by_column, bias, &dst_md)))
     return 1;
-  if (finish_primitive(state, c, v, NULL, &matmul, has_fallback ? &by_column : NULL, FALLBACK_IF_GEMM,
-                       &src_md, &w_md, &dst_md, bias))
+  if (finish_primitive(state, c, v, NULL, &matmul, has_fallback ? &by_column : NULL,
+                       FALLBACK_IF_GEMM, &src_md, &w_md, &dst_md, bias))
     return 1;
   v->batch = 0;
   return 0;
@@ -536,8 +536,8 @@ int kiln_onednn_prepare_pool(kiln_library_state *state, prepared_call *c, varian
   dnnl_pooling_desc_t pool;
   if (dnnl_pooling_forward_desc_init(&pool, dnnl_forward_inference, algorithms[d->algorithm],
                                      &src_md, &op_dst, strides, kernel, pad_l, pad_r) ||
-      finish_primitive(state, c, v, NULL, &pool, NULL, FALLBACK_IF_REFERENCE, &src_md, NULL, &dst_md,
-                       NULL))
+      finish_primitive(state, c, v, NULL, &pool, NULL, FALLBACK_IF_REFERENCE, &src_md, NULL,
+                       &dst_md, NULL))
     return 1;
   v->batch = in[0];
   memcpy(v->shape[0], in, 4 * sizeof(int64_t));
