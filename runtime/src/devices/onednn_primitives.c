@@ -67,26 +67,30 @@ static dnnl_format_tag_t tag_of(int channels_last) {
 }
 
 /* Whether the convolution with output dims `out` may run by Winograd's
- * algorithm: 3x3, stride 1, not dilated, not grouped, at most 128 x 128
- * channels, a batch of 2 or more, an output image of at least 14x14, and
- * the session does not refuse it (KILN_ONEDNN_WINOGRAD=0). oneDNN's
- * transformed weights are 16/9 of the plain ones with 4x4 tiles, 36/9
- * with the 6x6 tiles it takes at larger batches, and its scratchpad grows
- * with the channels: 256 x 256 channels at batch 8 hold 9 + 24 MiB, 512 x
- * 512 36 + 46 MiB (resnet50 at batch 8 without the limit: 10% faster
- * for 161 MiB more, with it 6% for 50 MiB). On small images reading the
- * weights costs more than the multiplications saved (resnet50's 7x7
- * layers at batch 1: 0.97 -> 1.19 ms each). Batch 1 keeps the direct
- * kernel and the weights the compiler prepacked for it
- * (kiln_cpu_prepack_weights prepares batch 1): oneDNN transforms weights
- * only from plain ones, so the session would pack them when it is made
- * (resnet50: +60 ms to the first result) for a run 5% faster. */
+ * algorithm: 3x3, stride 1, not dilated, not grouped, at least 64 input
+ * channels and at most 128 x 128 channels in all, a batch of 2 or more, an
+ * output image of at least 14x14, and the session does not refuse it
+ * (KILN_ONEDNN_WINOGRAD=0). oneDNN's transformed weights are 16/9 of the
+ * plain ones with 4x4 tiles, 36/9 with the 6x6 tiles it takes at larger
+ * batches, and its scratchpad grows with the channels: 256 x 256 channels at
+ * batch 8 hold 9 + 24 MiB, 512 x 512 36 + 46 MiB (resnet50 at batch 8
+ * without the limit: 10% faster for 161 MiB more, with it 6% for 50 MiB).
+ * With fewer input channels the tiles' transforms outweigh the products
+ * (squeezenet1_1's expand convolutions, 16 and 32 channels in, at batch 8:
+ * 31.5 -> 33.8 ms). On small images reading the weights costs more than the
+ * multiplications saved (resnet50's 7x7 layers at batch 1: 0.97 -> 1.19 ms
+ * each). Batch 1 keeps the direct kernel and the weights the compiler
+ * prepacked for it (kiln_cpu_prepack_weights prepares batch 1): oneDNN
+ * transforms weights only from plain ones, so the session would pack them
+ * when it is made (resnet50: +60 ms to the first result) for a run 5%
+ * faster. */
 static int winograd_fits(const kiln_library_state *state, const call_view *d,
                          const int64_t *out) {
   return !state->no_winograd && d->groups == 1 && d->weight_dims[2] == 3 &&
          d->weight_dims[3] == 3 && d->strides[0] == 1 && d->strides[1] == 1 &&
          d->dilations[0] == 1 && d->dilations[1] == 1 && out[0] >= 2 &&
-         out[2] * out[3] >= 14 * 14 && d->weight_dims[0] * d->weight_dims[1] <= 128 * 128;
+         out[2] * out[3] >= 14 * 14 && d->weight_dims[1] >= 64 &&
+         d->weight_dims[0] * d->weight_dims[1] <= 128 * 128;
 }
 
 /* A convolution by `alg` whose activations' layouts oneDNN picks; 0 on
