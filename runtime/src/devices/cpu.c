@@ -8,6 +8,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "../host_memory.h"
 #include "device.h"
 #include "onednn.h"
 
@@ -127,7 +128,7 @@ static kiln_status cpu_check_model(const kiln_model_v1 *abi, const char *what,
 static void *cpu_allocate(const kiln_allocator *allocator, size_t bytes, size_t alignment) {
   if (allocator && allocator->allocate)
     return allocator->allocate(allocator->context, bytes, alignment);
-  return aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  return kiln_host_alloc(bytes, alignment);
 }
 
 static void cpu_release(const kiln_allocator *allocator, void *ptr) {

@@ -7,6 +7,7 @@
 #include "onednn_reorder.h"
 
 #include "onednn_api.h"
+#include "../host_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,9 @@ int kiln_run_reorder(dnnl_stream_t stream, reorder *r, void *from, void *to) {
 }
 
 void *kiln_aligned_zeroed(size_t bytes) {
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void *p = aligned_alloc(64, rounded ? rounded : 64);
+  void *p = kiln_host_alloc(bytes, 64);
   if (p)
-    memset(p, 0, rounded);
+    memset(p, 0, (bytes + 63) / 64 * 64);
   return p;
 }
 

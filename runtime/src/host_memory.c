@@ -1,0 +1,34 @@
+/*===- host_memory.c - large host buffers on huge pages ---------------------===*/
+
+#include "host_memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define KILN_HUGE_PAGE ((size_t)2 << 20)
+
+/* 1 unless KILN_HUGE_PAGES=0; read at the first large buffer. */
+static int huge_pages_wanted(void) {
+  static int wanted = -1;
+  if (wanted < 0) {
+    const char *v = getenv("KILN_HUGE_PAGES");
+    wanted = !(v && strcmp(v, "0") == 0);
+  }
+  return wanted;
+}
+
+void *kiln_host_alloc(size_t bytes, size_t alignment) {
+  size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  if (!rounded)
+    rounded = alignment;
+  if (rounded < KILN_HUGE_PAGE || !huge_pages_wanted())
+    return aligned_alloc(alignment, rounded);
+  rounded = (rounded + 63) / 64 * 64;
+  void *p = aligned_alloc(KILN_HUGE_PAGE, rounded);
+  /* Advice only: a kernel without transparent huge pages refuses it and
+   * the buffer stays on small pages. */
+  if (p)
+    (void)madvise(p, rounded / KILN_HUGE_PAGE * KILN_HUGE_PAGE, MADV_HUGEPAGE);
+  return p;
+}
