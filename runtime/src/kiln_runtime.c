@@ -113,13 +113,18 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   s->input_bytes = calloc(n_in + 1, sizeof(size_t));
   s->bound = calloc(n_out + 1, sizeof(kiln_tensor));
   s->is_bound = calloc(n_out + 1, 1);
+  s->call_kernel = malloc((model->abi->num_library_calls + 1) * sizeof(uint32_t));
   if (!s->out_alloc || !s->out_data || !s->out_dims || !s->out_dims_ptrs || !s->in_data ||
-      !s->in_dims || !s->bound || !s->is_bound || !s->input_buffers || !s->input_bytes) {
+      !s->in_dims || !s->bound || !s->is_bound || !s->input_buffers || !s->input_bytes ||
+      !s->call_kernel) {
     kiln_session_free(s);
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   for (uint32_t i = 0; i < n_out; ++i)
     s->out_dims_ptrs[i] = s->out_dims[i];
+  s->current_kernel = KILN_KERNEL_END;
+  for (uint32_t i = 0; i < model->abi->num_library_calls; ++i)
+    s->call_kernel[i] = KILN_KERNEL_END;
   /* Session-owned tensors, from their initial bytes or bound. */
   kiln_status owned = kiln_state_create(s, bind_to);
   if (owned != KILN_OK) {
@@ -217,6 +222,8 @@ static void release_outputs(kiln_session *s) {
 static int service_library_call(void *state, uint32_t id, void *const *operands,
                                 const int64_t *const *dims) {
   kiln_session *session = state;
+  if (id < session->model->abi->num_library_calls)
+    session->call_kernel[id] = session->current_kernel;
   return session->device->library_execute(session->library, id, operands, dims);
 }
 
@@ -238,6 +245,7 @@ static void service_parallel_for(void *state, void (*chunk)(void *, int64_t, int
 
 static void service_kernel_begin(void *state, uint32_t kernel) {
   kiln_session *session = state;
+  session->current_kernel = kernel;
   if (session->kernel_hook)
     session->kernel_hook(session->kernel_hook_user, kernel);
 }
@@ -306,6 +314,25 @@ kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook
   return kiln_ok();
 }
 
+kiln_status kiln_session_library_call_info(const kiln_session *session, uint32_t call,
+                                           kiln_library_call_info *info) {
+  if (!session || !info)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "kiln_session_library_call_info: null session or info");
+  uint32_t calls = session->model->abi->num_library_calls;
+  if (call >= calls)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "kiln_session_library_call_info: call %u of a model with %u", call, calls);
+  memset(info, 0, sizeof *info);
+  info->kernel = session->call_kernel[call];
+  const char *name = session->device->library_implementation
+                         ? session->device->library_implementation(session->library, call)
+                         : NULL;
+  if (name)
+    snprintf(info->implementation, sizeof info->implementation, "%s", name);
+  return kiln_ok();
+}
+
 void kiln_session_free(kiln_session *session) {
   if (!session)
     return;
@@ -326,6 +353,7 @@ void kiln_session_free(kiln_session *session) {
   free(session->input_bytes);
   free(session->bound);
   free(session->is_bound);
+  free(session->call_kernel);
   kiln_state_free(session);
   if (session->model)
     kiln_model_release(session->model);

@@ -95,6 +95,10 @@ struct kiln_session {
   /* Profiling (kiln_session_set_kernel_hook). */
   kiln_kernel_hook kernel_hook;
   void *kernel_hook_user;
+  /* The kernel running now (services' kernel_begin), and per library
+   * call the kernel it last ran in (kiln_session_library_call_info). */
+  uint32_t current_kernel;
+  uint32_t *call_kernel;
 };
 
 /* model.c: a reference to `model` (its owner's, for an inference entry)

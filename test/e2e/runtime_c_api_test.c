@@ -179,9 +179,30 @@ int main(int argc, char **argv) {
   kiln_tensor out;
   CHECK(kiln_session_output(session, 0, &out) == KILN_ERROR_INVALID_ARGUMENT,
         "no output before a run");
+  /* What ran each library call: nothing before a run; after it, the
+   * kernel it ran in (its report's numbering) and oneDNN's kernel. */
+  uint32_t calls = kiln_model_library_call_count(model);
+  kiln_library_call_info info;
+  CHECK(calls > 0 && kiln_session_library_call_info(session, 0, &info) == KILN_OK &&
+            info.kernel == KILN_KERNEL_END && info.implementation[0] == 0,
+        "no library call has run before the first run");
+  CHECK(kiln_session_library_call_info(session, calls, &info) == KILN_ERROR_INVALID_ARGUMENT &&
+            strstr(kiln_last_error(), "call") != NULL,
+        "a library call out of range is an error");
+  CHECK(kiln_session_library_call_info(NULL, 0, &info) == KILN_ERROR_INVALID_ARGUMENT,
+        "a null session is an error");
 
   CHECK(kiln_session_run(session, &input, 1) == KILN_OK, "running");
   CHECK(kiln_session_output(session, 0, &out) == KILN_OK, "reading the output");
+  uint32_t previous_kernel = 0, ordered = 1;
+  for (uint32_t i = 0; i < calls; ++i) {
+    ordered &= kiln_session_library_call_info(session, i, &info) == KILN_OK &&
+               info.kernel != KILN_KERNEL_END && info.kernel >= previous_kernel &&
+               strchr(info.implementation, ':') != NULL;
+    previous_kernel = info.kernel;
+  }
+  CHECK(ordered, "each of the %u library calls ran in a kernel, in order, by a named oneDNN "
+        "kernel (last: #%u %s)", calls, info.kernel, info.implementation);
   output_count = count_of(&out);
   int finite = 1;
   for (size_t i = 0; i < output_count; ++i)

@@ -65,6 +65,20 @@ for case in 1 8 8-refused; do
   else
     fail "Winograd at $what: $wino convolutions, want $want"
   fi
+  # kiln bench --per-kernel names the implementation that ran each call
+  # (kiln_session_library_call_info): the same convolutions by Winograd's.
+  batch=$([ "$case" = 1 ] && echo 1 || echo 8)
+  KILN_ONEDNN_WINOGRAD=$allow "$kiln" bench "$models/$model.so" --batch $batch --runs 1 \
+    --per-kernel=100 > "$work/bench$case.txt" 2>&1 || { fail "bench at batch $case"; continue; }
+  listed=$(grep -c "oneDNN conv.*\[jit_[a-z_0-9]*wino" "$work/bench$case.txt")
+  named=$(grep -c "oneDNN conv.*\[[a-z_0-9]*:[a-z_0-9]*\]" "$work/bench$case.txt")
+  if [ "$listed" = "$want" ] && [ "$named" = 20 ]; then
+    pass "kiln bench --per-kernel at $what: 20 convolutions named, $listed by Winograd"
+  else
+    fail "kiln bench --per-kernel at $what: $named of 20 convolutions named," \
+      "$listed by Winograd, want $want"
+    cat "$work/bench$case.txt"
+  fi
   case $isa in
   *AVX-512*) ;;
   *) echo "(the host has no AVX-512: oneDNN has no Winograd kernel, none may run)" ;;

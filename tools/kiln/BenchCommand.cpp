@@ -43,7 +43,8 @@ static const char *kBenchUsage =
     "  --trace FILE       write the timed runs as a Chrome/Perfetto trace: one\n"
     "                     slice per run and per kernel, with its model nodes\n"
     "                     and the bytes it reads and writes\n"
-    "  --per-kernel[=N]   print the N kernels (default 15) that take the most time\n"
+    "  --per-kernel[=N]   print the N kernels (default 15) that take the most time,\n"
+    "                     a library call's with the implementation that ran it\n"
     "  --target=NAME      cpu or cuda: refuse an artifact compiled for another\n"
     "                     target (the artifact decides where it runs; a CUDA one\n"
     "                     also reports its CUDA Graph replays' host overhead)\n";
@@ -71,6 +72,9 @@ struct KernelInfo {
   std::vector<std::string> ops;
   int64_t bytes = 0;
   bool dynamic = false;
+  /// The library's implementations that ran its calls at the timed runs
+  /// ("brgconv:avx512_core"), from kiln_session_library_call_info.
+  std::vector<std::string> implementations;
 };
 
 std::vector<KernelInfo> readKernels(kiln_model *model) {
@@ -110,7 +114,28 @@ int64_t kernelBytes(const std::vector<KernelInfo> &kernels, uint32_t k, int64_t 
 }
 
 std::string kernelName(const std::vector<KernelInfo> &kernels, uint32_t k) {
-  return "#" + std::to_string(k) + " " + (k < kernels.size() ? kernels[k].kind : "kernel");
+  std::string name = "#" + std::to_string(k) + " ";
+  if (k >= kernels.size())
+    return name + "kernel";
+  name += kernels[k].kind;
+  for (size_t i = 0; i < kernels[k].implementations.size(); ++i)
+    name += (i ? ", " : " [") + kernels[k].implementations[i];
+  return kernels[k].implementations.empty() ? name : name + "]";
+}
+
+/// Adds to each kernel the implementations that ran its library calls at
+/// the session's last run.
+void readImplementations(kiln_model *model, kiln_session *session,
+                         std::vector<KernelInfo> &kernels) {
+  for (uint32_t call = 0; call < kiln_model_library_call_count(model); ++call) {
+    kiln_library_call_info info;
+    if (kiln_session_library_call_info(session, call, &info) != KILN_OK ||
+        info.kernel >= kernels.size() || !info.implementation[0])
+      continue;
+    std::vector<std::string> &list = kernels[info.kernel].implementations;
+    if (std::find(list.begin(), list.end(), info.implementation) == list.end())
+      list.push_back(info.implementation);
+  }
 }
 
 std::string opsSummary(const std::vector<std::string> &ops, size_t shown) {
@@ -321,6 +346,8 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     }
   }
   kiln_session_set_kernel_hook(session, nullptr, nullptr);
+  if (profile)
+    readImplementations(model, session, kernels);
   runFirstStamp.push_back(clock.ids.size());
   // Kernel k of a run lasts from its stamp to the next one (the last to
   // the run's end marker).

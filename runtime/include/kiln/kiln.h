@@ -237,6 +237,21 @@ typedef void (*kiln_kernel_hook)(void *user, uint32_t kernel);
 kiln_status kiln_session_set_kernel_hook(kiln_session *session, kiln_kernel_hook hook,
                                          void *user);
 
+/* How library call `call` (0 .. kiln_model_library_call_count - 1) ran at
+ * its last run in this session: in which kernel (the report's numbering,
+ * as the kernel hook's; KILN_KERNEL_END before the call first ran) and by
+ * which of the library's implementations (oneDNN's name of it:
+ * "brgconv:avx512_core", "jit_wino_4x3:avx512_core" for Winograd's
+ * algorithm; "" where the device does not say). The implementation can
+ * differ between batches (`kiln bench --per-kernel` prints it). */
+#define KILN_IMPLEMENTATION_CHARS 64
+typedef struct kiln_library_call_info {
+  uint32_t kernel;
+  char implementation[KILN_IMPLEMENTATION_CHARS];
+} kiln_library_call_info;
+kiln_status kiln_session_library_call_info(const kiln_session *session, uint32_t call,
+                                           kiln_library_call_info *info);
+
 /* The session's pooled allocator: it serves every buffer of a run (the
  * compiled code's intermediates and the outputs) and keeps freed blocks,
  * so that after the first run of a shape a run allocates nothing. */

@@ -191,7 +191,7 @@ static const kiln_device cpu_device = {
     cpu_release,     kiln_onednn_create, kiln_onednn_free,    kiln_onednn_execute,
     cpu_parallel_for, cpu_enter,         cpu_leave,           cpu_synchronize,
     /* memory_is_host */ 1, NULL,        NULL,                NULL,
-    NULL, NULL, NULL, NULL};
+    NULL, NULL, NULL, NULL, NULL, kiln_onednn_implementation};
 
 const kiln_device *kiln_device_for(uint32_t kind) {
   switch (kind) {

@@ -86,6 +86,10 @@ typedef struct kiln_device {
    * first; NULL on failure. NULL where any host memory serves (the runtime
    * allocates it). */
   void *(*input_buffer)(void *library_state, uint32_t input, const int64_t *dims, size_t bytes);
+  /* kiln_session_library_call_info: the library's name of what ran call
+   * `id` last, or NULL (none yet, or the device does not say). NULL where
+   * the device never says. */
+  const char *(*library_implementation)(void *library_state, uint32_t id);
 } kiln_device;
 
 /* Prepares a session's library calls when it is created: calls

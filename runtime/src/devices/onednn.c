@@ -67,6 +67,8 @@ static void release_variant(prepared_call *c, variant *v) {
   free(v->run_weights);
   memset(v, 0, sizeof *v);
   v->batch = -1;
+  if (c->last == v)
+    c->last = NULL;
 }
 
 static void release_call(prepared_call *c) {
@@ -118,6 +120,11 @@ static int prepare_variant(kiln_library_state *state, prepared_call *c, variant 
     break;
   default: rc = kiln_onednn_prepare_matmul(state, c, v, dims[0], dims[1], dims[2]); break;
   }
+  const_dnnl_primitive_desc_t pd = NULL;
+  const char *impl = NULL;
+  if (!rc && dnnl_primitive_get_primitive_desc(v->primitive, &pd) == dnnl_success &&
+      dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl)
+    snprintf(v->implementation, sizeof v->implementation, "%s", impl);
   if (rc)
     release_variant(c, v);
   return rc;
@@ -335,6 +342,13 @@ static int output_is_empty(const prepared_call *c, const int64_t *const *dims) {
   return 0;
 }
 
+const char *kiln_onednn_implementation(void *opaque, uint32_t id) {
+  kiln_library_state *state = opaque;
+  if (!state || id >= state->num_calls || !state->calls[id].last)
+    return NULL;
+  return state->calls[id].last->implementation;
+}
+
 int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
                         const int64_t *const *dims) {
   kiln_library_state *state = opaque;
@@ -370,6 +384,7 @@ int kiln_onednn_execute(void *opaque, uint32_t id, void *const *operands,
   variant *v = find_variant(state, c, dims);
   if (!v)
     return 1;
+  c->last = v;
   if (c->desc.kind == KILN_LIBRARY_CONCAT)
     return execute_concat(state, c, v, operands);
   /* The operands in order: input, weight (a scale's: the scale; a pool

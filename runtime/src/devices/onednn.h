@@ -27,5 +27,7 @@ void kiln_onednn_free(void *state);
 /* Executes call `id` on `operands`; 0 on success. */
 int kiln_onednn_execute(void *state, uint32_t id, void *const *operands,
                         const int64_t *const *dims);
+/* oneDNN's name of the kernel that ran call `id` last, or NULL. */
+const char *kiln_onednn_implementation(void *state, uint32_t id);
 
 #endif

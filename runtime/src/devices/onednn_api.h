@@ -41,6 +41,7 @@
   X(dnnl_primitive_desc_query_md) \
   X(dnnl_primitive_destroy) \
   X(dnnl_primitive_execute) \
+  X(dnnl_primitive_get_primitive_desc) \
   X(dnnl_memory_desc_equal) \
   X(dnnl_reorder_primitive_desc_create) \
   X(dnnl_stream_create) \
@@ -86,6 +87,7 @@ extern kiln_onednn_table kiln_onednn;
 #define dnnl_primitive_desc_query_md KILN_ONEDNN_REDIRECT(dnnl_primitive_desc_query_md)
 #define dnnl_primitive_destroy KILN_ONEDNN_REDIRECT(dnnl_primitive_destroy)
 #define dnnl_primitive_execute KILN_ONEDNN_REDIRECT(dnnl_primitive_execute)
+#define dnnl_primitive_get_primitive_desc KILN_ONEDNN_REDIRECT(dnnl_primitive_get_primitive_desc)
 #define dnnl_memory_desc_equal KILN_ONEDNN_REDIRECT(dnnl_memory_desc_equal)
 #define dnnl_reorder_primitive_desc_create KILN_ONEDNN_REDIRECT(dnnl_reorder_primitive_desc_create)
 #define dnnl_stream_create KILN_ONEDNN_REDIRECT(dnnl_stream_create)

@@ -263,12 +263,7 @@ static packing *pack_weights(kiln_library_state *state, prepared_call *c, varian
   free_slot->md = *md;
   void *from = (void *)(uintptr_t)c->desc.weights, *plain = NULL;
   if (v->weights_unpack.primitive) {
-    /* Its plain layout: the prepacked layout's dims, row-major f32. */
-    const dnnl_memory_desc_t *layout = c->desc.weights_layout;
-    size_t bytes = sizeof(float);
-    for (int i = 0; i < layout->ndims; ++i)
-      bytes *= (size_t)layout->dims[i];
-    plain = kiln_aligned_zeroed(bytes);
+    plain = kiln_aligned_zeroed(v->unpacked_bytes);
     if (!plain || kiln_run_reorder(state->stream, &v->weights_unpack, from, plain))
       from = NULL;
     else
@@ -389,6 +384,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
         kiln_make_reorder(state->engine, &v->weights_unpack, w_md, &plain) ||
         kiln_make_reorder(state->engine, &v->weights_pack, &plain, &op_w))
       return 1;
+    v->unpacked_bytes = dnnl_memory_desc_get_size(&plain);
   }
   if (c->desc.weights)
     return !(v->pack = pack_weights(state, c, v, &op_w));

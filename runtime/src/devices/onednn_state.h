@@ -49,17 +49,22 @@ typedef struct variant {
    * reorders into the primitive's layout only from plain weights
    * (Winograd's). */
   reorder weights_unpack;
+  size_t unpacked_bytes; /* the plain weights' size, with weights_unpack */
   packing *pack;
   void *run_weights;
   /* A convolution by Winograd's algorithm (its weights' packing depends
    * on the batch: they are not prepacked into the artifact). */
   int winograd;
+  /* oneDNN's name of the kernel that runs `primitive`
+   * ("brgconv:avx512_core", "jit_wino_4x3:avx512_core"), cut to fit. */
+  char implementation[KILN_IMPLEMENTATION_CHARS];
 } variant;
 
 typedef struct prepared_call {
   call_view desc; /* what the call computes, read from the descriptor */
   variant variants[KILN_VARIANTS];
   packing packings[KILN_VARIANTS];
+  variant *last; /* the variant of the call's last run, or NULL */
 } prepared_call;
 
 struct kiln_library_state {
