@@ -584,12 +584,44 @@ static PyObject *session_device(SessionObject *self, PyObject *unused) {
                        plans.cudnn_api_plans, "cudnn_fallback", plans.cudnn_fallback);
 }
 
+static PyObject *session_library_calls(SessionObject *self, PyObject *unused) {
+  uint32_t calls = kiln_model_library_call_count(self->model->model);
+  PyObject *list = PyList_New(calls);
+  for (uint32_t i = 0; list && i < calls; ++i) {
+    kiln_library_call_info info;
+    kiln_status status = kiln_session_library_call_info(self->session, i, &info);
+    if (status != KILN_OK) {
+      Py_DECREF(list);
+      return raise_status(status);
+    }
+    PyObject *kernel = Py_None;
+    if (info.kernel == KILN_KERNEL_END)
+      Py_INCREF(Py_None);
+    else
+      kernel = PyLong_FromUnsignedLong(info.kernel);
+    PyObject *entry = kernel ? Py_BuildValue("{sNss}", "kernel", kernel, "implementation",
+                                             info.implementation)
+                             : NULL;
+    if (!entry) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, entry);
+  }
+  return list;
+}
+
 static PyMethodDef session_methods[] = {
     {"run", (PyCFunction)(void (*)(void))session_run, METH_VARARGS | METH_KEYWORDS,
      "run(inputs, dlpack=False) -> {output name: numpy array (kiln.Tensor with dlpack=True)}\n"
      "inputs: {name: array} or [array, ...] in the model's order; arrays are read in place.\n"
      "A training step's parameter updates are not returned: session.parameter(name) reads them."},
     {"memory_stats", (PyCFunction)session_memory, METH_NOARGS, "the pooled allocator's counters"},
+    {"library_calls", (PyCFunction)session_library_calls, METH_NOARGS,
+     "library_calls() -> [{'kernel': k or None, 'implementation': str}, ...]: for each library "
+     "call, the kernel it last ran in (kiln inspect's numbering; None before it ran) and the "
+     "library's implementation that ran it ('brgconv:avx512_core'; '' where the device does "
+     "not say)"},
     {"device_stats", (PyCFunction)session_device, METH_NOARGS,
      "a GPU session's launches: stream runs, CUDA Graph captures and replays, kernels, device "
      "allocations, why a capture fell back, cuDNN plans as fused graphs and through its "

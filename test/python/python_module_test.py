@@ -58,6 +58,17 @@ for name in ["mlp", "squeezenet1_1", "bert_encoder"]:
         check(out.shape == expected.shape and err <= 2e-6,
               f"{name} batch {x.shape[0]}: {out.shape}, max relative error {err:.1e} (<= 2e-6)")
 
+# What ran each library call (the last session made above: bert_encoder's,
+# its last run at batch 8): the kernel, in order, and oneDNN's kernel.
+calls = session.library_calls()
+kernels = [c["kernel"] for c in calls]
+check(len(calls) > 0 and None not in kernels and kernels == sorted(kernels) and
+      all(":" in c["implementation"] for c in calls),
+      f"library_calls(): {len(calls)} calls, each with its kernel and implementation ({calls[:2]})")
+check(all(c["kernel"] is None and c["implementation"] == ""
+          for c in model.session().library_calls()),
+      "library_calls() of a session that has not run: no kernel, no implementation")
+
 mlp_path = os.path.join(models, "mlp.so")
 mlp = kiln.load(mlp_path)
 check(mlp.inputs == [("input", "float32", (None, 784))] and
