@@ -1,8 +1,8 @@
 /*===- host_memory.h - large host buffers on huge pages ---------------------===*
  *
  * The runtime's own host buffers (the pool's blocks, weights packed at
- * session creation, staging for reorders) when the embedding program gave
- * no allocator. A buffer of 2 MiB or more starts on a 2 MiB boundary and
+ * session creation, staging for reorders, a session's input buffers) when
+ * the embedding program gave no allocator. A buffer of 2 MiB or more starts on a 2 MiB boundary and
  * asks the kernel for transparent huge pages over its whole 2 MiB pages
  * (madvise; the tail stays on small pages, so nothing is resident that
  * would not be anyway): a model's activations and weights are read in

@@ -10,6 +10,7 @@
 #include "kiln/kiln.h"
 #include "devices/device.h"
 #include "descriptor_check.h"
+#include "host_memory.h"
 #include "pool.h"
 #include "session.h"
 
@@ -167,11 +168,11 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
 }
 
 /* Host memory of the session outside its pool: from the caller's
- * allocator, else the C library's. */
+ * allocator, else the runtime's (large buffers on huge pages). */
 static void *host_allocate(kiln_session *s, size_t bytes, size_t alignment) {
   if (s->allocator.allocate)
     return s->allocator.allocate(s->allocator.context, bytes, alignment);
-  return aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  return kiln_host_alloc(bytes, alignment);
 }
 
 static void host_release(kiln_session *s, void *p) {
