@@ -24,11 +24,13 @@ void *kiln_host_alloc(size_t bytes, size_t alignment) {
     rounded = alignment;
   if (rounded < KILN_HUGE_PAGE || !huge_pages_wanted())
     return aligned_alloc(alignment, rounded);
-  rounded = (rounded + 63) / 64 * 64;
-  void *p = aligned_alloc(KILN_HUGE_PAGE, rounded);
+  /* posix_memalign: C11's aligned_alloc wants the size a multiple of the
+   * alignment, which would round a buffer up to whole huge pages. */
+  void *p = NULL;
+  if (posix_memalign(&p, KILN_HUGE_PAGE, rounded) != 0)
+    return NULL;
   /* Advice only: a kernel without transparent huge pages refuses it and
    * the buffer stays on small pages. */
-  if (p)
-    (void)madvise(p, rounded / KILN_HUGE_PAGE * KILN_HUGE_PAGE, MADV_HUGEPAGE);
+  (void)madvise(p, rounded / KILN_HUGE_PAGE * KILN_HUGE_PAGE, MADV_HUGEPAGE);
   return p;
 }
