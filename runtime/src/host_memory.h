@@ -2,11 +2,12 @@
  *
  * The runtime's own host buffers (the pool's blocks, weights packed at
  * session creation, staging for reorders, a session's input buffers) when
- * the embedding program gave no allocator. A buffer of 2 MiB or more starts on a 2 MiB boundary and
- * asks the kernel for transparent huge pages over its whole 2 MiB pages
- * (madvise; the tail stays on small pages, so nothing is resident that
- * would not be anyway): a model's activations and weights are read in
- * sweeps of megabytes, where small pages cost TLB misses.
+ * the embedding program gave no allocator. A buffer of 2 MiB or more
+ * starts on a 2 MiB boundary and asks the kernel for transparent huge
+ * pages over its whole 2 MiB pages (madvise; the tail stays on small
+ * pages): a model's activations and weights are read in sweeps of
+ * megabytes, where small pages cost TLB misses. A touched huge page is
+ * resident whole (a few MiB more at batch 8: docs/Performance.md).
  * KILN_HUGE_PAGES=0 in the environment turns it off (read once).
  *
  *===----------------------------------------------------------------------===*/
@@ -15,8 +16,8 @@
 
 #include <stddef.h>
 
-/* `alignment` (a power of two, at most 2 MiB) or more; release with free(). NULL
- * when the heap is exhausted. */
+/* Aligned to `alignment` (a power of two, at most 2 MiB) or more; release
+ * with free(). NULL when the heap is exhausted. */
 void *kiln_host_alloc(size_t bytes, size_t alignment);
 
 #endif
