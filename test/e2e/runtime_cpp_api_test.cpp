@@ -117,6 +117,12 @@ int main(int argc, char **argv) {
     kiln_device_stats device = session.deviceStats();
     CHECK(device.graph_replays == 0 && device.bytes_to_device == 0,
           "a CPU session's device stats are zero");
+    // What ran each library call: a kernel and oneDNN's implementation.
+    std::vector<kiln_library_call_info> calls = session.libraryCalls();
+    bool named = !calls.empty();
+    for (const kiln_library_call_info &call : calls)
+      named &= call.kernel != KILN_KERNEL_END && std::strchr(call.implementation, ':') != nullptr;
+    CHECK(named, "each library call ran in a kernel by a named implementation");
 
     // Errors throw kiln::Error with their status.
     CHECK(throwsStatus([] { kiln::Model::load("/nonexistent/model.so"); }, KILN_ERROR_LOAD),

@@ -243,6 +243,15 @@ public:
     detail::check(kiln_session_device_stats(session_.get(), &stats));
     return stats;
   }
+  /// What ran each library call at its last run: the kernel (the
+  /// report's numbering; KILN_KERNEL_END before it ran) and the library's
+  /// implementation (kiln_session_library_call_info).
+  std::vector<kiln_library_call_info> libraryCalls() const {
+    std::vector<kiln_library_call_info> calls(kiln_model_library_call_count(model_.get()));
+    for (uint32_t i = 0; i < calls.size(); ++i)
+      detail::check(kiln_session_library_call_info(session_.get(), i, &calls[i]));
+    return calls;
+  }
   kiln_session *get() const { return session_.get(); }
 
 private:
