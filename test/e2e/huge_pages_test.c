@@ -2,13 +2,14 @@
  * The runtime's large host buffers (the pool's blocks for a batch's
  * activations, weights packed at session creation) ask the kernel for
  * transparent huge pages (madvise: VmFlags "hg" in /proc/self/smaps),
- * unless KILN_HUGE_PAGES=0. Runs MODEL once at BATCH (zeros) and counts
+ * unless KILN_HUGE_PAGES=0. Runs MODEL once at BATCH (inputs.h's) and counts
  * the mappings so advised: at least one by default, none with
  * KILN_HUGE_PAGES=0. Whether the kernel then backs them with huge pages
  * (AnonHugePages) depends on its memory and settings: printed, not
  * checked. A kernel without transparent huge pages skips, saying so.
  * Prints "N passed, N failed". */
 #include "check.h"
+#include "inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,18 +57,9 @@ int main(int argc, char **argv) {
   if (model && kiln_session_create(model, &session) != KILN_OK)
     CHECK(0, "creating a session");
   if (session) {
-    const kiln_model_tensor *desc = kiln_model_input(model, 0);
-    kiln_tensor input = {0};
-    input.dtype = desc->dtype;
-    input.rank = desc->rank;
-    size_t count = 1;
-    for (int d = 0; d < desc->rank; ++d) {
-      input.dims[d] = desc->dims[d] < 0 ? atol(argv[2]) : desc->dims[d];
-      count *= (size_t)input.dims[d];
-    }
-    input.data = calloc(count, sizeof(float));
-    kiln_tensor out;
-    CHECK(input.data && kiln_session_run(session, &input, 1) == KILN_OK &&
+    kiln_tensor inputs[MAX_TEST_INPUTS], out;
+    uint32_t n = make_inputs(model, atol(argv[2]), inputs);
+    CHECK(n > 0 && kiln_session_run(session, inputs, n) == KILN_OK &&
               kiln_session_output(session, 0, &out) == KILN_OK,
           "running at batch %s", argv[2]);
     int mappings;
@@ -80,7 +72,7 @@ int main(int argc, char **argv) {
       CHECK(mappings >= 1, "the session's large buffers are advised for huge pages");
     else
       CHECK(mappings == 0, "KILN_HUGE_PAGES=0: no mapping is advised for huge pages");
-    free(input.data);
+    free_inputs(inputs, n);
     kiln_session_free(session);
   }
   kiln_model_free(model);

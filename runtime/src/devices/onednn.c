@@ -461,7 +461,7 @@ kiln_status kiln_cpu_prepack_weights(const kiln_library_call *call, int32_t num_
   /* The one variant made (the first slot) holds the packing. A Winograd
    * convolution's (a call whose batch is fixed at 2 or more) is not kept:
    * oneDNN reorders into it only from plain weights. */
-  packing *p = failed || c.variants[0].winograd ? NULL : c.variants[0].pack;
+  packing *p = failed || strstr(c.variants[0].implementation, "wino") ? NULL : c.variants[0].pack;
   if (p) {
     *layout = malloc(sizeof(dnnl_memory_desc_t));
     if (*layout) {

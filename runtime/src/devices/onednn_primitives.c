@@ -321,7 +321,7 @@ static int finish_primitive(kiln_library_state *state, prepared_call *c, variant
     if (is_reference(pd))
       dnnl_primitive_desc_destroy(pd);
     else
-      rc = 0, fallback = NULL, v->winograd = 1;
+      rc = 0, fallback = NULL;
   }
   if (rc)
     rc = dnnl_primitive_desc_create(&pd, op, attr, state->engine, NULL);

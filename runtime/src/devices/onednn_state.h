@@ -52,11 +52,10 @@ typedef struct variant {
   size_t unpacked_bytes; /* the plain weights' size, with weights_unpack */
   packing *pack;
   void *run_weights;
-  /* A convolution by Winograd's algorithm (its weights' packing depends
-   * on the batch: they are not prepacked into the artifact). */
-  int winograd;
   /* oneDNN's name of the kernel that runs `primitive`
-   * ("brgconv:avx512_core", "jit_wino_4x3:avx512_core"), cut to fit. */
+   * ("brgconv:avx512_core"; "jit_wino_4x3:avx512_core" for Winograd's
+   * algorithm, whose weights' packing depends on the batch: they are not
+   * prepacked into the artifact), cut to fit. */
   char implementation[KILN_IMPLEMENTATION_CHARS];
 } variant;
 
