@@ -34,3 +34,18 @@ void *kiln_host_alloc(size_t bytes, size_t alignment) {
   (void)madvise(p, rounded / KILN_HUGE_PAGE * KILN_HUGE_PAGE, MADV_HUGEPAGE);
   return p;
 }
+
+void *kiln_host_allocate(const kiln_allocator *allocator, size_t bytes, size_t alignment) {
+  if (allocator && allocator->allocate)
+    return allocator->allocate(allocator->context, bytes, alignment);
+  return kiln_host_alloc(bytes, alignment);
+}
+
+void kiln_host_release(const kiln_allocator *allocator, void *ptr) {
+  if (!ptr)
+    return;
+  if (allocator && allocator->allocate)
+    allocator->release(allocator->context, ptr);
+  else
+    free(ptr);
+}

@@ -14,10 +14,18 @@
 #ifndef KILN_RUNTIME_HOST_MEMORY_H
 #define KILN_RUNTIME_HOST_MEMORY_H
 
+#include "kiln/kiln.h"
+
 #include <stddef.h>
 
 /* Aligned to `alignment` (a power of two, at most 2 MiB) or more; release
  * with free(). NULL when the heap is exhausted. */
 void *kiln_host_alloc(size_t bytes, size_t alignment);
+
+/* Host memory from `allocator` (the program's, given in
+ * kiln_session_options) when it has one, else kiln_host_alloc's; and its
+ * release (NULL is nothing). */
+void *kiln_host_allocate(const kiln_allocator *allocator, size_t bytes, size_t alignment);
+void kiln_host_release(const kiln_allocator *allocator, void *ptr);
 
 #endif

@@ -170,18 +170,11 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
 /* Host memory of the session outside its pool: from the caller's
  * allocator, else the runtime's (large buffers on huge pages). */
 static void *host_allocate(kiln_session *s, size_t bytes, size_t alignment) {
-  if (s->allocator.allocate)
-    return s->allocator.allocate(s->allocator.context, bytes, alignment);
-  return kiln_host_alloc(bytes, alignment);
+  return kiln_host_allocate(&s->allocator, bytes, alignment);
 }
 
 static void host_release(kiln_session *s, void *p) {
-  if (!p)
-    return;
-  if (s->allocator.allocate)
-    s->allocator.release(s->allocator.context, p);
-  else
-    free(p);
+  kiln_host_release(&s->allocator, p);
 }
 
 /* Where a block of strings came from. */

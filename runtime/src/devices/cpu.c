@@ -125,17 +125,13 @@ static kiln_status cpu_check_model(const kiln_model_v1 *abi, const char *what,
   return KILN_OK;
 }
 
+/* The CPU's memory is the host's. */
 static void *cpu_allocate(const kiln_allocator *allocator, size_t bytes, size_t alignment) {
-  if (allocator && allocator->allocate)
-    return allocator->allocate(allocator->context, bytes, alignment);
-  return kiln_host_alloc(bytes, alignment);
+  return kiln_host_allocate(allocator, bytes, alignment);
 }
 
 static void cpu_release(const kiln_allocator *allocator, void *ptr) {
-  if (allocator && allocator->release)
-    allocator->release(allocator->context, ptr);
-  else
-    free(ptr);
+  kiln_host_release(allocator, ptr);
 }
 
 /* Ranges handed out on demand to the threads of the shared OpenMP pool
