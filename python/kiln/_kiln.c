@@ -584,6 +584,25 @@ static PyObject *session_device(SessionObject *self, PyObject *unused) {
                        plans.cudnn_api_plans, "cudnn_fallback", plans.cudnn_fallback);
 }
 
+static PyObject *session_threads(SessionObject *self, PyObject *unused) {
+  kiln_thread_stats s;
+  if (kiln_session_thread_stats(self->session, &s) != KILN_OK)
+    return raise_status(KILN_ERROR_INVALID_ARGUMENT);
+  return Py_BuildValue("{sisisOsOsKsKsKsK}", "threads", s.threads, "reduced_threads",
+                       s.reduced_threads, "adaptive", s.adaptive ? Py_True : Py_False,
+                       "reduced_now", s.reduced_now ? Py_True : Py_False, "runs", s.runs,
+                       "reduced_runs", s.reduced_runs, "tries", s.tries, "switches", s.switches);
+}
+
+static PyObject *session_set_adaptive(SessionObject *self, PyObject *arg) {
+  int enabled = PyObject_IsTrue(arg);
+  if (enabled < 0)
+    return NULL;
+  if (kiln_session_set_adaptive_threads(self->session, enabled) != KILN_OK)
+    return raise_status(KILN_ERROR_INVALID_ARGUMENT);
+  Py_RETURN_NONE;
+}
+
 static PyObject *session_library_calls(SessionObject *self, PyObject *unused) {
   uint32_t calls = kiln_model_library_call_count(self->model->model);
   PyObject *list = PyList_New(calls);
@@ -617,6 +636,14 @@ static PyMethodDef session_methods[] = {
      "inputs: {name: array} or [array, ...] in the model's order; arrays are read in place.\n"
      "A training step's parameter updates are not returned: session.parameter(name) reads them."},
     {"memory_stats", (PyCFunction)session_memory, METH_NOARGS, "the pooled allocator's counters"},
+    {"thread_stats", (PyCFunction)session_threads, METH_NOARGS,
+     "thread_stats() -> {'threads', 'reduced_threads', 'adaptive', 'reduced_now', 'runs', "
+     "'reduced_runs', 'tries', 'switches'}: a CPU session's runs on its thread count and on "
+     "half of it while another process holds a core (kiln_session_thread_stats)"},
+    {"set_adaptive_threads", (PyCFunction)session_set_adaptive, METH_O,
+     "set_adaptive_threads(enabled): True lets a CPU session run on half its thread count while "
+     "that is faster (another process holds a core); False (the default unless "
+     "KILN_ADAPTIVE_THREADS=1) keeps every later run on the session's count"},
     {"library_calls", (PyCFunction)session_library_calls, METH_NOARGS,
      "library_calls() -> [{'kernel': k or None, 'implementation': str}, ...]: for each library "
      "call, the kernel it last ran in (kiln inspect's numbering; None before it ran) and the "

@@ -13,11 +13,13 @@
 #include "host_memory.h"
 #include "pool.h"
 #include "session.h"
+#include "thread_policy.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static _Thread_local char last_error[1024];
 static _Thread_local kiln_status last_status;
@@ -83,6 +85,28 @@ kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   return kiln_session_create_with_options(model, NULL, session);
 }
 
+/* 1 with KILN_ADAPTIVE_THREADS=1 (kiln_session_set_adaptive_threads for
+ * one session); read at the first session. */
+static int adaptive_threads_wanted(void) {
+  static int wanted = -1;
+  if (wanted < 0) {
+    const char *v = getenv("KILN_ADAPTIVE_THREADS");
+    wanted = v && strcmp(v, "1") == 0;
+  }
+  return wanted;
+}
+
+/* The inputs' dims, hashed (FNV-1a): what a run's time is comparable by. */
+static uint64_t input_signature(const kiln_model_v1 *abi, const int64_t *const *dims) {
+  uint64_t h = 1469598103934665603u;
+  for (uint32_t i = 0; i < abi->num_inputs; ++i)
+    for (int32_t d = 0; d < abi->inputs[i].rank; ++d) {
+      h ^= (uint64_t)dims[i][d];
+      h *= 1099511628211u;
+    }
+  return h;
+}
+
 kiln_status kiln_session_create_with_options(kiln_model *model,
                                              const kiln_session_options *options,
                                              kiln_session **session) {
@@ -134,6 +158,11 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   }
   s->device = model->device;
   s->num_threads = options ? options->num_threads : 0;
+  s->run_threads = s->num_threads;
+  if (s->device->thread_count) {
+    kiln_thread_policy_init(&s->threads, s->device->thread_count(s->num_threads));
+    s->adaptive = adaptive_threads_wanted() && s->threads.reduced < s->threads.full;
+  }
   if (options && options->allocator)
     s->allocator = *options->allocator;
   s->pool = kiln_pool_create(s->device, options ? options->allocator : NULL);
@@ -234,7 +263,7 @@ static void service_release(void *state, void *ptr) {
 static void service_parallel_for(void *state, void (*chunk)(void *, int64_t, int64_t),
                                  void *context, int64_t begin, int64_t end) {
   kiln_session *session = state;
-  session->device->parallel_for(session->num_threads, chunk, context, begin, end);
+  session->device->parallel_for(session->run_threads, chunk, context, begin, end);
 }
 
 static void service_kernel_begin(void *state, uint32_t kernel) {
@@ -515,12 +544,20 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   release_outputs(session);
   const kiln_device *device = session->device;
   kiln_ok(); /* what the device's run reports (kiln_fail) is its message */
-  int saved_threads = device->enter(session->num_threads);
+  struct timespec started;
+  if (session->adaptive) {
+    session->run_threads = kiln_thread_policy_choose(&session->threads,
+                                                     input_signature(abi, session->in_dims));
+    if (session->run_threads == session->threads.full)
+      session->run_threads = session->num_threads; /* 0 stays the default */
+    clock_gettime(CLOCK_MONOTONIC, &started);
+  }
+  int saved_threads = device->enter(session->run_threads);
   /* Session-owned tensors that stay in device memory: current there. */
   const kiln_resident *resident = NULL;
   kiln_status placed = kiln_state_to_device(session, &resident);
   if (placed != KILN_OK) {
-    device->leave(session->num_threads, saved_threads);
+    device->leave(session->run_threads, saved_threads);
     return placed;
   }
   int rc = device->run ? device->run(session->library, abi, &services, session,
@@ -537,7 +574,14 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   /* The step's updated parameters become the session's. */
   if (rc == 0)
     kiln_state_update(session);
-  device->leave(session->num_threads, saved_threads);
+  device->leave(session->run_threads, saved_threads);
+  if (session->adaptive && rc == 0) {
+    struct timespec ended;
+    clock_gettime(CLOCK_MONOTONIC, &ended);
+    kiln_thread_policy_record(&session->threads,
+                              (uint64_t)(ended.tv_sec - started.tv_sec) * 1000000000u +
+                                  (uint64_t)ended.tv_nsec - (uint64_t)started.tv_nsec);
+  }
   if (rc != 0) {
     /* What the run allocated and did not free (it may have stopped half
      * way) goes back to the pool; the session stays usable. */
@@ -602,6 +646,36 @@ kiln_status kiln_session_library_plan_stats(const kiln_session *session,
   memset(stats, 0, sizeof *stats);
   if (session->device->plan_stats)
     session->device->plan_stats(session->library, stats);
+  return kiln_ok();
+}
+
+kiln_status kiln_session_thread_stats(const kiln_session *session, kiln_thread_stats *stats) {
+  if (!session || !stats)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_thread_stats: null argument");
+  memset(stats, 0, sizeof *stats);
+  const kiln_thread_policy *p = &session->threads;
+  if (!session->device->thread_count)
+    return kiln_ok(); /* a GPU session: the host's threads do not do the work */
+  stats->threads = p->full;
+  stats->reduced_threads = session->adaptive ? p->reduced : p->full;
+  stats->adaptive = session->adaptive;
+  stats->reduced_now = session->adaptive && p->reduced_now;
+  stats->runs = p->runs;
+  stats->reduced_runs = p->reduced_runs;
+  stats->tries = p->tries;
+  stats->switches = p->switches;
+  return kiln_ok();
+}
+
+kiln_status kiln_session_set_adaptive_threads(kiln_session *session, int enabled) {
+  if (!session)
+    return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
+                     "kiln_session_set_adaptive_threads: null session");
+  if (!session->device->thread_count)
+    return kiln_ok();
+  kiln_thread_policy_init(&session->threads, session->device->thread_count(session->num_threads));
+  session->adaptive = enabled && session->threads.reduced < session->threads.full;
+  session->run_threads = session->num_threads;
   return kiln_ok();
 }
 

@@ -10,6 +10,7 @@
 #include "kiln/kiln.h"
 #include "devices/device.h"
 #include "pool.h"
+#include "thread_policy.h"
 
 struct kiln_model {
   void *library; /* null for a linked-in model */
@@ -55,6 +56,12 @@ struct kiln_session {
   kiln_pool *pool;              /* every buffer of a run */
   const kiln_device *device;
   int32_t num_threads;
+  /* The count of the run in progress: num_threads, or the policy's
+   * reduced count while another process holds a core (thread_policy.h;
+   * `adaptive` 0 when the count never changes). */
+  int32_t run_threads;
+  int adaptive;
+  kiln_thread_policy threads;
   /* kiln_session_options.allocator (all NULL: none). It serves the pool,
    * and the host memory the session makes outside it: input buffers, and
    * on a device whose memory is not the host's, the strings a run makes. */

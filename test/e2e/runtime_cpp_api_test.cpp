@@ -123,6 +123,12 @@ int main(int argc, char **argv) {
     for (const kiln_library_call_info &call : calls)
       named &= call.kernel != KILN_KERNEL_END && std::strchr(call.implementation, ':') != nullptr;
     CHECK(named, "each library call ran in a kernel by a named implementation");
+    // The thread policy: a 1-thread session never changes its count.
+    session.setAdaptiveThreads(true);
+    session.run({buffer});
+    kiln_thread_stats threads = session.threadStats();
+    CHECK(threads.threads == 1 && !threads.adaptive && threads.reduced_runs == 0,
+          "a 1-thread session's thread stats: 1 thread, no policy");
 
     // Errors throw kiln::Error with their status.
     CHECK(throwsStatus([] { kiln::Model::load("/nonexistent/model.so"); }, KILN_ERROR_LOAD),

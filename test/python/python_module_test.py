@@ -69,6 +69,22 @@ check(all(c["kernel"] is None and c["implementation"] == ""
           for c in model.session().library_calls()),
       "library_calls() of a session that has not run: no kernel, no implementation")
 
+# The thread policy (off by default): bert_encoder's 2-thread session,
+# turned on, times its runs and tries 1 thread at the 4th.
+stats = session.thread_stats()
+check(stats["threads"] == 2 and not stats["adaptive"] and stats["reduced_runs"] == 0,
+      f"thread_stats() of a 2-thread session, policy off: {stats}")
+session.set_adaptive_threads(True)
+x = np.load(os.path.join(models, "bert_encoder.input.npy"))
+for _ in range(5):
+    session.run({model.inputs[0][0]: x})
+stats = session.thread_stats()
+check(stats["adaptive"] and stats["reduced_threads"] == 1 and stats["runs"] == 5 and
+      stats["tries"] >= 1 and stats["reduced_runs"] >= 1,
+      f"set_adaptive_threads(True): 5 runs timed, 1 thread tried: {stats}")
+session.set_adaptive_threads(False)
+check(not session.thread_stats()["adaptive"], "set_adaptive_threads(False)")
+
 mlp_path = os.path.join(models, "mlp.so")
 mlp = kiln.load(mlp_path)
 check(mlp.inputs == [("input", "float32", (None, 784))] and

@@ -32,7 +32,7 @@ namespace kiln::cli {
 static const char *kBenchUsage =
     "usage: kiln bench <model.so> [--batch N] [--threads T] [--runs R] [--warmup W]\n"
     "                  [--shape NAME=D0xD1x...] [--trace FILE.json] [--per-kernel[=N]]\n"
-    "                  [--target=NAME]\n\n"
+    "                  [--target=NAME] [--adaptive-threads]\n\n"
     "Times the model on synthetic inputs. Dynamic dims take --batch (dim 0,\n"
     "default 1) or 1. --threads sets the session's threads (generated loops and\n"
     "library calls share them; "
@@ -47,7 +47,10 @@ static const char *kBenchUsage =
     "                     a library call's with the implementation that ran it\n"
     "  --target=NAME      cpu or cuda: refuse an artifact compiled for another\n"
     "                     target (the artifact decides where it runs; a CUDA one\n"
-    "                     also reports its CUDA Graph replays' host overhead)\n";
+    "                     also reports its CUDA Graph replays' host overhead)\n"
+    "  --adaptive-threads let the session run on half its threads while that is\n"
+    "                     faster (another process holds a core;\n"
+    "                     kiln_session_set_adaptive_threads)\n";
 
 namespace {
 /// Kernel start times of the timed runs (kiln_session_set_kernel_hook).
@@ -151,6 +154,7 @@ std::string opsSummary(const std::vector<std::string> &ops, size_t shown) {
 int runBench(llvm::ArrayRef<llvm::StringRef> args) {
   std::string modelPath;
   int64_t batch = 1, runs = 20, warmup = 3, threads = 0, perKernel = 0;
+  bool adaptiveThreads = false;
   std::string tracePath, target;
   std::map<std::string, std::vector<int64_t>> shapes;
   for (ArgumentCursor cursor(args); !cursor.done(); cursor.next()) {
@@ -214,6 +218,10 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     }
     if (arg == "--per-kernel") {
       perKernel = 15;
+      continue;
+    }
+    if (arg == "--adaptive-threads") {
+      adaptiveThreads = true;
       continue;
     }
     if (number("--per-kernel", perKernel)) {
@@ -316,6 +324,8 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
     return 1;
   }
   llvm::scope_exit freeSession([&] { kiln_session_free(session); });
+  if (adaptiveThreads)
+    kiln_session_set_adaptive_threads(session, 1);
   // Kernel times only when asked for: the hook reads the clock per kernel.
   bool profile = !tracePath.empty() || perKernel > 0;
   std::vector<KernelInfo> kernels = profile ? readKernels(model) : std::vector<KernelInfo>{};
@@ -377,6 +387,19 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args) {
                << " KiB in use, " << memory.reserved_bytes / 1024 << " KiB reserved in "
                << memory.heap_allocations << " blocks\n"
                << "  peak RSS " << usage.ru_maxrss / 1024 << " MiB\n";
+  // A CPU session of several threads: how many runs used fewer
+  // (kiln_session_thread_stats: another process held a core).
+  kiln_thread_stats threadStats{};
+  kiln_session_thread_stats(session, &threadStats);
+  if (threadStats.threads > 1)
+    llvm::outs() << "  threads " << threadStats.threads
+                 << (threadStats.adaptive ? "" : " (adaptive threads off)");
+  if (threadStats.threads > 1 && threadStats.adaptive)
+    llvm::outs() << ", " << threadStats.reduced_runs << " of " << threadStats.runs << " runs on "
+                 << threadStats.reduced_threads << " (" << threadStats.tries << " tries, "
+                 << threadStats.switches << " switches)";
+  if (threadStats.threads > 1)
+    llvm::outs() << "\n";
   // A GPU session: how its runs were launched (the timed ones replay a
   // CUDA Graph once a bucket is captured: their median is the replay's
   // whole cost, copies of inputs and outputs included).

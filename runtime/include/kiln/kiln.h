@@ -304,6 +304,35 @@ typedef struct kiln_library_plan_stats {
 kiln_status kiln_session_library_plan_stats(const kiln_session *session,
                                             kiln_library_plan_stats *stats);
 
+/* A CPU session's thread count, run by run (off by default). With the
+ * policy on, a session of N > 1 threads runs on N/2 while its runs are
+ * faster so: when another process holds a core, N threads wait on the one
+ * that shares it at every oneDNN call (resnet18 here: 22 ms on 1 thread,
+ * 75-97 ms on 2 beside a busy loop of the same priority). It decides from
+ * its own runs' times, per input shape: one run at N/2 once a shape has
+ * been timed, another when two runs in a row take 1.5x the shape's
+ * fastest, and at N/2 a run at N after 8, 16, ... 1024 runs. Off by
+ * default because oneDNN may pick another work split for another thread
+ * count, and then a run's bits depend on the count it ran on (each count
+ * is deterministic; the values agree to rounding). On for a session with
+ * kiln_session_set_adaptive_threads(session, 1), for every session with
+ * KILN_ADAPTIVE_THREADS=1 in the environment. */
+typedef struct kiln_thread_stats {
+  int32_t threads;         /* N: what the session asked for, resolved */
+  int32_t reduced_threads; /* N/2 (N when the policy is off) */
+  int32_t adaptive;        /* 1 when runs may use reduced_threads */
+  int32_t reduced_now;     /* the next run (not a try) uses reduced_threads */
+  uint64_t runs;           /* runs timed by the policy since it was turned on */
+  uint64_t reduced_runs;   /* of those, on reduced_threads */
+  uint64_t tries;          /* runs that tried the other count */
+  uint64_t switches;       /* tries that changed the count */
+} kiln_thread_stats;
+kiln_status kiln_session_thread_stats(const kiln_session *session, kiln_thread_stats *stats);
+/* 1: the policy above, started afresh; 0: every later run on the
+ * session's own count. No effect where the count never changes (1
+ * thread, a GPU session). */
+kiln_status kiln_session_set_adaptive_threads(kiln_session *session, int enabled);
+
 #ifdef __cplusplus
 }
 #endif

@@ -243,6 +243,18 @@ public:
     detail::check(kiln_session_device_stats(session_.get(), &stats));
     return stats;
   }
+  /// A CPU session's runs on its thread count and on half of it while
+  /// another process holds a core (kiln_session_thread_stats).
+  kiln_thread_stats threadStats() const {
+    kiln_thread_stats stats;
+    detail::check(kiln_session_thread_stats(session_.get(), &stats));
+    return stats;
+  }
+  /// false: every later run on the session's own thread count
+  /// (kiln_session_set_adaptive_threads).
+  void setAdaptiveThreads(bool enabled) {
+    detail::check(kiln_session_set_adaptive_threads(session_.get(), enabled ? 1 : 0));
+  }
   /// What ran each library call at its last run: the kernel (the
   /// report's numbering; KILN_KERNEL_END before it ran) and the library's
   /// implementation (kiln_session_library_call_info).

@@ -182,12 +182,16 @@ static void cpu_leave(int32_t num_threads, int saved) {
 /* Library calls wait for oneDNN's stream; generated code is synchronous. */
 static int cpu_synchronize(void *library_state) { return 0; }
 
+static int32_t cpu_thread_count(int32_t num_threads) {
+  return num_threads > 0 ? num_threads : omp_get_max_threads();
+}
+
 static const kiln_device cpu_device = {
     "cpu",           KILN_DEVICE_CPU,    cpu_check_model,     cpu_allocate,
     cpu_release,     kiln_onednn_create, kiln_onednn_free,    kiln_onednn_execute,
     cpu_parallel_for, cpu_enter,         cpu_leave,           cpu_synchronize,
     /* memory_is_host */ 1, NULL,        NULL,                NULL,
-    NULL, NULL, NULL, NULL, NULL, kiln_onednn_implementation};
+    NULL, NULL, NULL, NULL, NULL, kiln_onednn_implementation, cpu_thread_count};
 
 const kiln_device *kiln_device_for(uint32_t kind) {
   switch (kind) {

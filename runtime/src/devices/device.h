@@ -90,6 +90,10 @@ typedef struct kiln_device {
    * `id` last, or NULL (none yet, or the device does not say). NULL where
    * the device never says. */
   const char *(*library_implementation)(void *library_state, uint32_t id);
+  /* The threads a session asking for `num_threads` (0: the default) runs
+   * on; NULL where the host's threads do not do the work (a GPU): a
+   * session then never changes its count (thread_policy.h). */
+  int32_t (*thread_count)(int32_t num_threads);
 } kiln_device;
 
 /* Prepares a session's library calls when it is created: calls

@@ -79,9 +79,9 @@ static void release_call(prepared_call *c) {
 
 /* Whether `v` was made for these operand dims (its batch; a convolution's
  * or pool's input dims; a concat's output dims; a matmul's lhs and rhs
- * dims). */
+ * dims) and the thread count in force. */
 static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
-  if (v->batch < 0)
+  if (v->batch < 0 || v->threads != omp_get_max_threads())
     return 0;
   if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL ||
       c->desc.kind == KILN_LIBRARY_SCALE)
@@ -127,6 +127,8 @@ static int prepare_variant(kiln_library_state *state, prepared_call *c, variant 
     snprintf(v->implementation, sizeof v->implementation, "%s", impl);
   if (rc)
     release_variant(c, v);
+  else
+    v->threads = omp_get_max_threads();
   return rc;
 }
 

@@ -31,6 +31,10 @@ typedef struct packing {
  * dims), with the memory objects its operands are bound to. */
 typedef struct variant {
   int64_t batch; /* the batch it was made for, -1 when unused */
+  /* The OpenMP thread count it was made under: oneDNN fixes some
+   * primitives' work split then (a session's reduced runs,
+   * thread_policy.h, use primitives of their own). */
+  int threads;
   /* convolution, pool and scale: [0] the input dims (scale: and [1][0]
    * the scale's batch); concat: [0] the output dims; matmul: the lhs and
    * rhs dims */
