@@ -14,8 +14,9 @@ widest vectors, stream triad) and each model's FLOP rate as a fraction of
 it; time to first result and peak RSS for resnet50 (a C program, and
 ONNX Runtime's process); the runtime's per-run overhead (a one-element
 model); resnet50's compile time. With --busy, every model again at batch
-1 with a busy loop at the lowest priority pinned to one core, Kiln with
-1 and 2 threads. Writes the tables to --out and a bar chart beside it
+1 with a busy loop pinned to one core (at the lowest priority, then at
+the benchmark's), Kiln with 1 and 2 threads and with 2 threads and the
+adaptive thread count. Writes the tables to --out and a bar chart beside it
 (PNG, when matplotlib is there).
 
 Without onnxruntime (the Debian python in `make test`) the peer's columns
@@ -322,11 +323,17 @@ def main():
             for m in models:
                 so, onnx_path, inp = os.path.join(work, m + ".so"), os.path.join(models_dir, m + ".onnx"), input_of(m, 1)
                 figures = {}
-                for threads in (1, 2):
+                # 1 and 2 threads as they are, then 2 threads with the
+                # adaptive thread count (KILN_ADAPTIVE_THREADS=1: half the
+                # threads while that is faster).
+                for key, threads, adaptive in (("kiln1", 1, "0"), ("kiln2", 2, "0"),
+                                               ("kiln2a", 2, "1")):
                     ms = []
                     for _ in range(args.repeats):
-                        ms += parse_figures(run([kiln_bench, "latency", so, inp, str(threads), str(args.runs), "1"]))["median_ms"]
-                    figures[f"kiln{threads}"] = min(ms)
+                        ms += parse_figures(run([kiln_bench, "latency", so, inp, str(threads), str(args.runs), "1"],
+                                                env=dict(os.environ, KILN_ADAPTIVE_THREADS=adaptive)))["median_ms"]
+                    figures[key] = min(ms)
+                for threads in (1, 2):
                     if peer:
                         figures[f"ort{threads}"] = min(ort_figures(onnx_path, inp, threads, args.runs, args.repeats)["median_ms"])
                 busy_rows.append((label, m, figures))
@@ -405,11 +412,15 @@ def main():
     if busy_rows:
         lines += ["## With one core busy", "",
                   "A busy loop pinned to core 1, at the lowest priority (nice 19, the goal's "
-                  "condition) and then at the benchmark's own priority; batch 1, ms.", "",
-                  "| busy loop | model | Kiln 1 thread | Kiln 2 threads | ORT 1 thread | ORT 2 threads |",
-                  "| --- | --- | ---: | ---: | ---: | ---: |"]
+                  "condition) and then at the benchmark's own priority; batch 1, ms. \"adaptive\": "
+                  "the session's adaptive thread count on (KILN_ADAPTIVE_THREADS=1, off by default: "
+                  "half the threads while that is faster).", "",
+                  "| busy loop | model | Kiln 1 thread | Kiln 2 threads | Kiln 2 threads, adaptive "
+                  "| ORT 1 thread | ORT 2 threads |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
         for label, m, f in busy_rows:
-            lines.append(f"| {label} | {m} | {f['kiln1']:.2f} | {f['kiln2']:.2f} | {fmt(f.get('ort1'))} | {fmt(f.get('ort2'))} |")
+            lines.append(f"| {label} | {m} | {f['kiln1']:.2f} | {f['kiln2']:.2f} | {f['kiln2a']:.2f} | "
+                         f"{fmt(f.get('ort1'))} | {fmt(f.get('ort2'))} |")
         lines.append("")
     # Training steps (K10): Kiln's compiled step against PyTorch eager.
     train_rows = None

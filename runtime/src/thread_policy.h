@@ -1,8 +1,9 @@
 /*===- thread_policy.h - How many threads a CPU session's next run uses ---===*
  *
- * A session asked for N threads runs on N while that is fastest, and on
- * N/2 while another process holds a core and N threads wait on each
- * other: oneDNN's primitives split their work statically, so every
+ * With the policy on (kiln_session_set_adaptive_threads; off by
+ * default), a session asked for N threads runs on N while that is
+ * fastest, and on N/2 while another process holds a core and N threads
+ * wait on each other: oneDNN's primitives split their work statically, so every
  * parallel region waits for the thread that shares its core, and two of
  * the session's own threads placed on one core (the scheduler does that
  * when a third thread runs) spin against each other. The policy decides
@@ -17,7 +18,8 @@
  *    fastest make a later run try the reduced count;
  *  - a try faster by 10% than the same shape's last run at the other
  *    count switches; at the reduced count the full count is tried again
- *    after 8 runs, then 16, 32, ... 1024 while it keeps losing.
+ *    after 1 run (a switch made on a passing spike is undone at once),
+ *    then 2, 4, ... 1024 while it keeps losing.
  *
  * A shape's first runs are not timed (they make its primitives and touch
  * its pages).
@@ -39,7 +41,7 @@ extern "C" {
 #define KILN_THREAD_WARMUP_RUNS 2
 /* Input shapes followed at once (a server alternating batch sizes). */
 #define KILN_THREAD_SHAPES 4
-#define KILN_THREAD_FIRST_INTERVAL 8
+#define KILN_THREAD_FIRST_INTERVAL 1
 #define KILN_THREAD_LAST_INTERVAL 1024
 
 typedef struct kiln_thread_shape {

@@ -101,13 +101,13 @@ TEST_CASE("thread policy: a busy core switches to the reduced count and back", "
   CHECK(step(p, 7, 40 * ms, 21 * ms) == 2);
   CHECK(step(p, 7, 40 * ms, 21 * ms) == 1);
   CHECK(p.switches == 1);
-  // At 1 thread the full count is tried after 8 runs, then 16, 32: it
+  // At 1 thread the full count is tried after 1 run, then 2, 4, 8: it
   // keeps losing.
   std::vector<int> tries;
-  for (int i = 1; i <= 8 + 16 + 32 + 3; ++i)
+  for (int i = 1; i <= 1 + 2 + 4 + 8 + 4; ++i)
     if (step(p, 7, 40 * ms, 21 * ms) == 2)
       tries.push_back(i);
-  CHECK(tries == std::vector<int>{9, 9 + 17, 9 + 17 + 33});
+  CHECK(tries == std::vector<int>{2, 2 + 3, 2 + 3 + 5, 2 + 3 + 5 + 9});
   CHECK(p.switches == 1);
   // The core is free again: the next try of 2 threads wins.
   int i = 0;
@@ -117,6 +117,26 @@ TEST_CASE("thread policy: a busy core switches to the reduced count and back", "
   CHECK(p.switches == 2);
   std::vector<int32_t> after = steps(p, 200, 10 * ms, 21 * ms);
   CHECK(count(after, 2) == 200);
+}
+
+TEST_CASE("thread policy: a passing spike costs two runs on the reduced count", "[runtime]") {
+  kiln_thread_policy p;
+  kiln_thread_policy_init(&p, 2);
+  steps(p, 20, 10 * ms, 20 * ms);
+  uint64_t reduced = p.reduced_runs;
+  // Two slow runs at 2 threads (another process woke up for a moment),
+  // then a try of 1 thread that beats them: a switch. The machine is idle
+  // again: one more run at 1 thread, then 2 threads win back.
+  CHECK(step(p, 7, 40 * ms, 20 * ms) == 2);
+  CHECK(step(p, 7, 40 * ms, 20 * ms) == 2);
+  CHECK(step(p, 7, 10 * ms, 20 * ms) == 1);
+  CHECK(p.switches == 1);
+  CHECK(step(p, 7, 10 * ms, 20 * ms) == 1);
+  CHECK(step(p, 7, 10 * ms, 20 * ms) == 2);
+  CHECK(p.switches == 2);
+  std::vector<int32_t> after = steps(p, 100, 10 * ms, 20 * ms);
+  CHECK(count(after, 2) == 100);
+  CHECK(p.reduced_runs - reduced == 2);
 }
 
 TEST_CASE("thread policy: the try interval stops growing at 1024", "[runtime]") {

@@ -311,7 +311,7 @@ kiln_status kiln_session_library_plan_stats(const kiln_session *session,
  * 75-97 ms on 2 beside a busy loop of the same priority). It decides from
  * its own runs' times, per input shape: one run at N/2 once a shape has
  * been timed, another when two runs in a row take 1.5x the shape's
- * fastest, and at N/2 a run at N after 8, 16, ... 1024 runs. Off by
+ * fastest, and at N/2 a run at N after 1, 2, 4, ... 1024 runs. Off by
  * default because oneDNN may pick another work split for another thread
  * count, and then a run's bits depend on the count it ran on (each count
  * is deterministic; the values agree to rounding). On for a session with
