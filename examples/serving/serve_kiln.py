@@ -1,6 +1,7 @@
 """Serves a Kiln artifact with NVIDIA Triton Inference Server through PyTriton.
 
     python serve_kiln.py model.so [--name NAME] [--instances 2] [--threads 1]
+                         [--adaptive-threads]
                          [--http-port 8000] [--grpc-port 8001] [--address 127.0.0.1]
 
 The artifact must have a dynamic batch (kiln compile --dynamic-batch
@@ -22,7 +23,8 @@ from pytriton.triton import Triton, TritonConfig
 import kiln
 
 
-def bind_model(triton, path, name, instances, threads, max_batch, queue_delay_us):
+def bind_model(triton, path, name, instances, threads, max_batch, queue_delay_us,
+               adaptive_threads=False):
     model = kiln.load(path)
     for tensor_name, _, dims in model.inputs:
         if not dims or dims[0] is not None:
@@ -43,9 +45,16 @@ def bind_model(triton, path, name, instances, threads, max_batch, queue_delay_us
         return [Tensor(name=n, dtype=np.dtype(d), shape=tuple(-1 if x is None else x for x in dims[1:]))
                 for n, d, dims in entries]
 
+    def session():
+        s = model.session(threads=threads)
+        # Half the threads while another process holds a core (off by
+        # default: a switch may change the last bits of a result).
+        s.set_adaptive_threads(adaptive_threads)
+        return s
+
     triton.bind(
         model_name=name,
-        infer_func=[make_infer(model.session(threads=threads)) for _ in range(instances)],
+        infer_func=[make_infer(session()) for _ in range(instances)],
         inputs=spec(model.inputs),
         outputs=spec(model.outputs),
         config=ModelConfig(max_batch_size=batch_limit,
@@ -61,6 +70,9 @@ def main():
     parser.add_argument("--name", default="model")
     parser.add_argument("--instances", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="threads per session")
+    parser.add_argument("--adaptive-threads", action="store_true",
+                        help="let a session of several threads run on half of them while that "
+                             "is faster (cores shared with other processes)")
     parser.add_argument("--max-batch", type=int, default=0)
     parser.add_argument("--queue-delay-us", type=int, default=500)
     parser.add_argument("--address", default="127.0.0.1")
@@ -74,7 +86,7 @@ def main():
                           metrics_port=args.metrics_port, allow_metrics=False)
     with Triton(config=config) as triton:
         limit = bind_model(triton, args.model, args.name, args.instances, args.threads,
-                           args.max_batch, args.queue_delay_us)
+                           args.max_batch, args.queue_delay_us, args.adaptive_threads)
         print(f"serving {args.model} as '{args.name}' (batches up to {limit}, "
               f"{args.instances} sessions): http {args.address}:{args.http_port}, "
               f"grpc {args.address}:{args.grpc_port}", flush=True)
