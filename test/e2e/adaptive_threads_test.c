@@ -8,7 +8,10 @@
  * is the bits of a 1-thread session's (the reduced count runs primitives
  * made for it), every other run's the bits of one of the two counts.
  * Turned off again, no run uses fewer threads. A 1-thread session never
- * changes. The policy's response to a busy core is measured by make
+ * changes. (resnet18 at batch 2 is where 1 and 2 threads give different
+ * bits on AVX-512, from its Winograd convolutions; where they give the
+ * same, as on AVX2, the try's check cannot tell the counts apart: the
+ * test says which.) The policy's response to a busy core is measured by make
  * bench, its rules by the unit tests. Prints "N passed, N failed". */
 #include "check.h"
 #include "inputs.h"
