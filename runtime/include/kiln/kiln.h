@@ -307,8 +307,8 @@ kiln_status kiln_session_library_plan_stats(const kiln_session *session,
 /* A CPU session's thread count, run by run (off by default). With the
  * policy on, a session of N > 1 threads runs on N/2 while its runs are
  * faster so: when another process holds a core, N threads wait on the one
- * that shares it at every oneDNN call (resnet18 here: 22 ms on 1 thread,
- * 75-97 ms on 2 beside a busy loop of the same priority). It decides from
+ * that shares it at every oneDNN call (resnet18 here: 20-22 ms on 1
+ * thread, 72-148 ms on 2 beside a busy loop of the same priority). It decides from
  * its own runs' times, per input shape: one run at N/2 once a shape has
  * been timed, another when two runs in a row take 1.5x the shape's
  * fastest, and at N/2 a run at N after 1, 2, 4, ... 1024 runs. Off by
