@@ -1,6 +1,7 @@
 /*===- host_memory.c - large host buffers on huge pages ---------------------===*/
 
 #include "host_memory.h"
+#include "host_env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,7 @@
 static int huge_pages_wanted(void) {
   static int wanted = -1;
   if (wanted < 0) {
-    const char *v = getenv("KILN_HUGE_PAGES");
-    wanted = !(v && strcmp(v, "0") == 0);
+    wanted = !kiln_env_is("KILN_HUGE_PAGES", "0");
   }
   return wanted;
 }

@@ -10,6 +10,7 @@
 #include "kiln/kiln.h"
 #include "devices/device.h"
 #include "descriptor_check.h"
+#include "host_env.h"
 #include "host_memory.h"
 #include "pool.h"
 #include "session.h"
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static _Thread_local char last_error[1024];
 static _Thread_local kiln_status last_status;
@@ -83,17 +83,6 @@ size_t kiln_element_count(int32_t rank, const int64_t *dims) {
 
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   return kiln_session_create_with_options(model, NULL, session);
-}
-
-/* 1 with KILN_ADAPTIVE_THREADS=1 (kiln_session_set_adaptive_threads for
- * one session); read at the first session. */
-static int adaptive_threads_wanted(void) {
-  static int wanted = -1;
-  if (wanted < 0) {
-    const char *v = getenv("KILN_ADAPTIVE_THREADS");
-    wanted = v && strcmp(v, "1") == 0;
-  }
-  return wanted;
 }
 
 /* The inputs' dims, hashed (FNV-1a): what a run's time is comparable by. */
@@ -161,7 +150,8 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   s->run_threads = s->num_threads;
   if (s->device->thread_count) {
     kiln_thread_policy_init(&s->threads, s->device->thread_count(s->num_threads));
-    s->adaptive = adaptive_threads_wanted() && s->threads.reduced < s->threads.full;
+    /* KILN_ADAPTIVE_THREADS=1: on for every session. */
+    s->adaptive = kiln_env_is("KILN_ADAPTIVE_THREADS", "1") && s->threads.reduced < s->threads.full;
   }
   if (options && options->allocator)
     s->allocator = *options->allocator;
@@ -544,13 +534,13 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   release_outputs(session);
   const kiln_device *device = session->device;
   kiln_ok(); /* what the device's run reports (kiln_fail) is its message */
-  struct timespec started;
+  uint64_t started = 0;
   if (session->adaptive) {
     session->run_threads = kiln_thread_policy_choose(&session->threads,
                                                      input_signature(abi, session->in_dims));
     if (session->run_threads == session->threads.full)
       session->run_threads = session->num_threads; /* 0 stays the default */
-    clock_gettime(CLOCK_MONOTONIC, &started);
+    started = kiln_now_ns();
   }
   int saved_threads = device->enter(session->run_threads);
   /* Session-owned tensors that stay in device memory: current there. */
@@ -575,13 +565,8 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
   if (rc == 0)
     kiln_state_update(session);
   device->leave(session->run_threads, saved_threads);
-  if (session->adaptive && rc == 0) {
-    struct timespec ended;
-    clock_gettime(CLOCK_MONOTONIC, &ended);
-    kiln_thread_policy_record(&session->threads,
-                              (uint64_t)(ended.tv_sec - started.tv_sec) * 1000000000u +
-                                  (uint64_t)ended.tv_nsec - (uint64_t)started.tv_nsec);
-  }
+  if (session->adaptive && rc == 0)
+    kiln_thread_policy_record(&session->threads, kiln_now_ns() - started);
   if (rc != 0) {
     /* What the run allocated and did not free (it may have stopped half
      * way) goes back to the pool; the session stays usable. */

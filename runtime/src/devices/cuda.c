@@ -49,6 +49,7 @@
 
 #include "cuda_session.h"
 #include "vendor_load.h"
+#include "../host_env.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -260,8 +261,7 @@ static kiln_status cuda_library_create(const kiln_model_v1 *abi, void **state) {
   if (!s)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   s->abi = abi;
-  const char *graphs = getenv("KILN_CUDA_GRAPHS");
-  s->graphs_enabled = !(graphs && strcmp(graphs, "0") == 0);
+  s->graphs_enabled = !kiln_env_is("KILN_CUDA_GRAPHS", "0");
   const kiln_gpu_code *gpu = abi->gpu;
   s->reads_device = (gpu->flags & KILN_GPU_READS_DEVICE) != 0;
   if (!s->graphs_enabled)

@@ -10,6 +10,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "cuda_session.h"
+#include "../host_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,12 +175,6 @@ void *kiln_cuda_input_buffer(void *state, uint32_t input, const int64_t *dims, s
              : NULL;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Enqueues the inputs' copies to the device (inside a capture: memcpy
  * nodes of the graph, reading the same pinned memory at every replay). */
 static int copy_inputs(cuda_session *s, void *const *device_in, void *const *sources,
@@ -247,7 +242,7 @@ static int run_on_stream(cuda_session *s, const kiln_model_v1 *abi,
                          void *const *in_data, const int64_t *const *in_dims,
                          const kiln_resident *resident, void **out_alloc, void **out_data,
                          int64_t *const *out_dims, int *finished) {
-  uint64_t started = now_ns(), staging_ns = 0;
+  uint64_t started = kiln_now_ns(), staging_ns = 0;
   uint32_t n_in = abi->num_inputs, n_out = abi->num_outputs;
   int64_t batch = batch_of(abi, in_dims);
   int64_t padded = batch > 0 ? bucket_batch(abi, batch) : batch;
@@ -313,9 +308,9 @@ static int run_on_stream(cuda_session *s, const kiln_model_v1 *abi,
       sources[i] = *buffer;
     }
     if (given && sources[i] != in_data[i]) {
-      uint64_t copy_started = now_ns();
+      uint64_t copy_started = kiln_now_ns();
       memcpy(sources[i], in_data[i], given);
-      staging_ns += now_ns() - copy_started;
+      staging_ns += kiln_now_ns() - copy_started;
     }
     if (bytes > given)
       memset((char *)sources[i] + given, 0, bytes - given);
@@ -434,7 +429,7 @@ static int run_on_stream(cuda_session *s, const kiln_model_v1 *abi,
     else
       rc = fetch_output(s, i, device_out[i], out_dims[i], &out_data[i]);
   }
-  uint64_t enqueued = now_ns();
+  uint64_t enqueued = kiln_now_ns();
   CUresult r = kiln_cuda.api.cuStreamSynchronize(s->stream);
   if (rc == 0 && r != KILN_CUDA_SUCCESS)
     rc = set_error(s, "running the model on the GPU", r);

@@ -3,6 +3,7 @@
 #include "cudnn_api.h"
 #include "cudnn_graph.h"
 #include "vendor_load.h"
+#include "../host_env.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -272,8 +273,7 @@ kiln_status kiln_cudnn_create(const kiln_model_v1 *abi, void *stream, void *work
   dnn->workspace = workspace;
   dnn->workspace_bytes = workspace_bytes;
   dnn->nondeterministic = abi->gpu && (abi->gpu->flags & KILN_GPU_ALLOW_NONDETERMINISTIC);
-  const char *graphs = getenv("KILN_CUDNN_GRAPH");
-  dnn->graphs = !graphs || strcmp(graphs, "0") != 0;
+  dnn->graphs = !kiln_env_is("KILN_CUDNN_GRAPH", "0");
   dnn->calls = calloc(abi->num_library_calls, sizeof *dnn->calls);
   if (!dnn->calls || lib.api.cudnnCreate(&dnn->handle) != KILN_CUDNN_SUCCESS ||
       lib.api.cudnnSetStream(dnn->handle, stream) != KILN_CUDNN_SUCCESS) {

@@ -37,6 +37,7 @@
 #include "kiln/kiln_toolchain.h"
 
 #include "onednn_state.h"
+#include "../host_env.h"
 
 #include <math.h>
 #include <omp.h>
@@ -79,9 +80,10 @@ static void release_call(prepared_call *c) {
 
 /* Whether `v` was made for these operand dims (its batch; a convolution's
  * or pool's input dims; a concat's output dims; a matmul's lhs and rhs
- * dims) and the thread count in force. */
-static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims) {
-  if (v->batch < 0 || v->threads != omp_get_max_threads())
+ * dims) and `threads`, the OpenMP thread count in force. */
+static int variant_fits(const prepared_call *c, const variant *v, const int64_t *const *dims,
+                        int threads) {
+  if (v->batch < 0 || v->threads != threads)
     return 0;
   if (c->desc.kind == KILN_LIBRARY_CONV || c->desc.kind == KILN_LIBRARY_POOL ||
       c->desc.kind == KILN_LIBRARY_SCALE)
@@ -137,9 +139,10 @@ static int prepare_variant(kiln_library_state *state, prepared_call *c, variant 
 static variant *find_variant(kiln_library_state *state, prepared_call *c,
                              const int64_t *const *dims) {
   variant *slot = NULL; /* the first unused, else the least recently used */
+  int threads = omp_get_max_threads();
   for (int i = 0; i < KILN_VARIANTS; ++i) {
     variant *v = &c->variants[i];
-    if (variant_fits(c, v, dims)) {
+    if (variant_fits(c, v, dims, threads)) {
       v->last_used = ++state->clock;
       return v;
     }
@@ -224,8 +227,9 @@ static int prepare_batch(kiln_library_state *state, prepared_call *c, int64_t ba
   if (d->kind == KILN_LIBRARY_CONCAT)
     for (int k = 0; k <= d->num_inputs; ++k)
       dims[k] = shapes[2];
+  int threads = omp_get_max_threads();
   for (int i = 0; i < KILN_VARIANTS; ++i)
-    if (variant_fits(c, &c->variants[i], dims))
+    if (variant_fits(c, &c->variants[i], dims, threads))
       return 0;
   if (!find_variant(state, c, dims))
     return d->kind == KILN_LIBRARY_MATMUL ? !guessed : 1;
@@ -243,8 +247,7 @@ kiln_status kiln_onednn_create(const kiln_model_v1 *abi, void **out) {
   if (!state)
     return kiln_fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   state->num_calls = abi->num_library_calls;
-  const char *winograd = getenv("KILN_ONEDNN_WINOGRAD");
-  state->no_winograd = winograd && strcmp(winograd, "0") == 0;
+  state->no_winograd = kiln_env_is("KILN_ONEDNN_WINOGRAD", "0");
   if (state->num_calls) {
     state->calls = calloc(state->num_calls, sizeof(prepared_call));
     if (!state->calls || dnnl_engine_create(&state->engine, dnnl_cpu, 0) ||
