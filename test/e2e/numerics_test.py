@@ -92,6 +92,27 @@ def f32(*v):
     return np.array(v, np.float32)
 
 
+def col2im_reference(x, image, block, dilations=None, pads=None, strides=None):
+    """ONNX Col2Im: column l of block offset k adds to image position
+    l * stride - pad_begin + k * dilation, where that lies in the image."""
+    spatial = len(image)
+    dilations = dilations or [1] * spatial
+    pads = pads or [0] * (2 * spatial)
+    strides = strides or [1] * spatial
+    counts = [(image[d] + pads[d] + pads[spatial + d] - dilations[d] * (block[d] - 1) - 1)
+              // strides[d] + 1 for d in range(spatial)]
+    n, columns, _ = x.shape
+    channels = columns // int(np.prod(block))
+    blocks = x.reshape(n, channels, *block, *counts)
+    out = np.zeros((n, channels, *image), x.dtype)
+    for k in np.ndindex(*block):
+        for l in np.ndindex(*counts):
+            at = [l[d] * strides[d] - pads[d] + k[d] * dilations[d] for d in range(spatial)]
+            if all(0 <= at[d] < image[d] for d in range(spatial)):
+                out[(slice(None), slice(None), *at)] += blocks[(slice(None), slice(None), *k, *l)]
+    return out
+
+
 def tfidf_reference(x, min_gram, max_gram, max_skip, mode, counts, indexes, pool, weights=None):
     """TfIdfVectorizer by its definition: n-grams of the pool matched at
     every start with every distance 1..max_skip + 1 (unigrams once)."""
@@ -329,6 +350,29 @@ def cases():
     yield case("maxunpool_runtime_batch", "MaxUnpool", {"x": pooled, "i": flat.astype(np.int64)},
                unpooled.reshape(src.shape), attrs={"kernel_shape": [2, 2], "strides": [2, 2]},
                dynamic=True)
+    # Col2Im (PyTorch's fold): constant image and block shapes (a static
+    # result), a batch known only at run time, one spatial dim on integers,
+    # and shapes read at run time (the result's dims then too).
+    rng = np.random.default_rng(11)
+    fold = {"dilations": [1, 2], "pads": [1, 0, 0, 1], "strides": [2, 1]}
+    image, block = np.array([5, 6], np.int64), np.array([2, 3], np.int64)
+    for name, batch, dynamic in (("col2im_constant_shapes", 2, False),
+                                 ("col2im_runtime_batch", 3, True)):
+        x = rng.standard_normal((batch, 2 * 6, 9)).astype(np.float32)
+        yield case(name, "Col2Im", {"x": x}, col2im_reference(x, image, block, **fold),
+                   attrs=fold, consts={"image": image, "block": block}, opset=18,
+                   dynamic=dynamic, tolerance=1e-6)
+    x = rng.integers(-50, 50, (1, 2 * 3, 3)).astype(np.int64)
+    line, window = np.array([7], np.int64), np.array([3], np.int64)
+    yield case("col2im_1d_int64", "Col2Im", {"x": x},
+               col2im_reference(x, line, window, strides=[2]),
+               attrs={"strides": [2]}, consts={"image": line, "block": window}, opset=18)
+    fold = {"dilations": [2, 1], "pads": [0, 1, 2, 0], "strides": [1, 2]}
+    image, block = np.array([4, 5], np.int64), np.array([3, 2], np.int64)
+    x = rng.standard_normal((2, 3 * 6, 6)).astype(np.float32)
+    yield case("col2im_runtime_shapes", "Col2Im", {"x": x, "image": image, "block": block},
+               col2im_reference(x, image, block, **fold), attrs=fold, opset=18,
+               tolerance=1e-6)
     # A dynamic batch of 0 through a oneDNN matmul (constant weights).
     yield case("matmul_library_batch_zero", "MatMul", {"a": np.zeros((0, 4), np.float32)},
                np.zeros((0, 3), np.float32), consts={"w": np.ones((4, 3), np.float32)},

@@ -9,7 +9,9 @@
 // index tensors models carry; a dedicated scatter op is the way out if a
 // model needs more.
 // Compress and ReverseSequence need their selectors at compile time and
-// become a gather with constant indices.
+// become a gather with constant indices. Col2Im is a gather the other way
+// round: each image position reads its column from every block offset and
+// sums them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -431,6 +433,140 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
   return ctx.setOutput(0, zeroPad(ctx, unpooled, pads));
 }
 
+/// The value of a rank-0 (or one-element) i64 constant, else nullopt.
+std::optional<int64_t> knownInt(Value v) {
+  DenseElementsAttr attr = NodeContext::constantOf(v);
+  if (!attr || attr.getNumElements() != 1 || !isa<IntegerType>(attr.getElementType()))
+    return std::nullopt;
+  return (*attr.getValues<APInt>().begin()).getSExtValue();
+}
+
+/// An i64 iota of length `n` (rank 0) laid out along dim `at` of `rank`
+/// dims (all others 1), static where `n` is a constant.
+Value iotaLaidOut(NodeContext &ctx, Value n, int64_t rank, int64_t at) {
+  SmallVector<int64_t> shape(rank, 1);
+  if (std::optional<int64_t> length = knownInt(n)) {
+    shape[at] = *length;
+    return iotaAlong(ctx, shape, at);
+  }
+  shape[at] = -1;
+  return ctx.make<ReshapeOp>(iotaOfLength(ctx, n), ctx.i64s(shape));
+}
+
+/// Stops the import when `ok` is a constant false (with `why`); keeps the
+/// check for the run when it is known only then.
+Value checked(NodeContext &ctx, Value v, Value ok, const Twine &why) {
+  std::optional<int64_t> known = knownInt(ctx.cast(ok, ctx.b.getI64Type()));
+  if (known && *known)
+    return v;
+  if (known) {
+    ctx.invalid(why);
+    return {};
+  }
+  return requireAtRunTime(ctx, v, ok);
+}
+
+/// Col2Im (opset 18): columns [N, C * prod(block_shape), L] summed back
+/// into images [N, C, *image_shape], the inverse layout of an im2col
+/// (PyTorch's fold). Output element y of a spatial dim takes, from each
+/// block offset k, column l = (y + pad_begin - k * dilation) / stride
+/// where that divides and 0 <= l < L_d (the sliding blocks along the dim):
+/// one gather of every (channel, position, offset) from the flattened
+/// columns, zero where no block covers it, summed over the offsets. The
+/// image and block shapes may be read at run time (the output's dims then
+/// too); sizes that do not fit the columns stop the run with a shape error.
+LogicalResult importCol2Im(NodeContext &ctx) {
+  Value x = ctx.input(0), image = runtimeInts(ctx, 1), block = runtimeInts(ctx, 2);
+  RankedTensorType type = NodeContext::typeOf(x), imageType = NodeContext::typeOf(image),
+                   blockType = NodeContext::typeOf(block);
+  if (!type || !imageType || !blockType)
+    return failure();
+  if (type.getRank() != 3)
+    return ctx.invalid("input must be 3-D: [N, C * prod(block_shape), L]");
+  if (imageType.getRank() != 1 || imageType.isDynamicDim(0) || imageType != blockType ||
+      imageType.getDimSize(0) < 1)
+    return ctx.invalid("image_shape and block_shape must be 1-D, of one static length >= 1");
+  int64_t spatial = imageType.getDimSize(0), rank = 1 + 2 * spatial;
+  SmallVector<int64_t> dilations = ctx.intsAttr("dilations"), pads = ctx.intsAttr("pads"),
+                       strides = ctx.intsAttr("strides");
+  if (dilations.empty())
+    dilations.assign(spatial, 1);
+  if (pads.empty())
+    pads.assign(2 * spatial, 0);
+  if (strides.empty())
+    strides.assign(spatial, 1);
+  if (int64_t(dilations.size()) != spatial || int64_t(strides.size()) != spatial ||
+      int64_t(pads.size()) != 2 * spatial)
+    return ctx.invalid("dilations, strides and pads must have one entry per image dim "
+                       "(pads two)");
+  if (llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return ctx.invalid("dilations and strides must be >= 1, pads >= 0");
+  auto i64 = [&](int64_t v) { return i64Scalar(ctx, v); };
+  auto add = [&](Value a, Value b) { return ctx.make<AddOp>(a, b); };
+  auto mul = [&](Value a, Value b) { return ctx.make<MulOp>(a, b); };
+  auto both = [&](Value a, Value b) { return ctx.make<AndOp>(a, b); };
+  // Each dim's image size, block size and block count L_d.
+  SmallVector<Value> sizes(spatial), blocks(spatial), counts(spatial);
+  Value fits = compare(ctx, ComparePredicate::eq, i64(0), i64(0));
+  for (int64_t d = 0; d < spatial; ++d) {
+    sizes[d] = entryOf(ctx, image, d);
+    blocks[d] = entryOf(ctx, block, d);
+    std::optional<int64_t> size = knownInt(sizes[d]), blockDim = knownInt(blocks[d]);
+    if ((size && *size < 0) || (blockDim && *blockDim < 1))
+      return ctx.invalid("image_shape must be >= 0 and block_shape >= 1");
+    Value reach = add(mul(ctx.make<SubOp>(blocks[d], i64(1)), i64(dilations[d])), i64(1));
+    Value span = ctx.make<SubOp>(add(sizes[d], i64(pads[d] + pads[spatial + d])), reach);
+    counts[d] = add(ctx.make<DivOp>(span, i64(strides[d])), i64(1));
+    fits = both(fits, both(compare(ctx, ComparePredicate::ge, blocks[d], i64(1)),
+                           compare(ctx, ComparePredicate::ge, span, i64(0))));
+  }
+  Value blockSize = i64(1), blockCount = i64(1);
+  for (int64_t d = 0; d < spatial; ++d) {
+    blockSize = mul(blockSize, blocks[d]);
+    blockCount = mul(blockCount, counts[d]);
+  }
+  Value columns = dimValue(ctx, x, 1), length = dimValue(ctx, x, 2);
+  Value channels = ctx.make<DivOp>(columns, blockSize);
+  fits = both(fits, both(compare(ctx, ComparePredicate::eq, mul(channels, blockSize), columns),
+                         compare(ctx, ComparePredicate::eq, blockCount, length)));
+  // Dims of the index: [C, image dims..., block dims...].
+  Value row = mul(iotaLaidOut(ctx, channels, rank, 0), blockSize);
+  Value column = i64(0), valid;
+  Value blockStride = i64(1), countStride = i64(1);
+  for (int64_t d = spatial - 1; d >= 0; --d) {
+    Value y = iotaLaidOut(ctx, sizes[d], rank, 1 + d);
+    Value k = iotaLaidOut(ctx, blocks[d], rank, 1 + spatial + d);
+    Value offset = ctx.make<SubOp>(add(y, i64(pads[d])), mul(k, i64(dilations[d])));
+    Value l = ctx.make<DivOp>(ctx.make<MaxOp>(offset, i64(0)), i64(strides[d]));
+    Value onBlock = both(
+        both(compare(ctx, ComparePredicate::ge, offset, i64(0)),
+             compare(ctx, ComparePredicate::eq, mul(l, i64(strides[d])), offset)),
+        compare(ctx, ComparePredicate::lt, l, counts[d]));
+    valid = valid ? both(valid, onBlock) : onBlock;
+    row = add(row, mul(k, blockStride));
+    column = add(column, mul(l, countStride));
+    blockStride = mul(blockStride, blocks[d]);
+    countStride = mul(countStride, counts[d]);
+  }
+  Value index = ctx.make<SelectOp>(valid, add(mul(row, length), column), i64(0));
+  index = checked(ctx, index, fits,
+                  "image_shape and block_shape do not fit the input's columns: it must be "
+                  "[N, C * prod(block_shape), L] with L the blocks the padded image holds");
+  Value flat = type.getNumDynamicDims() == 0
+                   ? ctx.make<ReshapeOp>(x, ctx.i64s({type.getDimSize(0), -1}))
+                   : ctx.make<DynamicReshapeOp>(x, ctx.indices({0, -1}), ctx.b.getBoolAttr(false),
+                                                DenseI64ArrayAttr());
+  Value gathered = ctx.make<GatherOp>(flat, index, ctx.i64(1));
+  Value spread = ctx.make<SelectOp>(valid, gathered, ctx.scalarLike(x, 0));
+  SmallVector<int64_t> offsets;
+  for (int64_t d = 0; d < spatial; ++d)
+    offsets.push_back(2 + spatial + d);
+  return ctx.setOutput(0, ctx.make<ReduceSumOp>(spread, ctx.i64s(offsets),
+                                                ctx.b.getBoolAttr(false)));
+}
+
 /// Compress by a condition read when the model runs: output k takes the
 /// position whose running count of selected entries reaches k + 1 (the
 /// result's length is the count, decided at run time).
@@ -602,6 +738,7 @@ void registerGatherScatterOps(OpRegistry &r) {
   r.add("TensorScatter", 24, any, importTensorScatter);
   r.add("NonZero", 9, any, importNonZero);
   r.add("MaxUnpool", 9, any, importMaxUnpool);
+  r.add("Col2Im", 18, any, importCol2Im);
   r.add("Compress", 9, any, importCompress);
   r.add("ReverseSequence", 10, any, importReverseSequence);
 }
