@@ -4,8 +4,10 @@ makes).
 
   torch_frontend_test.py models --kiln KILN --work DIR
       torchvision resnet18, mobilenet_v2, squeezenet1_1, efficientnet_b0,
-      mobilenet_v3_small (random weights, eval mode) and a 2-layer BERT-style encoder and a
-      GPT-style decoder (test/torch/transformer_models.py), each traced with
+      mobilenet_v3_small (random weights, eval mode), a 2-layer BERT-style encoder and a
+      GPT-style decoder (test/torch/transformer_models.py), a UNet-style
+      network and torchvision's LR-ASPP segmentation model
+      (test/torch/segmentation_models.py), each traced with
       a dynamic batch, compiled once and run at batch 1 and 8 against
       PyTorch (max abs error / max |want| <= 1e-4).
   torch_frontend_test.py checks --kiln KILN --work DIR --onnx-resnet18-bn FILE
@@ -13,8 +15,9 @@ makes).
       branch on data, a module in training mode), the command line
       (`python3 -m kiln_torch compile/ops`), `pip install` of the package,
       the traced resnet18 against the ONNX-imported one (the same kiln ops
-      with the same types after the graph phase), and division and
-      remainder with mixed signs against PyTorch.
+      with the same types after the graph phase), division and remainder
+      with mixed signs, and upsampling, pads, transposed convolutions and
+      group and instance norms of other ranks and sizes against PyTorch.
 Prints "N passed, N failed"."""
 
 import argparse
@@ -77,6 +80,7 @@ def run_kiln(kiln, artifact, inputs, want, work):
 
 def models(args):
     import torchvision
+    from segmentation_models import LRASPP, UNet
     from transformer_models import Decoder, Encoder
 
     def tokens(batch):
@@ -96,7 +100,11 @@ def models(args):
              ("mobilenet_v3_small",
               lambda: randomize_batch_norms(torchvision.models.mobilenet_v3_small()), image),
              ("bert_encoder", Encoder, tokens),
-             ("gpt_decoder", Decoder, lambda batch: (tokens(batch)[0],))]
+             ("gpt_decoder", Decoder, lambda batch: (tokens(batch)[0],)),
+             # Group / instance norms, transposed convolutions, upsampling, pads.
+             ("unet_style", UNet, lambda batch: (torch.randn(batch, 3, 32, 32),)),
+             ("lraspp_mobilenet_v3_large", lambda: randomize_batch_norms(LRASPP()),
+              lambda batch: (torch.randn(batch, 3, 160, 160),))]
     for name, build, make_inputs in cases:
         torch.manual_seed(0)
         model = build().eval()
@@ -122,7 +130,7 @@ def refusals(args):
 
     class Unsupported(nn.Module):
         def forward(self, x):
-            y = torch.cumsum(x, 1)
+            y = torch.cumprod(x, 1)
             z = torch.sort(x, 1).values
             return y + z
 
@@ -154,8 +162,8 @@ def refusals(args):
             return str(error)
 
     message = refused(Unsupported().eval())
-    check(f"unsupported op aten.cumsum.default (1 use):\n  {this}:{line_of('y = torch.cumsum(x, 1)')} "
-          "(forward): y = torch.cumsum(x, 1)" in message and
+    check(f"unsupported op aten.cumprod.default (1 use):\n  {this}:{line_of('y = torch.cumprod(x, 1)')} "
+          "(forward): y = torch.cumprod(x, 1)" in message and
           f"unsupported op aten.sort.default (1 use):\n  {this}:"
           f"{line_of('z = torch.sort(x, 1).values')} (forward)" in message,
           "every unsupported op is listed with its source line, all at once", message)
@@ -271,6 +279,66 @@ def arithmetic(args):
             check(ok, f"{name} on {dtype} with mixed signs matches PyTorch", detail)
 
 
+def resampling(args):
+    """Upsampling to sizes that are no multiple of the input's (and down),
+    by scale factors, in 1-D, 2-D and 3-D, nearest and linear with and
+    without align_corners; transposed convolutions in 1-D and 3-D; group
+    norm over one group and one channel a group: each against PyTorch."""
+    import torch.nn.functional as F
+
+    class Fn(torch.nn.Module):
+        def __init__(self, f):
+            super().__init__()
+            self.f = f
+
+        def forward(self, x):
+            return self.f(x)
+
+    cases = [
+        ("nearest 2-D to 45x7", (2, 3, 32, 10),
+         lambda x: F.interpolate(x, size=(45, 7), mode="nearest")),
+        ("nearest 2-D by 1.5", (2, 3, 10, 12),
+         lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest")),
+        ("bilinear 2-D down to 24x5", (2, 3, 64, 11),
+         lambda x: F.interpolate(x, size=(24, 5), mode="bilinear")),
+        ("bilinear 2-D by 2.5, align_corners", (2, 3, 6, 7),
+         lambda x: F.interpolate(x, scale_factor=2.5, mode="bilinear", align_corners=True)),
+        ("linear 1-D to 17", (2, 4, 9), lambda x: F.interpolate(x, size=17, mode="linear")),
+        ("nearest 1-D by 3", (2, 4, 5), lambda x: F.interpolate(x, scale_factor=3)),
+        ("trilinear 3-D to 5x6x7", (2, 2, 3, 4, 5),
+         lambda x: F.interpolate(x, size=(5, 6, 7), mode="trilinear")),
+        ("nearest 3-D to 6x3x9", (2, 2, 3, 4, 5),
+         lambda x: F.interpolate(x, size=(6, 3, 9), mode="nearest")),
+        ("reflect pad 1-D and replicate pad 3-D", (2, 2, 3, 4, 5),
+         lambda x: F.pad(F.pad(x.flatten(2), (2, 3), mode="reflect").reshape(-1, 2, 5, 13)
+                         .unsqueeze(2), (1, 0, 2, 1, 0, 1), mode="replicate")),
+    ]
+    torch.manual_seed(0)
+    modules = [("transposed convolution 1-D, stride 3, dilation 2", (2, 4, 7),
+                torch.nn.ConvTranspose1d(4, 6, 3, stride=3, padding=2, output_padding=1,
+                                         dilation=2)),
+               ("transposed convolution 3-D, groups 2", (2, 4, 3, 4, 2),
+                torch.nn.ConvTranspose3d(4, 6, (2, 3, 2), stride=(2, 1, 2), groups=2)),
+               ("group norm, one group", (2, 6, 5, 5), torch.nn.GroupNorm(1, 6)),
+               ("group norm, a channel a group", (2, 6, 5, 5), torch.nn.GroupNorm(6, 6)),
+               ("instance norm 1-D", (3, 4, 9), torch.nn.InstanceNorm1d(4, affine=True))]
+    cases += [(name, shape, m.eval()) for name, shape, m in modules]
+    for i, (name, shape, f) in enumerate(cases):
+        model = f if isinstance(f, torch.nn.Module) else Fn(f).eval()
+        x = torch.randn(*shape)
+        artifact = os.path.join(args.work, f"resampling{i}.so")
+        try:
+            kiln_torch.compile(model, (x,), artifact)
+            ok, detail = True, ""
+        except kiln_torch.KilnTorchError as error:
+            ok, detail = False, str(error)
+        if ok:
+            with torch.no_grad():
+                want = model(x).numpy()
+            ok, detail = run_kiln(args.kiln, artifact, (x,), want, args.work)
+        check(ok, f"{name} matches PyTorch", detail)
+
+
 def same_as_onnx(args):
     """The traced resnet18 and the ONNX one (same architecture, other random
     weights) give the same kiln ops with the same types after the graph
@@ -315,6 +383,7 @@ def main():
         command_line(args)
         same_as_onnx(args)
         arithmetic(args)
+        resampling(args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

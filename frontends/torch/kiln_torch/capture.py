@@ -43,10 +43,16 @@ def user_frame(text):
 def decompositions():
     """torch's core-aten table, less the ops Kiln takes whole: linear and
     matmul (kiln.matmul broadcasts batch dims, where their decompositions
-    expand weights to the batch) and scaled dot-product attention."""
+    expand weights to the batch), scaled dot-product attention, and the
+    reflect and replicate pads (kiln.pad's modes, where their
+    decompositions index with computed tensors)."""
     table = torch.export.default_decompositions()
-    for op in (torch.ops.aten.linear.default, torch.ops.aten.matmul.default,
-               torch.ops.aten.scaled_dot_product_attention.default):
+    aten = torch.ops.aten
+    for op in (aten.linear.default, aten.matmul.default,
+               aten.scaled_dot_product_attention.default,
+               aten.reflection_pad1d.default, aten.reflection_pad2d.default,
+               aten.reflection_pad3d.default, aten.replication_pad1d.default,
+               aten.replication_pad2d.default, aten.replication_pad3d.default):
         table.pop(op, None)
     return table
 

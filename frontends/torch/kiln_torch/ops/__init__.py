@@ -16,5 +16,6 @@ def converts(*names):
 
 
 def load_all():
-    from . import elementwise, nn, predispatch, reduction, shape  # noqa: F401  (they register)
+    from . import (elementwise, nn, predispatch, reduction, resampling,  # noqa: F401
+                   shape)  # (they register)
     return TABLE

@@ -202,6 +202,38 @@ def silu(ctx):
     return ctx.op("mul", [x, s])
 
 
+@converts("aten.elu.default")
+def elu(ctx):
+    """scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
+    x = ctx.value(ctx.arg(0))
+    alpha, scale = ctx.arg(1, 1.0, name="alpha"), ctx.arg(2, 1.0, name="scale")
+    input_scale = ctx.arg(3, 1.0, name="input_scale")
+    t = lambda name, a, b: ctx.f.op(name, [a, b], {}, [(x.element, x.dims)])  # noqa: E731
+    c = lambda v: ctx.scalar(v, x.element)  # noqa: E731
+    e = ctx.f.op("exp", [t("mul", x, c(input_scale))], {}, [(x.element, x.dims)])
+    negative = t("mul", t("sub", e, c(1.0)), c(alpha * scale))
+    positive = t("mul", x, c(scale)) if scale != 1 else x
+    above = ctx.f.op("compare", [x, c(0.0)], {"predicate": Attr.i32(_PREDICATES["gt"])},
+                     [("i1", x.dims)])
+    return ctx.op("select", [above, positive, negative])
+
+
+@converts("aten.log1p.default")
+def log1p(ctx):
+    """log(1 + x), accurate for small x: log(u) * x / (u - 1) with u = 1 + x
+    (x itself where u rounds to 1)."""
+    element, dims = ctx.out_type()
+    x = _cast(ctx, ctx.value(ctx.arg(0)), element)
+    t = lambda name, a, b: ctx.f.op(name, [a, b], {}, [(element, dims)])  # noqa: E731
+    one = ctx.scalar(1.0, element)
+    u = t("add", x, one)
+    d = t("sub", u, one)
+    ratio = t("div", t("mul", ctx.f.op("log", [u], {}, [(element, dims)]), x), d)
+    rounds = ctx.f.op("compare", [d, ctx.scalar(0.0, element)],
+                      {"predicate": Attr.i32(_PREDICATES["eq"])}, [("i1", dims)])
+    return ctx.op("select", [rounds, x, ratio])
+
+
 @converts("aten._to_copy.default", "aten.to.dtype", "aten.type_as.default")
 def to_copy(ctx):
     element, _ = ctx.out_type()

@@ -1,5 +1,5 @@
-"""Neural-network aten ops: convolution, pools, normalisations, softmax,
-matrix products, embedding."""
+"""Neural-network aten ops: convolution (transposed too), pools,
+normalisations, softmax, matrix products, embedding."""
 
 import math
 
@@ -21,10 +21,12 @@ def convolution(ctx):
     bias = ctx.arg(2)
     stride, padding, dilation = ctx.arg(3), ctx.arg(4), ctx.arg(5)
     transposed, groups = ctx.arg(6), ctx.arg(8)
-    if transposed:
-        raise Unsupported("transposed convolution")
     spatial = x.rank - 2
     padding = _pair(padding, spatial)
+    if transposed:
+        y = _transposed(ctx, x, w, _pair(stride, spatial), padding, _pair(dilation, spatial),
+                        _pair(ctx.arg(7), spatial), groups)
+        return y if bias is None else _add_channel_bias(ctx, y, bias, spatial)
     attrs = {"strides": Attr.i64s(_pair(stride, spatial)),
              "pads": Attr.i64s(list(padding) + list(padding)),
              "dilations": Attr.i64s(_pair(dilation, spatial)),
@@ -33,10 +35,81 @@ def convolution(ctx):
     y = ctx.f.op("conv", [x, w], attrs, [(element, dims)])
     if bias is None:
         return y
+    return _add_channel_bias(ctx, y, bias, spatial)
+
+
+def _add_channel_bias(ctx, y, bias, spatial):
     b = ctx.value(bias)
     b = ctx.f.op("reshape", [b], {"shape": Attr.i64s([-1] + [1] * spatial)},
                  [(b.element, [b.dims[0]] + [1] * spatial)])
     return ctx.op("add", [y, b])
+
+
+_MAX = np.iinfo(np.int64).max
+_MIN = np.iinfo(np.int64).min
+
+
+def _transposed(ctx, x, w, stride, padding, dilation, output_padding, groups):
+    """A transposed convolution as kiln.conv, as the ONNX importer writes
+    ConvTranspose: the input zero-stuffed by the stride, padded by
+    (k - 1) * dilation - padding on each side (plus output_padding at the
+    end), convolved at stride 1 with the weights regrouped from
+    [Cin, Cout/g, k...] to [Cout, Cin/g, k...] and flipped spatially (the
+    weights' ops fold when they are constants)."""
+    spatial = x.rank - 2
+    if any(d is None for d in x.dims[1:]) or any(d is None for d in w.dims):
+        raise Unsupported("transposed convolution over dims known only at run time "
+                          "(only the batch may be)")
+    n, cin, sizes = x.dims[0], x.dims[1], x.dims[2:]
+    cout_group, kernel = w.dims[1], w.dims[2:]
+    if any(s != 1 for s in stride):
+        split = [n, cin]
+        for size in sizes:
+            split += [size, 1]
+        x = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0, cin] + split[2:])},
+                     [(x.element, split)])
+        hi = [0] * (2 + 2 * spatial)
+        for i, s in enumerate(stride):
+            hi[3 + 2 * i] = s - 1
+        stuffed = [n, cin]
+        for size, s in zip(sizes, stride):
+            stuffed += [size, s]
+        x = ctx.f.op("pad", [x], {"pads": Attr.i64s([0] * len(hi) + hi),
+                                  "mode": Attr.i32(0), "value": Attr.f64(0.0)},
+                     [(x.element, stuffed)])
+        merged = [n, cin] + [size * s for size, s in zip(sizes, stride)]
+        x = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0, cin] + merged[2:])},
+                     [(x.element, merged)])
+        trimmed = [n, cin] + [(size - 1) * s + 1 for size, s in zip(sizes, stride)]
+        x = ctx.f.op("slice", [x], {"starts": Attr.i64s([0] * x.rank),
+                                    "ends": Attr.i64s([_MAX, _MAX] + trimmed[2:]),
+                                    "steps": Attr.i64s([1] * x.rank)},
+                     [(x.element, trimmed)])
+    lo, hi = [0, 0], [0, 0]
+    for i in range(spatial):
+        span = (kernel[i] - 1) * dilation[i]
+        lo.append(span - padding[i])
+        hi.append(span - padding[i] + output_padding[i])
+    padded = [x.dims[0], cin] + [d + a + b for d, a, b in zip(x.dims[2:], lo[2:], hi[2:])]
+    x = ctx.f.op("pad", [x], {"pads": Attr.i64s(lo + hi), "mode": Attr.i32(0),
+                              "value": Attr.f64(0.0)}, [(x.element, padded)])
+    if groups <= 0 or cin % groups:
+        raise Unsupported("weight channels that do not divide into the groups")
+    grouped = [groups, cin // groups, cout_group] + kernel
+    w = ctx.f.op("reshape", [w], {"shape": Attr.i64s(grouped)}, [(w.element, grouped)])
+    perm = [0, 2, 1] + [3 + i for i in range(spatial)]
+    swapped = [grouped[p] for p in perm]
+    w = ctx.f.op("transpose", [w], {"permutation": Attr.i64s(perm)}, [(w.element, swapped)])
+    regrouped = [groups * cout_group, cin // groups] + kernel
+    w = ctx.f.op("reshape", [w], {"shape": Attr.i64s(regrouped)}, [(w.element, regrouped)])
+    w = ctx.f.op("slice", [w], {"starts": Attr.i64s([0, 0] + [-1] * spatial),
+                                "ends": Attr.i64s([_MAX, _MAX] + [_MIN] * spatial),
+                                "steps": Attr.i64s([1, 1] + [-1] * spatial)},
+                 [(w.element, regrouped)])
+    attrs = {"strides": Attr.i64s([1] * spatial), "pads": Attr.i64s([0] * (2 * spatial)),
+             "dilations": Attr.i64s(dilation), "groups": Attr.i64(groups)}
+    element, dims = ctx.out_type()
+    return ctx.f.op("conv", [x, w], attrs, [(element, dims)])
 
 
 def _pool_attrs(ctx, kernel, stride, padding, dilation, ceil_mode, extra=None):
@@ -110,13 +183,16 @@ def batch_norm(ctx):
 
 
 @converts("aten._native_batch_norm_legit_functional.default",
-          "aten._native_batch_norm_legit.default")
+          "aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit.no_stats")
 def batch_norm_training(ctx):
     """BatchNorm in training form (allow_training_mode): normalised with the
     batch's own statistics over every dim but the channels; the running
-    statistics' update is not kept."""
+    statistics' update is not kept. Without running statistics (no_stats)
+    it is InstanceNorm's form in any mode: [1, N * C, ...] normalised per
+    (sample, channel)."""
     x = ctx.value(ctx.arg(0))
-    if not ctx.arg(5):
+    no_stats = str(ctx.node.target).endswith(".no_stats")
+    if not ctx.arg(3 if no_stats else 5):
         raise Unsupported("batch norm with training=False in its training form")
     axes = [d for d in range(x.rank) if d != 1]
     stat_dims = [1 if d != 1 else x.dims[1] for d in range(x.rank)]
@@ -126,7 +202,7 @@ def batch_norm_training(ctx):
     square = ctx.f.op("mul", [centred, centred], {}, [(x.element, x.dims)])
     var = ctx.f.op("reduce_mean", [square], {"axes": Attr.i64s(axes), "keepdims": Attr.bool(True)},
                    [(x.element, stat_dims)])
-    eps = ctx.arg(7)
+    eps = ctx.arg(5 if no_stats else 7)
     var = ctx.f.op("add", [var, ctx.scalar(eps, x.element)], {}, [(x.element, stat_dims)])
     scale = ctx.f.op("rsqrt", [var], {}, [(x.element, stat_dims)])
     y = ctx.f.op("mul", [centred, scale], {}, [(x.element, x.dims)])
@@ -158,6 +234,40 @@ def layer_norm(ctx):
     y = ctx.f.op("layer_norm", [x, scale, bias],
                  {"axis": Attr.i64(x.rank - len(shape)), "epsilon": Attr.f32(ctx.arg(4))},
                  [ctx.out_type(0)])
+    return (y, None, None)
+
+
+@converts("aten.native_group_norm.default")
+def group_norm(ctx):
+    """Each sample's channels in `group` groups, each normalised over its
+    channels and positions (biased variance), then the per-channel weight
+    and bias."""
+    x = ctx.value(ctx.arg(0))
+    groups, eps = ctx.arg(6), ctx.arg(7)
+    channels, spatial = x.dims[1], x.dims[2:]
+    if channels is None or any(d is None for d in spatial):
+        raise Unsupported("group norm over dims known only at run time (only the batch may be)")
+    per_group = channels // groups * int(np.prod(spatial, dtype=np.int64))
+    rows = [x.dims[0], groups, per_group]
+    stats = [x.dims[0], groups, 1]
+    r = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0, groups, per_group])},
+                 [(x.element, rows)])
+    mean_attrs = {"axes": Attr.i64s([2]), "keepdims": Attr.bool(True)}
+    mean = ctx.f.op("reduce_mean", [r], mean_attrs, [(x.element, stats)])
+    centred = ctx.f.op("sub", [r, mean], {}, [(x.element, rows)])
+    square = ctx.f.op("mul", [centred, centred], {}, [(x.element, rows)])
+    var = ctx.f.op("reduce_mean", [square], mean_attrs, [(x.element, stats)])
+    var = ctx.f.op("add", [var, ctx.scalar(eps, x.element)], {}, [(x.element, stats)])
+    y = ctx.f.op("mul", [centred, ctx.f.op("rsqrt", [var], {}, [(x.element, stats)])], {},
+                 [(x.element, rows)])
+    y = ctx.f.op("reshape", [y], {"shape": Attr.i64s([0, channels] + spatial)},
+                 [(x.element, x.dims)])
+    shape = [channels] + [1] * len(spatial)
+    for i, op in ((1, "mul"), (2, "add")):
+        if ctx.arg(i) is not None:
+            v = ctx.f.op("reshape", [ctx.value(ctx.arg(i))], {"shape": Attr.i64s(shape)},
+                         [(x.element, shape)])
+            y = ctx.f.op(op, [y, v], {}, [(x.element, x.dims)])
     return (y, None, None)
 
 

@@ -1,4 +1,6 @@
-"""Reductions: mean, sum, max/min over dims, argmax."""
+"""Reductions: mean, sum, max/min over dims, argmax, running sums."""
+
+import numpy as np
 
 from ..convert import Unsupported
 from ..ir import Attr
@@ -45,3 +47,29 @@ def arg_reduce(ctx):
     kind = "argmax" if "argmax" in str(ctx.node.target) else "argmin"
     return ctx.op(kind, [x], {"axis": Attr.i64(dim % x.rank),
                               "keepdims": Attr.bool(ctx.arg(2, False))})
+
+
+@converts("aten.cumsum.default")
+def cumsum(ctx):
+    """Running sums along a dim of static length: the dim moved last and
+    multiplied by a constant triangular matrix (as the ONNX importer's
+    CumSum)."""
+    element, dims = ctx.out_type()
+    x = ctx.value(ctx.arg(0))
+    if x.element != element:
+        x = ctx.f.op("cast", [x], {}, [(element, x.dims)])
+    axis = ctx.arg(1) % max(x.rank, 1)
+    if x.rank == 0:
+        return x
+    n = x.dims[axis]
+    if n is None:
+        raise Unsupported("a running sum along a dim known only at run time")
+    from ..ir import ELEMENT_TYPES
+    np_type = next(t for e, t in ELEMENT_TYPES.values() if e == element)
+    upper = ctx.f.constant(np.triu(np.ones((n, n), np_type)), element)
+    perm = [d for d in range(x.rank) if d != axis] + [axis]
+    back = [perm.index(d) for d in range(x.rank)]
+    moved = [x.dims[p] for p in perm]
+    t = ctx.f.op("transpose", [x], {"permutation": Attr.i64s(perm)}, [(element, moved)])
+    t = ctx.f.op("matmul", [t, upper], {}, [(element, moved)])
+    return ctx.op("transpose", [t], {"permutation": Attr.i64s(back)})

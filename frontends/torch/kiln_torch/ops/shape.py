@@ -141,17 +141,63 @@ def broadcast_dynamic(ctx, x, out):
     """`x` broadcast to `out`'s dims where they are dynamic: a select whose
     condition (all true) takes each such dim from a graph input that has
     the same symbolic size."""
-    element, dims = ctx.out_type()
+    symbols = {i: str(d) for i, d in enumerate(out.shape)
+               if not (isinstance(d, int) or (hasattr(d, "node") and d.node.is_constant()))}
+    return ctx.op("select", [_all_true(ctx, symbols, len(out.shape), "an expand"), x, x])
+
+
+def _all_true(ctx, symbols, rank, what):
+    """An all-true i1 tensor of `rank` dims whose dim at each position of
+    `symbols` ({position: symbolic size}) is that size, taken from a graph
+    input that has it (1 elsewhere): a select on it broadcasts there."""
     condition = None
-    for i, d in enumerate(out.shape):
-        if isinstance(d, int) or (hasattr(d, "node") and d.node.is_constant()):
-            continue
-        carrier = ctx.dim_carrier(str(d), i, len(out.shape))
+    for position, symbol in symbols.items():
+        carrier = ctx.dim_carrier(symbol, position, rank)
         if carrier is None:
-            raise Unsupported(f"an expand to the dynamic size {d}, which no input has")
+            raise Unsupported(f"{what} to the dynamic size {symbol}, which no input has")
         condition = carrier if condition is None else ctx.f.op(
             "and", [condition, carrier], {}, [("i1", _broadcast_dims(condition.dims, carrier.dims))])
-    return ctx.op("select", [condition, x, x])
+    return condition
+
+
+@converts("aten.repeat.default")
+def repeat(ctx):
+    """x tiled `repeats` times along each dim (leading new dims first): x
+    as [1, d0, 1, d1, ...], broadcast to [r0, d0, r1, d1, ...], merged. A
+    repeat count known only at run time (InstanceNorm's weights repeated
+    for the batch) is broadcast from a graph input that has it."""
+    x = ctx.value(ctx.arg(0))
+    repeats = list(ctx.arg(1))
+    if len(repeats) < x.rank:
+        raise Unsupported("repeat with fewer counts than dims")
+    if any(d is None for d in x.dims):
+        raise Unsupported("repeat of a tensor with dims known only at run time")
+    element, dims = ctx.out_type()
+    sizes = [1] * (len(repeats) - x.rank) + list(x.dims)
+    interleaved = []
+    for size in sizes:
+        interleaved += [1, size]
+    t = ctx.f.op("reshape", [x], {"shape": Attr.i64s(interleaved)}, [(element, interleaved)])
+    counts, symbols = [], {}
+    for i, r in enumerate(repeats):
+        if isinstance(r, int):
+            counts.append(r)
+        else:
+            counts.append(None)
+            symbols[2 * i] = str(r.meta["val"]) if hasattr(r, "meta") else str(r)
+    static = []
+    for count, size in zip(counts, sizes):
+        static += [count if count is not None else 1, size]
+    if static != interleaved:
+        t = ctx.f.op("expand", [t], {"shape": Attr.i64s(static)}, [(element, static)])
+    if len(symbols) > 1:
+        raise Unsupported("repeat with several counts known only at run time")
+    if symbols:
+        full = [None if i in symbols else d for i, d in enumerate(static)]
+        condition = _all_true(ctx, symbols, len(static), "a repeat")
+        t = ctx.f.op("select", [condition, t, t], {}, [(element, full)])
+    merged = [c * s if c is not None else -1 for c, s in zip(counts, sizes)]
+    return ctx.op("reshape", [t], {"shape": Attr.i64s(merged)})
 
 
 def _broadcast_dims(a, b):
