@@ -81,6 +81,18 @@ size_t kiln_element_count(int32_t rank, const int64_t *dims) {
   return n;
 }
 
+/* The session's thread policy from its start (its device's counts; none
+ * on a device without a thread count), adaptive when `wanted` and the
+ * count has a smaller half to switch to. */
+static void start_thread_policy(kiln_session *session, int wanted) {
+  session->run_threads = session->num_threads;
+  session->adaptive = 0;
+  if (!session->device->thread_count)
+    return;
+  kiln_thread_policy_init(&session->threads, session->device->thread_count(session->num_threads));
+  session->adaptive = wanted && session->threads.reduced < session->threads.full;
+}
+
 kiln_status kiln_session_create(kiln_model *model, kiln_session **session) {
   return kiln_session_create_with_options(model, NULL, session);
 }
@@ -147,12 +159,8 @@ kiln_status kiln_session_create_bound(kiln_model *model, const kiln_session_opti
   }
   s->device = model->device;
   s->num_threads = options ? options->num_threads : 0;
-  s->run_threads = s->num_threads;
-  if (s->device->thread_count) {
-    kiln_thread_policy_init(&s->threads, s->device->thread_count(s->num_threads));
-    /* KILN_ADAPTIVE_THREADS=1: on for every session. */
-    s->adaptive = kiln_env_is("KILN_ADAPTIVE_THREADS", "1") && s->threads.reduced < s->threads.full;
-  }
+  /* KILN_ADAPTIVE_THREADS=1: on for every session. */
+  start_thread_policy(s, kiln_env_is("KILN_ADAPTIVE_THREADS", "1"));
   if (options && options->allocator)
     s->allocator = *options->allocator;
   s->pool = kiln_pool_create(s->device, options ? options->allocator : NULL);
@@ -656,11 +664,7 @@ kiln_status kiln_session_set_adaptive_threads(kiln_session *session, int enabled
   if (!session)
     return kiln_fail(KILN_ERROR_INVALID_ARGUMENT,
                      "kiln_session_set_adaptive_threads: null session");
-  if (!session->device->thread_count)
-    return kiln_ok();
-  kiln_thread_policy_init(&session->threads, session->device->thread_count(session->num_threads));
-  session->adaptive = enabled && session->threads.reduced < session->threads.full;
-  session->run_threads = session->num_threads;
+  start_thread_policy(session, enabled);
   return kiln_ok();
 }
 
