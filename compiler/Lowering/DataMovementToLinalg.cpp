@@ -219,7 +219,20 @@ struct SliceToTensor : OpRewritePattern<SliceOp> {
         }
         RuntimeSliceBounds bounds = runtimeSliceBounds(rewriter, loc, n, start, end, step);
         offsets.push_back(bounds.first);
-        sizes.push_back(bounds.count);
+        if (op.getType().isDynamicDim(d)) {
+          sizes.push_back(bounds.count);
+          continue;
+        }
+        // A result dim the IR declares static (kiln IR written by a
+        // frontend that knows more, x[0] of a batch): that size, checked
+        // when the model runs (a batch of 0 has no row 0).
+        int64_t declared = op.getType().getDimSize(d);
+        lowering::checkAtRunTime(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, bounds.count,
+                                  arith::ConstantIndexOp::create(rewriter, loc, declared)),
+            lowering::kDeclaredSize);
+        sizes.push_back(rewriter.getIndexAttr(declared));
         continue;
       }
       int64_t dim = inType.getDimSize(d);

@@ -63,6 +63,7 @@ enum ShapeErrorCode : int32_t {
   kReshapeCount = 2,
   kReadFromEmpty = 3,
   kContractedDims = 4, ///< a matmul's operands disagree on the dim it sums over
+  kDeclaredSize = 5,   ///< a dim the IR declares static has another size
 };
 
 /// Which dims of `inputs`, broadcasting numpy-style into `resultType`

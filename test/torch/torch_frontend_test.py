@@ -7,7 +7,7 @@ makes).
       mobilenet_v3_small (random weights, eval mode), a 2-layer BERT-style encoder and a
       GPT-style decoder (test/torch/transformer_models.py), a UNet-style
       network and torchvision's LR-ASPP segmentation model
-      (test/torch/segmentation_models.py), each traced with
+      (test/torch/segmentation_models.py), swin_t and maxvit_t, each traced with
       a dynamic batch, compiled once and run at batch 1 and 8 against
       PyTorch (max abs error / max |want| <= 1e-4).
   torch_frontend_test.py checks --kiln KILN --work DIR --onnx-resnet18-bn FILE
@@ -16,8 +16,9 @@ makes).
       (`python3 -m kiln_torch compile/ops`), `pip install` of the package,
       the traced resnet18 against the ONNX-imported one (the same kiln ops
       with the same types after the graph phase), division and remainder
-      with mixed signs, and upsampling, pads, transposed convolutions and
-      group and instance norms of other ranks and sizes against PyTorch.
+      with mixed signs, upsampling, pads, transposed convolutions and group
+      and instance norms of other ranks and sizes, and advanced indexing,
+      index_select, slice_scatter, fmod and full_like against PyTorch.
 Prints "N passed, N failed"."""
 
 import argparse
@@ -104,7 +105,11 @@ def models(args):
              # Group / instance norms, transposed convolutions, upsampling, pads.
              ("unet_style", UNet, lambda batch: (torch.randn(batch, 3, 32, 32),)),
              ("lraspp_mobilenet_v3_large", lambda: randomize_batch_norms(LRASPP()),
-              lambda batch: (torch.randn(batch, 3, 160, 160),))]
+              lambda batch: (torch.randn(batch, 3, 160, 160),)),
+             # Shifted windows (roll, the attention mask built by slice
+             # assignments) and relative-position tables (advanced indexing).
+             ("swin_t", torchvision.models.swin_t, image),
+             ("maxvit_t", lambda: randomize_batch_norms(torchvision.models.maxvit_t()), image)]
     for name, build, make_inputs in cases:
         torch.manual_seed(0)
         model = build().eval()
@@ -285,15 +290,6 @@ def resampling(args):
     without align_corners; transposed convolutions in 1-D and 3-D; group
     norm over one group and one channel a group: each against PyTorch."""
     import torch.nn.functional as F
-
-    class Fn(torch.nn.Module):
-        def __init__(self, f):
-            super().__init__()
-            self.f = f
-
-        def forward(self, x):
-            return self.f(x)
-
     cases = [
         ("nearest 2-D to 45x7", (2, 3, 32, 10),
          lambda x: F.interpolate(x, size=(45, 7), mode="nearest")),
@@ -323,10 +319,43 @@ def resampling(args):
                ("group norm, a channel a group", (2, 6, 5, 5), torch.nn.GroupNorm(6, 6)),
                ("instance norm 1-D", (3, 4, 9), torch.nn.InstanceNorm1d(4, affine=True))]
     cases += [(name, shape, m.eval()) for name, shape, m in modules]
+    against_torch(args, "resampling", cases)
+
+
+def indexing(args):
+    """Advanced indexing by one, two adjacent and two separated index
+    tensors (negative entries too), index_select, slice_scatter, fmod and
+    full_like (the ops of swin's shifted windows and maxvit's relative
+    positions) against PyTorch."""
+    rows = torch.tensor([[0, -1], [2, 1]])
+    cols = torch.tensor([3, -2])
+    cases = [("x[:, rows]", (2, 5, 4), lambda x: x[:, rows]),
+             ("x[:, rows, cols]", (2, 5, 4, 3), lambda x: x[:, rows, cols]),
+             ("x[:, rows, :, cols]", (2, 5, 3, 4), lambda x: x[:, rows, :, cols]),
+             ("index_select", (2, 6, 3), lambda x: torch.index_select(x, 1, cols + 2)),
+             ("slice_scatter", (2, 6, 3),
+              lambda x: torch.slice_scatter(x, x[:, :2] * 10, 1, 3, 5)),
+             ("fmod", (2, 7), lambda x: torch.fmod(x * 5, 1.5) + torch.fmod(x * 5, -2.0)),
+             ("full_like", (2, 7), lambda x: x[0] + torch.full_like(x[0], 2.5))]
+    against_torch(args, "indexing", cases)
+
+
+def against_torch(args, label, cases):
+    """Each (name, input shape, function or module) traced, compiled and
+    run on a random input against PyTorch."""
+    class Fn(torch.nn.Module):
+        def __init__(self, f):
+            super().__init__()
+            self.f = f
+
+        def forward(self, x):
+            return self.f(x)
+
+    torch.manual_seed(0)
     for i, (name, shape, f) in enumerate(cases):
         model = f if isinstance(f, torch.nn.Module) else Fn(f).eval()
         x = torch.randn(*shape)
-        artifact = os.path.join(args.work, f"resampling{i}.so")
+        artifact = os.path.join(args.work, f"{label}{i}.so")
         try:
             kiln_torch.compile(model, (x,), artifact)
             ok, detail = True, ""
@@ -384,6 +413,7 @@ def main():
         same_as_onnx(args)
         arithmetic(args)
         resampling(args)
+        indexing(args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -454,6 +454,24 @@ func.func @slice_dynamic_partial(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tenso
 
 // -----
 
+// Checks a slice of a dim of run-time length whose result the IR declares
+// static (kiln IR from kiln_torch: x[0] of a dynamic batch; a regression:
+// extract_slice got the run-time count against the static type): the
+// declared size, checked when the model runs.
+// CHECK-LABEL: func @slice_dynamic_declared_static
+// CHECK: arith.ceildivsi
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: arith.cmpi eq, %{{.*}}, %[[C1]] : index
+// CHECK: scf.if
+// CHECK: func.call @kiln_shape_error
+// CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [1, 7] [1, 1] : tensor<?x7xf32> to tensor<1x7xf32>
+func.func @slice_dynamic_declared_static(%x: tensor<?x7xf32>) -> tensor<1x7xf32> {
+  %0 = kiln.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 1, 9223372036854775807>, steps = array<i64: 1, 1>} : (tensor<?x7xf32>) -> tensor<1x7xf32>
+  return %0 : tensor<1x7xf32>
+}
+
+// -----
+
 // Checks a convolution whose output channels (the weight's dim 0) are
 // known only at run time (a regression: it failed to legalize): one group,
 // the weight grouped with its run-time size.

@@ -48,6 +48,8 @@ converts("aten.logical_or.default", "aten.bitwise_or.Tensor")(_binary("or"))
 
 
 converts("aten.rsub.Scalar")(_binary("sub", swap=True))
+# C's fmod: the dividend's sign, as kiln.rem.
+converts("aten.fmod.Tensor", "aten.fmod.Scalar")(_binary("rem"))
 
 
 def _floor_adjust(ctx, r, b):

@@ -292,3 +292,95 @@ def as_strided(ctx):
 
 def _reorder_error():
     raise Unsupported("as_strided over a dynamic inner dim")
+
+
+@converts("aten.full_like.default")
+def full_like(ctx):
+    """A constant of the input's (static) shape."""
+    fill = ctx.arg(1)
+    _, dims = ctx.out_type()
+    if not isinstance(fill, (int, float, bool)):
+        raise Unsupported("a fill value known only at run time")
+    return _constant_of(ctx, np.full([d or 0 for d in dims], fill))
+
+
+@converts("aten.index_select.default")
+def index_select(ctx):
+    x, index = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(2))
+    return ctx.op("gather", [x, index], {"axis": Attr.i64(ctx.arg(1) % x.rank)})
+
+
+@converts("aten.index.Tensor")
+def index(ctx):
+    """Advanced indexing x[i0, i1, ...] by integer tensors (None: the whole
+    dim): one index tensor is a gather along its dim; several are
+    broadcast together, their dims of x flattened into one and gathered by
+    the flat position (the indexed dims moved first when they are not
+    adjacent, NumPy's rule). Negative indices count from the end."""
+    x = ctx.value(ctx.arg(0))
+    given = list(ctx.arg(1))
+    at = [d for d, t in enumerate(given) if t is not None]
+    tensors = [ctx.value(given[d]) for d in at]
+    if any(t.element == "i1" for t in tensors):
+        raise Unsupported("indexing by a boolean mask (its result's size depends on the data)")
+    element, dims = ctx.out_type()
+    if len(at) == 1:
+        return ctx.op("gather", [x, tensors[0]], {"axis": Attr.i64(at[0])})
+    if any(x.dims[d] is None for d in at):
+        raise Unsupported("indexing several dims known only at run time")
+    if at != list(range(at[0], at[0] + len(at))):
+        perm = at + [d for d in range(x.rank) if d not in at]
+        x = ctx.f.op("transpose", [x], {"permutation": Attr.i64s(perm)},
+                     [(x.element, [x.dims[p] for p in perm])])
+        at = list(range(len(at)))
+    first, sizes = at[0], [x.dims[d] for d in at]
+    shape = []
+    for t in tensors:
+        shape = [a if b == 1 else b for a, b in zip([1] * (t.rank - len(shape)) + shape,
+                                                     [1] * (len(shape) - t.rank) + t.dims)]
+    flat, stride = None, 1
+    for t, size in reversed(list(zip(tensors, sizes))):
+        t = ctx.f.op("cast", [t], {}, [("i64", t.dims)]) if t.element != "i64" else t
+        negative = ctx.f.op("compare", [t, ctx.scalar(0, "i64")], {"predicate": Attr.i32(2)},
+                            [("i1", t.dims)])
+        wrapped = ctx.f.op("add", [t, ctx.scalar(size, "i64")], {}, [("i64", t.dims)])
+        t = ctx.f.op("select", [negative, wrapped, t], {}, [("i64", t.dims)])
+        if stride != 1:
+            t = ctx.f.op("mul", [t, ctx.scalar(stride, "i64")], {}, [("i64", t.dims)])
+        flat = t if flat is None else ctx.f.op("add", [flat, t], {}, [("i64", shape)])
+        stride *= size
+    merged = x.dims[:first] + [stride] + x.dims[first + len(at):]
+    # Dims known only at run time: a 0 (the input's) before the merged
+    # ones, or one -1 anywhere.
+    spec = [0 if d is None else d for d in merged]
+    if any(d is None for d in x.dims[first + len(at):]):
+        if merged.count(None) > 1:
+            raise Unsupported("indexing a tensor with several dims known only at run time")
+        spec = [-1 if d is None else d for d in merged]
+    x = ctx.f.op("reshape", [x], {"shape": Attr.i64s(spec)}, [(x.element, merged)])
+    return ctx.op("gather", [x, flat], {"axis": Attr.i64(first)})
+
+
+@converts("aten.slice_scatter.default")
+def slice_scatter(ctx):
+    """`input` with input[start:end] along `dim` replaced by `src` (step 1):
+    the part before, `src` and the part after, concatenated."""
+    x, src = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))
+    dim = ctx.arg(2, 0) % x.rank
+    start, end, step = ctx.arg(3), ctx.arg(4), ctx.arg(5, 1)
+    size = x.dims[dim]
+    if size is None or any(not isinstance(v, (int, type(None))) for v in (start, end, step)):
+        raise Unsupported("a slice scatter along a dim known only at run time")
+    if step != 1:
+        raise Unsupported("a slice scatter with a step")
+    start, end, _ = slice(start, end).indices(size)
+    end = max(end, start)
+    pieces = []
+    for lo, hi in ((0, start), (end, size)):
+        if hi > lo:
+            dims = list(x.dims)
+            dims[dim] = hi - lo
+            pieces.append((lo, ctx.f.op("slice", [x], _slice_attrs(x, dim, lo, hi, 1),
+                                        [(x.element, dims)])))
+    parts = [p for lo, p in pieces if lo == 0] + [src] + [p for lo, p in pieces if lo > 0]
+    return parts[0] if len(parts) == 1 else ctx.op("concat", parts, {"axis": Attr.i64(dim)})
