@@ -17,8 +17,9 @@ makes).
       the traced resnet18 against the ONNX-imported one (the same kiln ops
       with the same types after the graph phase), division and remainder
       with mixed signs, upsampling, pads, transposed convolutions and group
-      and instance norms of other ranks and sizes, and advanced indexing,
-      index_select, slice_scatter, fmod and full_like against PyTorch.
+      and instance norms of other ranks and sizes, advanced indexing,
+      index_select, slice_scatter, fmod and full_like, and the composed
+      math, reductions, pools, LSTM and GRU against PyTorch.
 Prints "N passed, N failed"."""
 
 import argparse
@@ -135,7 +136,7 @@ def refusals(args):
 
     class Unsupported(nn.Module):
         def forward(self, x):
-            y = torch.cumprod(x, 1)
+            y = torch.topk(x, 4, 1).values
             z = torch.sort(x, 1).values
             return y + z
 
@@ -167,8 +168,8 @@ def refusals(args):
             return str(error)
 
     message = refused(Unsupported().eval())
-    check(f"unsupported op aten.cumprod.default (1 use):\n  {this}:{line_of('y = torch.cumprod(x, 1)')} "
-          "(forward): y = torch.cumprod(x, 1)" in message and
+    check(f"unsupported op aten.topk.default (1 use):\n  {this}:{line_of('y = torch.topk(x, 4, 1).values')} "
+          "(forward): y = torch.topk(x, 4, 1).values" in message and
           f"unsupported op aten.sort.default (1 use):\n  {this}:"
           f"{line_of('z = torch.sort(x, 1).values')} (forward)" in message,
           "every unsupported op is listed with its source line, all at once", message)
@@ -305,6 +306,24 @@ def resampling(args):
          lambda x: F.interpolate(x, size=(5, 6, 7), mode="trilinear")),
         ("nearest 3-D to 6x3x9", (2, 2, 3, 4, 5),
          lambda x: F.interpolate(x, size=(6, 3, 9), mode="nearest")),
+        # Through torch's decompositions into the table's ops.
+        ("bicubic", (2, 3, 6, 7), lambda x: F.interpolate(x, size=(9, 11), mode="bicubic")),
+        ("bicubic, align_corners", (2, 3, 6, 7),
+         lambda x: F.interpolate(x, size=(9, 11), mode="bicubic", align_corners=True)),
+        ("nearest-exact", (2, 3, 6, 7),
+         lambda x: F.interpolate(x, size=(9, 11), mode="nearest-exact")),
+        ("area", (2, 3, 10, 7), lambda x: F.interpolate(x, size=(4, 3), mode="area")),
+        ("pixel shuffle and unshuffle", (2, 8, 4, 4),
+         lambda x: F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2) + x),
+        ("unfold", (2, 3, 6, 6), lambda x: F.unfold(x, 3, padding=1, stride=2)),
+        ("roll", (2, 7), lambda x: torch.roll(x, 3, 1)),
+        ("einsum", (2, 4, 5), lambda x: torch.einsum("bij,bkj->bik", x, x)),
+        ("mish, SELU, CELU", (2, 7), lambda x: F.mish(x) + F.selu(x) + F.celu(x)),
+        ("GLU, logsigmoid", (2, 8), lambda x: F.glu(x, 1).sum(1, True) + F.logsigmoid(x)),
+        ("RMS norm", (2, 8), lambda x: F.rms_norm(x, (8,))),
+        ("logsumexp, normalize", (2, 8),
+         lambda x: torch.logsumexp(x, 1, True) + F.normalize(x, dim=1)),
+        ("max_pool1d, avg_pool1d", (2, 3, 9), lambda x: F.max_pool1d(x, 2) + F.avg_pool1d(x, 2)),
         ("reflect pad 1-D and replicate pad 3-D", (2, 2, 3, 4, 5),
          lambda x: F.pad(F.pad(x.flatten(2), (2, 3), mode="reflect").reshape(-1, 2, 5, 13)
                          .unsqueeze(2), (1, 0, 2, 1, 0, 1), mode="replicate")),
@@ -324,9 +343,9 @@ def resampling(args):
 
 def indexing(args):
     """Advanced indexing by one, two adjacent and two separated index
-    tensors (negative entries too), index_select, slice_scatter, fmod and
+    tensors (negative entries too), index_select, slice_scatter, fmod,
     full_like (the ops of swin's shifted windows and maxvit's relative
-    positions) against PyTorch."""
+    positions) and gather against PyTorch."""
     rows = torch.tensor([[0, -1], [2, 1]])
     cols = torch.tensor([3, -2])
     cases = [("x[:, rows]", (2, 5, 4), lambda x: x[:, rows]),
@@ -336,8 +355,73 @@ def indexing(args):
              ("slice_scatter", (2, 6, 3),
               lambda x: torch.slice_scatter(x, x[:, :2] * 10, 1, 3, 5)),
              ("fmod", (2, 7), lambda x: torch.fmod(x * 5, 1.5) + torch.fmod(x * 5, -2.0)),
-             ("full_like", (2, 7), lambda x: x[0] + torch.full_like(x[0], 2.5))]
+             ("full_like", (2, 7), lambda x: x[0] + torch.full_like(x[0], 2.5)),
+             ("gather by constant indices", (2, 5, 3),
+              lambda x: torch.gather(x, 1, torch.tensor([[[0, 4, 1], [2, 2, 0]]]).expand(
+                  x.shape[0], 2, 3))),
+             ("gather by computed indices, smaller than the input", (2, 5, 3),
+              lambda x: torch.gather(x, 2, (x[:, :, :2] > 0).long()))]
     against_torch(args, "indexing", cases)
+
+
+def math_and_reductions(args):
+    """Unary math composed from kiln's ops (tan, asin, acos, sinh, cosh,
+    expm1 near 0, log2, log10, exp2, trunc, atan2 in all four quadrants,
+    isnan, isinf), clamps by tensors, reductions returning values and
+    indices, variance and standard deviation, products, any / all, running
+    products, 3-D pools, adaptive pools with overlapping windows, flips,
+    fills of the batch's size, LSTM and GRU, and dtype casts (torch's
+    metadata checks) against PyTorch."""
+    import torch.nn.functional as F
+    tiny = torch.tensor([1e-8, -3e-7, 1e-3, -0.5, 2.0, 0.0])
+    cases = [
+        ("tan, sinh, cosh", (2, 9), lambda x: torch.tan(x) + torch.sinh(x) * torch.cosh(x)),
+        ("asin, acos", (2, 9), lambda x: torch.asin(x.clamp(-0.99, 0.99)) +
+         2 * torch.acos(x.clamp(-0.99, 0.99))),
+        ("expm1 near 0", (2, 6), lambda x: torch.expm1(x * 0 + tiny) * 1e6),
+        ("log2, log10, exp2", (2, 9), lambda x: torch.log2(x.abs() + 0.1) +
+         torch.log10(x.abs() + 0.1) + torch.exp2(x)),
+        ("trunc", (2, 9), lambda x: torch.trunc(x * 4)),
+        ("atan2", (2, 9), lambda x: torch.atan2(x, x.flip(1)) + torch.atan2(x * 0, x) * 0.5
+         + torch.atan2(x, x * 0) * 0.25 + torch.atan2(x * 0, x * 0 - 1) * 0.125),
+        ("isnan, isinf", (2, 9), lambda x: torch.isnan(torch.log(x)).float() +
+         2 * torch.isinf(torch.log(x.abs() * (x > 0))).float()),
+        ("clamp by tensors", (2, 9), lambda x: torch.clamp(x, min=x.flip(1) - 0.3,
+                                                          max=x.flip(1) + 0.3)),
+        ("max and min with indices", (2, 5, 7), lambda x: x.max(1).values + x.max(2)[1].sum()
+         + x.min(-1, keepdim=True).values.sum(1) + x.min(1).indices.float()),
+        ("var, std, var_mean", (3, 5, 7), lambda x: x.var(1) + x.std((1, 2), keepdim=True).sum()
+         + torch.var(x, 2, unbiased=False).sum() + torch.var_mean(x, 1)[1]),
+        ("prod", (2, 5, 3), lambda x: x.prod(1) + x.prod()),
+        ("any, all", (2, 5, 3), lambda x: (x > 0).any(1).float() + (x > -1).all(2).float().sum()
+         + torch.all(x > -5).float()),
+        ("cumprod", (2, 6), lambda x: torch.cumprod(x, 1) * 2),
+        ("sum and mean with a dtype", (2, 6), lambda x: x.sum(1, dtype=torch.float64).float() +
+         (x * 10).int().sum(1).float()),
+        ("max_pool3d, avg_pool3d", (2, 2, 6, 6, 4), lambda x: F.max_pool3d(x, 2, 2) +
+         F.avg_pool3d(x, 2, 2, padding=(1, 0, 0))[:, :, :3]),
+        ("adaptive pools, overlapping windows", (2, 3, 10, 7),
+         lambda x: F.adaptive_avg_pool2d(x, (3, 4)) + F.adaptive_max_pool2d(x, (3, 4))),
+        ("flip", (2, 3, 5), lambda x: torch.flip(x, [0, 2])),
+        ("zeros, ones and full of the batch's size", (3, 4),
+         lambda x: x + torch.zeros_like(x) + torch.ones(x.shape[0], 4) * 2 + x.new_full(x.shape, 3)),
+        ("bitwise xor", (2, 8), lambda x: ((x > 0) ^ (x > 0.5)).float()),
+    ]
+    torch.manual_seed(0)
+    modules = [("LSTM, 2 layers", (2, 5, 6), torch.nn.LSTM(6, 4, 2, batch_first=True)),
+               ("GRU, bidirectional", (2, 5, 6), torch.nn.GRU(6, 4, batch_first=True,
+                                                            bidirectional=True))]
+
+    class First(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return self.m(x)[0]
+
+    cases += [(name, shape, First(m).eval()) for name, shape, m in modules]
+    against_torch(args, "math", cases)
 
 
 def against_torch(args, label, cases):
@@ -414,6 +498,7 @@ def main():
         arithmetic(args)
         resampling(args)
         indexing(args)
+        math_and_reductions(args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

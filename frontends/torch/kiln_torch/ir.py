@@ -169,8 +169,11 @@ class Function:
     def constant(self, array, element, key=None):
         """A kiln.constant of a numpy array: inline when small, else a
         dense_resource blob named `key`."""
-        array = np.ascontiguousarray(array)
-        dims = list(array.shape)
+        # (ascontiguousarray makes a rank-0 array rank 1: a scalar stays
+        # rank 0, so that an op on rank-0 tensors keeps rank 0.)
+        shape = np.shape(array)
+        array = np.ascontiguousarray(array).reshape(shape)
+        dims = list(shape)
         if array.size <= MAX_INLINE_ELEMENTS or element == "i1" or key is None:
             literal = _dense_literal(array, element)
         else:

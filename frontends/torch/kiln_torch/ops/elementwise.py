@@ -246,3 +246,126 @@ def to_copy(ctx):
           "aten.lift_fresh_copy.default", "aten.contiguous.default")
 def identity(ctx):
     return ctx.value(ctx.arg(0))
+
+
+@converts("aten._assert_tensor_metadata.default")
+def assert_metadata(ctx):
+    """torch's check of a tensor's dtype and shape (before a cast): the
+    trace already holds it; nothing to compute."""
+    return None
+
+
+converts("aten.bitwise_xor.Tensor", "aten.logical_xor.default")(_binary("xor"))
+converts("aten.clamp_max.default")(
+    lambda ctx: ctx.op("clip", [ctx.value(ctx.arg(0))],
+                       {"min": Attr.f64(-3.4028234663852886e38), "max": Attr.f64(ctx.arg(1))}))
+
+
+@converts("aten.clamp.Tensor")
+def clamp_tensor(ctx):
+    """Bounds given as tensors: max with the low, then min with the high."""
+    element, _ = ctx.out_type()
+    y = _cast(ctx, ctx.value(ctx.arg(0)), element)
+    for i, kind in ((1, "max"), (2, "min")):
+        bound = ctx.arg(i, None, name="min" if i == 1 else "max")
+        if bound is not None:
+            y = ctx.op(kind, [y, _cast(ctx, ctx.value(bound, y), element)])
+    return y
+
+
+def _math(build):
+    """A unary op of float math composed from kiln's ops: `build(op, c, x)`
+    with op(name, *operands) on the node's type and c(value) a scalar."""
+    def convert(ctx):
+        element, dims = ctx.out_type()
+        x = _cast(ctx, ctx.value(ctx.arg(0)), element)
+        flags = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+        def op(name, *operands):
+            if name in flags:
+                return ctx.f.op("compare", list(operands),
+                                {"predicate": Attr.i32(_PREDICATES[name])}, [("i1", dims)])
+            return ctx.f.op(name, list(operands), {}, [(element, dims)])
+        return build(op, lambda v: ctx.scalar(v, element), x)
+    return convert
+
+
+_LN2, _LN10 = 0.6931471805599453, 2.302585092994046
+
+converts("aten.tan.default")(_math(lambda op, c, x: op("div", op("sin", x), op("cos", x))))
+converts("aten.log2.default")(_math(lambda op, c, x: op("mul", op("log", x), c(1 / _LN2))))
+converts("aten.log10.default")(_math(lambda op, c, x: op("mul", op("log", x), c(1 / _LN10))))
+converts("aten.exp2.default")(_math(lambda op, c, x: op("exp", op("mul", x, c(_LN2)))))
+converts("aten.trunc.default")(_math(
+    lambda op, c, x: op("select", op("lt", x, c(0)), op("ceil", x), op("floor", x))))
+converts("aten.sinh.default")(_math(
+    lambda op, c, x: op("mul", op("sub", op("exp", x), op("exp", op("neg", x))), c(0.5))))
+converts("aten.cosh.default")(_math(
+    lambda op, c, x: op("mul", op("add", op("exp", x), op("exp", op("neg", x))), c(0.5))))
+# asin x = atan(x / sqrt(1 - x^2)) (NaN outside [-1, 1], +-pi/2 at +-1).
+converts("aten.asin.default")(_math(
+    lambda op, c, x: op("atan", op("div", x, op("sqrt", op("sub", c(1), op("mul", x, x)))))))
+converts("aten.acos.default")(_math(
+    lambda op, c, x: op("sub", c(1.5707963267948966), op("atan", op(
+        "div", x, op("sqrt", op("sub", c(1), op("mul", x, x))))))))
+converts("aten.atan.default")(_unary("atan"))
+converts("aten.isnan.default")(
+    lambda ctx: ctx.op("compare", [ctx.value(ctx.arg(0))] * 2,
+                       {"predicate": Attr.i32(_PREDICATES["ne"])}))
+
+
+@converts("aten.isinf.default")
+def isinf(ctx):
+    x = ctx.value(ctx.arg(0))
+    magnitude = ctx.f.op("abs", [x], {}, [(x.element, x.dims)])
+    return ctx.op("compare", [magnitude, ctx.scalar(float("inf"), x.element)],
+                  {"predicate": Attr.i32(_PREDICATES["eq"])})
+
+
+def _expm1(op, c, x):
+    """exp(x) - 1, accurate near 0 (Kahan): (u - 1) x / log(u) with
+    u = exp(x); x where u rounds to 1, -1 where it is 0, u - 1 where it is
+    infinite."""
+    u = op("exp", x)
+    d = op("sub", u, c(1))
+    ratio = op("div", op("mul", d, x), op("log", u))
+    near = op("select", op("eq", u, c(1)), x, ratio)
+    return op("select", op("eq", d, c(-1)), d,
+              op("select", op("eq", u, c(float("inf"))), u, near))
+
+
+converts("aten.expm1.default")(_math(_expm1))
+
+
+@converts("aten.atan2.default")
+def atan2(ctx):
+    """atan(y / x), moved to (x, y)'s quadrant: + pi where x is negative
+    (or -0) and y is not, - pi where both are; the signs of zeros read
+    through 1 / v (so atan2(-0, -1) is -pi, as in C); both zero: y where
+    x is +0, +-pi where it is -0. y / x of a zero x is an infinity, whose
+    arc tangent is the +-pi/2 wanted."""
+    element, dims = ctx.out_type()
+    y, x = _operands(ctx, ctx.arg(0), ctx.arg(1), element)
+
+    def op(name, *operands):
+        return ctx.f.op(name, list(operands), {}, [(element, dims)])
+
+    def flag(name, a, b):
+        return ctx.f.op("compare", [a, b], {"predicate": Attr.i32(_PREDICATES[name])},
+                        [("i1", dims)])
+
+    def either(a, b):
+        return ctx.f.op("or", [a, b], {}, [("i1", dims)])
+
+    c = lambda v: ctx.scalar(v, element)  # noqa: E731
+    pi = 3.141592653589793
+
+    def negative(v):  # v < 0, or v is -0
+        return either(flag("lt", v, c(0)), flag("lt", op("reciprocal", v), c(0)))
+
+    shift = op("select", negative(y), c(-pi), c(pi))
+    base = op("atan", op("div", y, x))
+    result = op("select", negative(x), op("add", base, shift), base)
+    zeros = ctx.f.op("and", [flag("eq", x, c(0)), flag("eq", y, c(0))], {}, [("i1", dims)])
+    at_zero = op("select", negative(x), shift, y)
+    return ctx.op("select", [zeros, at_zero, result])

@@ -126,7 +126,8 @@ def _pool_attrs(ctx, kernel, stride, padding, dilation, ceil_mode, extra=None):
     return attrs
 
 
-@converts("aten.max_pool2d_with_indices.default", "aten.max_pool2d.default")
+@converts("aten.max_pool2d_with_indices.default", "aten.max_pool2d.default",
+          "aten.max_pool3d_with_indices.default", "aten.max_pool3d.default")
 def max_pool(ctx):
     attrs = _pool_attrs(ctx, ctx.arg(1), ctx.arg(2, []), ctx.arg(3, 0), ctx.arg(4, 1),
                   ctx.arg(5, False))
@@ -137,7 +138,7 @@ def max_pool(ctx):
     return (result, None) if with_indices else result
 
 
-@converts("aten.avg_pool2d.default")
+@converts("aten.avg_pool2d.default", "aten.avg_pool3d.default")
 def avg_pool(ctx):
     if ctx.arg(6) is not None:
         raise Unsupported("avg_pool2d with divisor_override")
@@ -153,14 +154,66 @@ def adaptive_avg_pool(ctx):
     if out == [1, 1]:
         return ctx.op("reduce_mean", [x], {"axes": Attr.i64s([2, 3]), "keepdims": Attr.bool(True)})
     h, w = x.dims[2], x.dims[3]
-    if h is None or w is None or h % out[0] or w % out[1]:
-        raise Unsupported(f"adaptive average pool from {h}x{w} to {out[0]}x{out[1]} "
-                          "(only whole windows)")
+    if h is None or w is None:
+        raise Unsupported("adaptive average pool over spatial dims known only at run time")
+    if h % out[0] or w % out[1]:
+        return _adaptive_avg_by_matmuls(ctx, x, out)
     kernel = [h // out[0], w // out[1]]
     attrs = {"kernel_shape": Attr.i64s(kernel), "strides": Attr.i64s(kernel),
              "pads": Attr.i64s([0, 0, 0, 0]), "dilations": Attr.i64s([1, 1]),
              "ceil_mode": Attr.bool(False), "count_include_pad": Attr.bool(False)}
     return ctx.op("avg_pool", [x], attrs)
+
+
+def _windows(n_in, n_out):
+    """PyTorch's adaptive pooling windows: [floor(i n_in / n_out),
+    ceil((i + 1) n_in / n_out)) for each output i."""
+    return [(i * n_in // n_out, -(-(i + 1) * n_in // n_out)) for i in range(n_out)]
+
+
+def _adaptive_avg_by_matmuls(ctx, x, out):
+    """Windows that overlap or differ in size: the mean is separable, so
+    A_h x A_w^T with each row of A the window's 1/size entries."""
+    h, w = x.dims[2], x.dims[3]
+    rows = np.zeros((out[0], h), np.float32)
+    for i, (a, b) in enumerate(_windows(h, out[0])):
+        rows[i, a:b] = 1.0 / (b - a)
+    cols = np.zeros((w, out[1]), np.float32)
+    for j, (a, b) in enumerate(_windows(w, out[1])):
+        cols[a:b, j] = 1.0 / (b - a)
+    right = ctx.f.op("matmul", [x, ctx.f.constant(cols, x.element)], {},
+                     [(x.element, x.dims[:3] + [out[1]])])
+    return ctx.op("matmul", [ctx.f.constant(rows, x.element), right])
+
+
+@converts("aten.adaptive_max_pool2d.default")
+def adaptive_max_pool(ctx):
+    """Each output the max over its window (PyTorch's windows): a slice
+    and a reduction a window, concatenated (at most 64 windows); the
+    indices are not computed."""
+    x = ctx.value(ctx.arg(0))
+    out = _pair(ctx.arg(1))
+    h, w = x.dims[2], x.dims[3]
+    if h is None or w is None:
+        raise Unsupported("adaptive max pool over spatial dims known only at run time")
+    if out[0] * out[1] > 64:
+        raise Unsupported(f"adaptive max pool to {out[0]}x{out[1]} (at most 64 windows)")
+    top, attrs = np.iinfo(np.int64).max, {"axes": Attr.i64s([2, 3]), "keepdims": Attr.bool(True)}
+    rows = []
+    for a, b in _windows(h, out[0]):
+        cells = []
+        for c, d in _windows(w, out[1]):
+            window = ctx.f.op("slice", [x], {"starts": Attr.i64s([0, 0, a, c]),
+                                             "ends": Attr.i64s([top, top, b, d]),
+                                             "steps": Attr.i64s([1, 1, 1, 1])},
+                              [(x.element, x.dims[:2] + [b - a, d - c])])
+            cells.append(ctx.f.op("reduce_max", [window], attrs,
+                                  [(x.element, x.dims[:2] + [1, 1])]))
+        rows.append(cells[0] if len(cells) == 1 else ctx.f.op(
+            "concat", cells, {"axis": Attr.i64(3)}, [(x.element, x.dims[:2] + [1, out[1]])]))
+    result = rows[0] if len(rows) == 1 else ctx.f.op(
+        "concat", rows, {"axis": Attr.i64(2)}, [(x.element, x.dims[:2] + out)])
+    return (result, None)
 
 
 def _vector(ctx, arg, channels, fill, element):

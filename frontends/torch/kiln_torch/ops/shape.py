@@ -246,16 +246,26 @@ def _constant_of(ctx, array):
     return ctx.f.constant(np.asarray(array, dtype=np_type).reshape(dims), element)
 
 
+def _filled(ctx, fill):
+    """A tensor of the node's shape holding `fill`: a constant, broadcast
+    to the dims known only at run time (a batch of zeros, an LSTM's
+    initial state) from a graph input that has them."""
+    if not isinstance(fill, (int, float, bool)):
+        raise Unsupported("a fill value known only at run time")
+    element, dims = ctx.out_type()
+    np_type = next(t for e, t in ELEMENT_TYPES.values() if e == element)
+    static = [1 if d is None else d for d in dims]
+    value = ctx.f.constant(np.full(static, fill, dtype=np_type), element)
+    return value if None not in dims else broadcast_dynamic(ctx, value, ctx.out_meta())
+
+
 @converts("aten.full.default", "aten.zeros.default", "aten.ones.default",
           "aten.scalar_tensor.default")
 def full(ctx):
     target = str(ctx.node.target)
     fill = 0 if "zeros" in target else 1 if "ones" in target else \
         ctx.arg(0) if "scalar_tensor" in target else ctx.arg(1)
-    _, dims = ctx.out_type()
-    if not isinstance(fill, (int, float, bool)):
-        raise Unsupported("a fill value known only at run time")
-    return _constant_of(ctx, np.full([d or 0 for d in dims], fill))
+    return _filled(ctx, fill)
 
 
 @converts("aten.arange.start_step", "aten.arange.default", "aten.arange.start")
@@ -296,12 +306,20 @@ def _reorder_error():
 
 @converts("aten.full_like.default")
 def full_like(ctx):
-    """A constant of the input's (static) shape."""
-    fill = ctx.arg(1)
-    _, dims = ctx.out_type()
-    if not isinstance(fill, (int, float, bool)):
-        raise Unsupported("a fill value known only at run time")
-    return _constant_of(ctx, np.full([d or 0 for d in dims], fill))
+    """A tensor of the input's shape holding the fill value."""
+    return _filled(ctx, ctx.arg(1))
+
+
+@converts("aten.flip.default")
+def flip(ctx):
+    """A slice with step -1 along each named dim."""
+    x = ctx.value(ctx.arg(0))
+    dims = {d % x.rank for d in ctx.arg(1)}
+    top, bottom = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    return ctx.op("slice", [x], {
+        "starts": Attr.i64s([-1 if d in dims else 0 for d in range(x.rank)]),
+        "ends": Attr.i64s([bottom if d in dims else top for d in range(x.rank)]),
+        "steps": Attr.i64s([-1 if d in dims else 1 for d in range(x.rank)])})
 
 
 @converts("aten.index_select.default")
@@ -384,3 +402,34 @@ def slice_scatter(ctx):
                                         [(x.element, dims)])))
     parts = [p for lo, p in pieces if lo == 0] + [src] + [p for lo, p in pieces if lo > 0]
     return parts[0] if len(parts) == 1 else ctx.op("concat", parts, {"axis": Attr.i64(dim)})
+
+
+@converts("aten.gather.default")
+def gather_elements(ctx):
+    """out[i][j][k] = x[i][index[i][j][k]][k] (along `dim`): one gather
+    from the flattened input by flat positions, the index's own
+    coordinates (iotas over its shape, read at run time where dynamic)
+    along the other dims. The input's dims but the first must be static
+    (torch checks that indices are in range; Kiln does not)."""
+    x, idx = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(2))
+    dim = ctx.arg(1) % max(x.rank, 1)
+    if any(d is None for d in x.dims[1:]):
+        raise Unsupported("gather from a tensor with dims known only at run time past the first")
+    if idx.element != "i64":
+        idx = ctx.f.op("cast", [idx], {}, [("i64", idx.dims)])
+    strides = [int(np.prod(x.dims[d + 1:], dtype=np.int64)) for d in range(x.rank)]
+    shape = ctx.f.op("shape_of", [idx], {}, [("i64", [idx.rank])])
+    if x.dims[dim] is None:
+        raise Unsupported("gather along a dim known only at run time")
+    flat = ctx.f.op("mul", [idx, ctx.scalar(strides[dim], "i64")], {}, [("i64", idx.dims)])
+    for d in range(x.rank):
+        if d == dim:
+            continue
+        position = ctx.f.op("iota", [shape], {"axis": Attr.i64(d)}, [("i64", idx.dims)])
+        if strides[d] != 1:
+            position = ctx.f.op("mul", [position, ctx.scalar(strides[d], "i64")], {},
+                                [("i64", idx.dims)])
+        flat = ctx.f.op("add", [flat, position], {}, [("i64", idx.dims)])
+    total = None if x.dims[0] is None else int(np.prod(x.dims, dtype=np.int64))
+    line = ctx.f.op("reshape", [x], {"shape": Attr.i64s([-1])}, [(x.element, [total])])
+    return ctx.op("gather", [line, flat], {"axis": Attr.i64(0)})
