@@ -136,8 +136,8 @@ def refusals(args):
 
     class Unsupported(nn.Module):
         def forward(self, x):
-            y = torch.topk(x, 4, 1).values
-            z = torch.sort(x, 1).values
+            y = torch.median(x, 1).values
+            z = torch.kthvalue(x, 2, 1).values
             return y + z
 
     class DataDependent(nn.Module):
@@ -168,10 +168,10 @@ def refusals(args):
             return str(error)
 
     message = refused(Unsupported().eval())
-    check(f"unsupported op aten.topk.default (1 use):\n  {this}:{line_of('y = torch.topk(x, 4, 1).values')} "
-          "(forward): y = torch.topk(x, 4, 1).values" in message and
-          f"unsupported op aten.sort.default (1 use):\n  {this}:"
-          f"{line_of('z = torch.sort(x, 1).values')} (forward)" in message,
+    check(f"unsupported op aten.median.dim (1 use):\n  {this}:{line_of('y = torch.median(x, 1).values')} "
+          "(forward): y = torch.median(x, 1).values" in message and
+          f"unsupported op aten.kthvalue.default (1 use):\n  {this}:"
+          f"{line_of('z = torch.kthvalue(x, 2, 1).values')} (forward)" in message,
           "every unsupported op is listed with its source line, all at once", message)
     message = refused(DataDependent().eval())
     check(f"control flow depends on tensor values at {this}:{line_of('if x.sum() > 0:')} in "
@@ -345,7 +345,7 @@ def indexing(args):
     """Advanced indexing by one, two adjacent and two separated index
     tensors (negative entries too), index_select, slice_scatter, fmod,
     full_like (the ops of swin's shifted windows and maxvit's relative
-    positions) and gather against PyTorch."""
+    positions), gather, topk and sort against PyTorch."""
     rows = torch.tensor([[0, -1], [2, 1]])
     cols = torch.tensor([3, -2])
     cases = [("x[:, rows]", (2, 5, 4), lambda x: x[:, rows]),
@@ -360,7 +360,15 @@ def indexing(args):
               lambda x: torch.gather(x, 1, torch.tensor([[[0, 4, 1], [2, 2, 0]]]).expand(
                   x.shape[0], 2, 3))),
              ("gather by computed indices, smaller than the input", (2, 5, 3),
-              lambda x: torch.gather(x, 2, (x[:, :, :2] > 0).long()))]
+              lambda x: torch.gather(x, 2, (x[:, :, :2] > 0).long())),
+             ("topk, largest and smallest", (3, 9, 2),
+              lambda x: torch.topk(x, 3, 1).values + torch.topk(x, 3, 1).indices
+              + torch.topk(x, 3, 1, largest=False)[0] * torch.topk(x, 3, 1, largest=False)[1]),
+             ("sort, argsort", (2, 9), lambda x: torch.sort(x, 1).values
+              + torch.sort(x, 1, descending=True).indices + torch.argsort(x, 1)),
+             ("stable sort with ties, both directions", (2, 9),
+              lambda x: torch.sort(torch.round(x), dim=1, stable=True).indices.float()
+              + torch.sort(torch.round(x), dim=1, descending=True, stable=True).indices)]
     against_torch(args, "indexing", cases)
 
 

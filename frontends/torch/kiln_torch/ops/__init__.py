@@ -17,5 +17,5 @@ def converts(*names):
 
 def load_all():
     from . import (elementwise, nn, predispatch, reduction, resampling,  # noqa: F401
-                   shape)  # (they register)
+                   shape, sort)  # (they register)
     return TABLE
