@@ -345,9 +345,10 @@ def indexing(args):
     """Advanced indexing by one, two adjacent and two separated index
     tensors (negative entries too), index_select, slice_scatter, fmod,
     full_like (the ops of swin's shifted windows and maxvit's relative
-    positions), gather, topk and sort against PyTorch."""
+    positions), gather, scatters, topk and sort against PyTorch."""
     rows = torch.tensor([[0, -1], [2, 1]])
     cols = torch.tensor([3, -2])
+    targets = torch.tensor([[0, 3, 3]])
     cases = [("x[:, rows]", (2, 5, 4), lambda x: x[:, rows]),
              ("x[:, rows, cols]", (2, 5, 4, 3), lambda x: x[:, rows, cols]),
              ("x[:, rows, :, cols]", (2, 5, 3, 4), lambda x: x[:, rows, :, cols]),
@@ -366,6 +367,20 @@ def indexing(args):
               + torch.topk(x, 3, 1, largest=False)[0] * torch.topk(x, 3, 1, largest=False)[1]),
              ("sort, argsort", (2, 9), lambda x: torch.sort(x, 1).values
               + torch.sort(x, 1, descending=True).indices + torch.argsort(x, 1)),
+             ("scatter (the last of equal targets wins), of a value", (2, 5),
+              lambda x: x.scatter(1, targets.expand(x.shape[0], 3), x[:, 1:4] * 10)
+              + x.scatter(1, targets.expand(x.shape[0], 3), 7.0)),
+             ("scatter_add, scatter_reduce", (2, 5),
+              lambda x: x.scatter_add(1, (x[:, :3] > 0).long() * 2, x[:, :3])
+              + x.scatter_reduce(1, (x[:, :3] > 0).long(), x[:, 2:], "amax")
+              + x.scatter_reduce(1, (x[:, :3] > 0).long(), x[:, 2:], "mean", include_self=False)
+              + x.scatter_reduce(1, (x[:, :3] > 0).long(), x[:, 2:], "prod")),
+             ("scatter of 3-D along its last dim", (2, 3, 4),
+              lambda x: x.scatter(2, torch.tensor([[[3, 0], [1, 2], [0, 0]]]).expand(
+                  x.shape[0], 3, 2), -x[:, :, :2])),
+             ("scatter_add along dim 0", (3, 4),
+              lambda x: torch.zeros(5, 4).scatter_add(0, torch.tensor([[0, 4, 2, 2], [1, 1, 0, 4]]),
+                                                      torch.ones(2, 4)) + x.sum()),
              ("stable sort with ties, both directions", (2, 9),
               lambda x: torch.sort(torch.round(x), dim=1, stable=True).indices.float()
               + torch.sort(torch.round(x), dim=1, descending=True, stable=True).indices)]

@@ -16,6 +16,6 @@ def converts(*names):
 
 
 def load_all():
-    from . import (elementwise, nn, predispatch, reduction, resampling,  # noqa: F401
-                   shape, sort)  # (they register)
+    from . import (elementwise, indexing, nn, predispatch, reduction,  # noqa: F401
+                   resampling, shape, sort)  # (they register)
     return TABLE
