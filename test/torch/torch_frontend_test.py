@@ -345,10 +345,17 @@ def indexing(args):
     """Advanced indexing by one, two adjacent and two separated index
     tensors (negative entries too), index_select, slice_scatter, fmod,
     full_like (the ops of swin's shifted windows and maxvit's relative
-    positions), gather, scatters, topk and sort against PyTorch."""
+    positions), gather, scatters, index_put (fold), topk and sort against
+    PyTorch."""
     rows = torch.tensor([[0, -1], [2, 1]])
     cols = torch.tensor([3, -2])
     targets = torch.tensor([[0, 3, 3]])
+
+    def put_rows(x):
+        y = x.clone()
+        y[:, torch.tensor([0, 3, 3, -1])] = x[:, :4] * 10
+        return y
+
     cases = [("x[:, rows]", (2, 5, 4), lambda x: x[:, rows]),
              ("x[:, rows, cols]", (2, 5, 4, 3), lambda x: x[:, rows, cols]),
              ("x[:, rows, :, cols]", (2, 5, 3, 4), lambda x: x[:, rows, :, cols]),
@@ -381,6 +388,12 @@ def indexing(args):
              ("scatter_add along dim 0", (3, 4),
               lambda x: torch.zeros(5, 4).scatter_add(0, torch.tensor([[0, 4, 2, 2], [1, 1, 0, 4]]),
                                                       torch.ones(2, 4)) + x.sum()),
+             ("x[:, i] = v (the last of equal targets wins)", (2, 6), put_rows),
+             ("index_put accumulating", (2, 6, 3),
+              lambda x: torch.ops.aten.index_put(x, [None, targets[0]], x[:, :3] * 2, True)),
+             ("fold (index_put accumulating)", (2, 12, 20),
+              lambda x: torch.nn.functional.fold(x, (6, 7), (2, 3), dilation=(1, 2),
+                                                 padding=(1, 1), stride=(2, 1))),
              ("stable sort with ties, both directions", (2, 9),
               lambda x: torch.sort(torch.round(x), dim=1, stable=True).indices.float()
               + torch.sort(torch.round(x), dim=1, descending=True, stable=True).indices)]

@@ -245,3 +245,80 @@ def scatter_reduce(ctx):
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise Unsupported(f"scatter_reduce with reduce={reduce!r}")
     return _scatter(ctx, reduce, ctx.kwargs.get("include_self", ctx.arg(5, True)))
+
+
+@converts("aten.index_put.default", "aten._unsafe_index_put.default")
+def index_put(ctx):
+    """x[..., i0, i1, ...] = values (accumulate: +=; F.fold is one), the
+    index tensors on adjacent dims after dims taken whole: those dims
+    flattened into M positions, every position compared with every
+    update's target ([M, P]); accumulate sums the updates through a matmul,
+    otherwise the last update of a position wins (as PyTorch's CPU kernel).
+    The dims after the first must be static; the leading ones are rows."""
+    x, values = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(2))
+    given = list(ctx.arg(1)) + [None] * (x.rank - len(ctx.arg(1)))
+    accumulate = ctx.arg(3, False)
+    at = [d for d, t in enumerate(given) if t is not None]
+    if not at or at != list(range(at[0], at[0] + len(at))):
+        raise Unsupported("index_put with index tensors on dims that are not adjacent")
+    tensors = [ctx.value(given[d]) for d in at]
+    if any(t.element == "i1" for t in tensors):
+        raise Unsupported("index_put by a boolean mask (its positions depend on the data)")
+    if any(d is None for d in x.dims[1:]) or (at[0] == 0 and x.dims[0] is None):
+        raise Unsupported("index_put into dims known only at run time past the first")
+    first, k = at[0], len(at)
+    lead, sizes, rest = x.dims[:first], x.dims[first:first + k], x.dims[first + k:]
+    m = int(np.prod(sizes, dtype=np.int64))
+    r = int(np.prod(rest, dtype=np.int64))
+    shape = []
+    for t in tensors:
+        shape = [a if b == 1 else b for a, b in zip([1] * (t.rank - len(shape)) + shape,
+                                                     [1] * (len(shape) - t.rank) + t.dims)]
+    if any(d is None for d in shape):
+        raise Unsupported("index_put with index tensors of dims known only at run time")
+    p = int(np.prod(shape, dtype=np.int64))
+    element = x.element
+
+    def op(name, operands, dims, out=None, attrs=None):
+        return ctx.f.op(name, operands, attrs or {}, [(out or element, dims)])
+
+    flat, stride = None, 1
+    for t, size in reversed(list(zip(tensors, sizes))):
+        t = op("cast", [t], t.dims, "i64") if t.element != "i64" else t
+        negative = op("compare", [t, ctx.scalar(0, "i64")], t.dims, "i1",
+                      {"predicate": Attr.i32(2)})
+        t = op("select", [negative, op("add", [t, ctx.scalar(size, "i64")], t.dims, "i64"), t],
+               t.dims, "i64")
+        t = op("mul", [t, ctx.scalar(stride, "i64")], t.dims, "i64") if stride != 1 else t
+        flat = t if flat is None else op("add", [flat, t], shape, "i64")
+        stride *= size
+    flat = op("reshape", [flat], [1, p], "i64", {"shape": Attr.i64s([1, p])})
+    cells = ctx.f.constant(np.arange(m, dtype=np.int64).reshape(m, 1), "i64")
+    hit = op("compare", [cells, flat], [m, p], "i1", {"predicate": Attr.i32(0)})
+    rows = lead[0] if len(lead) == 1 else (
+        None if None in lead else int(np.prod(lead, dtype=np.int64)))
+    want = lead + shape + rest
+    if values.dims != want:
+        if None in want:
+            raise Unsupported("index_put of values that broadcast to a dim known only at run "
+                              "time")
+        values = op("expand", [values], want, attrs={"shape": Attr.i64s(want)})
+    updates = op("reshape", [values], [rows, p, r],
+                 attrs={"shape": Attr.i64s([-1 if rows is None else rows, p, r])})
+    table = op("reshape", [x], [rows, m, r],
+               attrs={"shape": Attr.i64s([-1 if rows is None else rows, m, r])})
+    if accumulate:
+        weights = op("cast", [hit], [m, p])
+        result = op("add", [table, op("matmul", [weights, updates], [rows, m, r])], [rows, m, r])
+    else:
+        order = ctx.f.constant(np.arange(p, dtype=np.int64).reshape(1, p), "i64")
+        last = op("reduce_max", [op("select", [hit, order, ctx.scalar(-1, "i64")], [m, p], "i64")],
+                  [m], "i64", {"axes": Attr.i64s([1]), "keepdims": Attr.bool(False)})
+        touched = op("compare", [last, ctx.scalar(0, "i64")], [m], "i1",
+                     {"predicate": Attr.i32(5)})
+        source = op("max", [last, ctx.scalar(0, "i64")], [m], "i64")
+        picked = op("gather", [updates, source], [rows, m, r], attrs={"axis": Attr.i64(1)})
+        touched = op("reshape", [touched], [m, 1], "i1", {"shape": Attr.i64s([m, 1])})
+        result = op("select", [touched, picked, table], [rows, m, r])
+    return ctx.op("reshape", [result], {"shape": Attr.i64s([-1 if d is None else d
+                                                            for d in x.dims])})
