@@ -42,6 +42,13 @@ def _names(example_inputs, input_names):
 def to_ir(module, example_inputs, dynamic_batch=True, allow_training_mode=False,
           input_names=None, output_names=None):
     """The module as kiln IR text (MLIR, weights as resources)."""
+    return _trace(module, example_inputs, dynamic_batch, allow_training_mode, input_names,
+                  output_names).text()
+
+
+def _trace(module, example_inputs, dynamic_batch, allow_training_mode, input_names,
+           output_names):
+    """The module as kiln IR (an ir.Function, written when asked)."""
     check_mode(module, allow_training_mode)
     names, outputs = _names(example_inputs, input_names), list(output_names or [])
     # Fast path: when the op table takes every op torch.export gives, its
@@ -69,16 +76,16 @@ def export(module, example_inputs, path, dynamic_batch=True, allow_training_mode
            input_names=None, output_names=None):
     """Writes the module as kiln IR to `path`: MLIR bytecode when it ends
     in .mlirbc (through `kiln import`), text otherwise."""
-    text = to_ir(module, example_inputs, dynamic_batch, allow_training_mode, input_names,
-                 output_names)
+    function = _trace(module, example_inputs, dynamic_batch, allow_training_mode, input_names,
+                      output_names)
     if not path.endswith(".mlirbc"):
         with open(path, "w") as f:
-            f.write(text)
+            function.write(f)
         return path
     with tempfile.TemporaryDirectory() as work:
         source = os.path.join(work, "model.mlir")
         with open(source, "w") as f:
-            f.write(text)
+            function.write(f)
         _run([kiln_binary(), "import", source, "-o", path])
     return path
 

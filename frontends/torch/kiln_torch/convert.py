@@ -168,7 +168,8 @@ class Context:
 
 
 def convert(exported, input_names, output_names, allow_training_mode=False):
-    """kiln IR text for an ExportedProgram (core aten)."""
+    """kiln IR for an ExportedProgram (core aten): an ir.Function, whose
+    text() or write(stream) gives the MLIR."""
     table = load_all()
     from torch.export.graph_signature import InputKind
     f = ir.Function()
@@ -250,7 +251,7 @@ def convert(exported, input_names, output_names, allow_training_mode=False):
         import warnings
         warnings.warn("kiln_torch: not kept: " + ", ".join(mutated), stacklevel=3)
     f.ret(results)
-    return f.text()
+    return f
 
 
 def op_name(target):

@@ -10,6 +10,7 @@ file needs no knowledge of each op's custom syntax; `kiln compile` parses
 and verifies it like any kiln IR (docs/Contracts.md, the import contract).
 """
 
+import io
 import re
 
 import numpy as np
@@ -30,6 +31,8 @@ ELEMENT_TYPES = {
 
 # Largest constant printed inline; larger ones become resources.
 MAX_INLINE_ELEMENTS = 16
+# Bytes of a resource hex-encoded at a time when written.
+_CHUNK = 1 << 22
 
 
 class Value:
@@ -183,9 +186,10 @@ class Function:
             unique, n = base, 1
             while unique in self.resources:
                 unique, n = f"{base}_{n}", n + 1
-            alignment = max(array.dtype.itemsize, 1)
-            self.resources[unique] = "0x" + alignment.to_bytes(4, "little").hex() + \
-                array.tobytes().hex()
+            # The bytes are hex-encoded only when written (write: a chunk at
+            # a time), so that a model's weights are not held twice more as
+            # text (a 2.6 GB model took 23 GB before).
+            self.resources[unique] = (max(array.dtype.itemsize, 1), array)
             literal = f"dense_resource<{unique}>"
         result = Value(self.fresh(), element, dims)
         loc = f" {self.location}" if self.location else ""
@@ -197,6 +201,12 @@ class Function:
         self.results = list(values_and_names)
 
     def text(self):
+        out = io.StringIO()
+        self.write(out)
+        return out.getvalue()
+
+    def write(self, out):
+        """Writes the module's text to the stream `out`."""
         args = ", ".join(f'{v.name}: {v.type} {{kiln.name = "{n}"}}' for v, n in self.arguments)
         outs = ", ".join(f'{v.type} {{kiln.name = "{n}"}}' for v, n in self.results)
         body = "\n".join(self.lines)
@@ -208,8 +218,15 @@ class Function:
                  f"    return {ret_values} : {ret_types}",
                  "  }",
                  "}"]
-        if self.resources:
-            parts.append("\n{-#\n  dialect_resources: {\n    builtin: {")
-            parts.append(",\n".join(f'      {k}: "{v}"' for k, v in self.resources.items()))
-            parts.append("    }\n  }\n#-}")
-        return "\n".join(parts) + "\n"
+        out.write("\n".join(parts) + "\n")
+        if not self.resources:
+            return
+        out.write("\n{-#\n  dialect_resources: {\n    builtin: {\n")
+        for i, (key, (alignment, array)) in enumerate(self.resources.items()):
+            separator = ",\n" if i else ""
+            out.write(f'{separator}      {key}: "0x{alignment.to_bytes(4, "little").hex()}')
+            data = array.reshape(-1).view(np.uint8)
+            for start in range(0, data.size, _CHUNK):
+                out.write(data[start:start + _CHUNK].tobytes().hex())
+            out.write('"')
+        out.write("\n    }\n  }\n#-}\n")
