@@ -136,8 +136,8 @@ def refusals(args):
 
     class Unsupported(nn.Module):
         def forward(self, x):
-            y = torch.median(x, 1).values
-            z = torch.kthvalue(x, 2, 1).values
+            y = torch.histc(x, 4)
+            z = torch.bucketize(x, torch.tensor([0.0])).float()
             return y + z
 
     class DataDependent(nn.Module):
@@ -168,10 +168,10 @@ def refusals(args):
             return str(error)
 
     message = refused(Unsupported().eval())
-    check(f"unsupported op aten.median.dim (1 use):\n  {this}:{line_of('y = torch.median(x, 1).values')} "
-          "(forward): y = torch.median(x, 1).values" in message and
-          f"unsupported op aten.kthvalue.default (1 use):\n  {this}:"
-          f"{line_of('z = torch.kthvalue(x, 2, 1).values')} (forward)" in message,
+    check(f"unsupported op aten.histc.default (1 use):\n  {this}:{line_of('y = torch.histc(x, 4)')} "
+          "(forward): y = torch.histc(x, 4)" in message and
+          f"unsupported op aten.bucketize.Tensor (1 use):\n  {this}:"
+          f"{line_of('z = torch.bucketize(x, torch.tensor([0.0])).float()')} (forward)" in message,
           "every unsupported op is listed with its source line, all at once", message)
     message = refused(DataDependent().eval())
     check(f"control flow depends on tensor values at {this}:{line_of('if x.sum() > 0:')} in "
@@ -345,8 +345,8 @@ def indexing(args):
     """Advanced indexing by one, two adjacent and two separated index
     tensors (negative entries too), index_select, slice_scatter, fmod,
     full_like (the ops of swin's shifted windows and maxvit's relative
-    positions), gather, scatters, index_put (fold), topk and sort against
-    PyTorch."""
+    positions), gather, scatters, index_put (fold), topk, sort, median and
+    kthvalue against PyTorch."""
     rows = torch.tensor([[0, -1], [2, 1]])
     cols = torch.tensor([3, -2])
     targets = torch.tensor([[0, 3, 3]])
@@ -394,6 +394,11 @@ def indexing(args):
              ("fold (index_put accumulating)", (2, 12, 20),
               lambda x: torch.nn.functional.fold(x, (6, 7), (2, 3), dilation=(1, 2),
                                                  padding=(1, 1), stride=(2, 1))),
+             ("median, kthvalue", (2, 9),
+              lambda x: torch.median(x, 1).values + torch.median(x, 1).indices
+              + torch.kthvalue(x, 3, 1).values * torch.kthvalue(x, 3, 1)[1]),
+             ("median of an even count, keepdim", (3, 8, 2),
+              lambda x: torch.median(x, 1, keepdim=True).values + torch.median(x, 1, True)[1]),
              ("stable sort with ties, both directions", (2, 9),
               lambda x: torch.sort(torch.round(x), dim=1, stable=True).indices.float()
               + torch.sort(torch.round(x), dim=1, descending=True, stable=True).indices)]

@@ -80,3 +80,45 @@ def sort(ctx):
     if x.dims[dim] is None:
         raise Unsupported("sorting along a dim known only at run time")
     return _ranked(ctx, x, dim, x.dims[dim], bool(descending))
+
+
+def _kth_smallest(ctx, x, dim, k, keepdim):
+    """(value, index) of the k-th smallest entry (1-based) along `dim`: the
+    last of the k smallest."""
+    values, indices = _ranked(ctx, x, dim, k, False)
+    out = [d for i, d in enumerate(values.dims) if i != dim or keepdim]
+    out = [1 if i == dim else d for i, d in enumerate(out)] if keepdim else out
+    top = np.iinfo(np.int64).max
+    starts = [0] * x.rank
+    starts[dim] = k - 1
+    attrs = {"starts": Attr.i64s(starts), "ends": Attr.i64s([top] * x.rank),
+             "steps": Attr.i64s([1] * x.rank)}
+    one = [1 if i == dim else d for i, d in enumerate(values.dims)]
+    shape = [-1 if d is None else d for d in out]
+    if shape.count(-1) > 1:
+        raise Unsupported("a k-th value of a tensor with several dims known only at run time")
+    picked = []
+    for v, element in ((values, x.element), (indices, "i64")):
+        s = ctx.f.op("slice", [v], attrs, [(element, one)])
+        picked.append(ctx.f.op("reshape", [s], {"shape": Attr.i64s(shape)}, [(element, out)]))
+    return tuple(picked)
+
+
+@converts("aten.median.dim")
+def median(ctx):
+    """The lower median along a dim (PyTorch's: the ((n - 1) // 2 + 1)-th
+    smallest) and its index."""
+    x = ctx.value(ctx.arg(0))
+    dim = ctx.arg(1) % x.rank
+    if x.dims[dim] is None:
+        raise Unsupported("a median along a dim known only at run time")
+    return _kth_smallest(ctx, x, dim, (x.dims[dim] - 1) // 2 + 1, ctx.arg(2, False))
+
+
+@converts("aten.kthvalue.default")
+def kthvalue(ctx):
+    x = ctx.value(ctx.arg(0))
+    k, dim = ctx.arg(1), ctx.arg(2, -1) % x.rank
+    if not isinstance(k, int) or x.dims[dim] is None or not 1 <= k <= x.dims[dim]:
+        raise Unsupported("a k-th value with k or the dim known only at run time")
+    return _kth_smallest(ctx, x, dim, k, ctx.arg(3, False))
