@@ -168,8 +168,8 @@ def refusals(args):
             return str(error)
 
     message = refused(Unsupported().eval())
-    check(f"unsupported op aten.histc.default (1 use):\n  {this}:{line_of('y = torch.histc(x, 4)')} "
-          "(forward): y = torch.histc(x, 4)" in message and
+    check(f"unsupported op aten.histc.default (1 use):\n  {this}:"
+          f"{line_of('y = torch.histc(x, 4)')} (forward): y = torch.histc(x, 4)" in message and
           f"unsupported op aten.bucketize.Tensor (1 use):\n  {this}:"
           f"{line_of('z = torch.bucketize(x, torch.tensor([0.0])).float()')} (forward)" in message,
           "every unsupported op is listed with its source line, all at once", message)
@@ -445,7 +445,8 @@ def math_and_reductions(args):
          lambda x: F.adaptive_avg_pool2d(x, (3, 4)) + F.adaptive_max_pool2d(x, (3, 4))),
         ("flip", (2, 3, 5), lambda x: torch.flip(x, [0, 2])),
         ("zeros, ones and full of the batch's size", (3, 4),
-         lambda x: x + torch.zeros_like(x) + torch.ones(x.shape[0], 4) * 2 + x.new_full(x.shape, 3)),
+         lambda x: x + torch.zeros_like(x) + torch.ones(x.shape[0], 4) * 2
+         + x.new_full(x.shape, 3)),
         ("bitwise xor", (2, 8), lambda x: ((x > 0) ^ (x > 0.5)).float()),
     ]
     torch.manual_seed(0)
