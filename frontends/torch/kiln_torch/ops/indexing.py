@@ -17,30 +17,10 @@ def index_select(ctx):
     return ctx.op("gather", [x, index], {"axis": Attr.i64(ctx.arg(1) % x.rank)})
 
 
-@converts("aten.index.Tensor")
-def index(ctx):
-    """Advanced indexing x[i0, i1, ...] by integer tensors (None: the whole
-    dim): one index tensor is a gather along its dim; several are
-    broadcast together, their dims of x flattened into one and gathered by
-    the flat position (the indexed dims moved first when they are not
-    adjacent, NumPy's rule). Negative indices count from the end."""
-    x = ctx.value(ctx.arg(0))
-    given = list(ctx.arg(1))
-    at = [d for d, t in enumerate(given) if t is not None]
-    tensors = [ctx.value(given[d]) for d in at]
-    if any(t.element == "i1" for t in tensors):
-        raise Unsupported("indexing by a boolean mask (its result's size depends on the data)")
-    element, dims = ctx.out_type()
-    if len(at) == 1:
-        return ctx.op("gather", [x, tensors[0]], {"axis": Attr.i64(at[0])})
-    if any(x.dims[d] is None for d in at):
-        raise Unsupported("indexing several dims known only at run time")
-    if at != list(range(at[0], at[0] + len(at))):
-        perm = at + [d for d in range(x.rank) if d not in at]
-        x = ctx.f.op("transpose", [x], {"permutation": Attr.i64s(perm)},
-                     [(x.element, [x.dims[p] for p in perm])])
-        at = list(range(len(at)))
-    first, sizes = at[0], [x.dims[d] for d in at]
+def _flat_positions(ctx, tensors, sizes):
+    """The flat position, within dims of `sizes`, that index tensors (one
+    a dim, broadcast together; negative entries count from the end) name:
+    (i64 tensor of the broadcast shape, that shape)."""
     shape = []
     for t in tensors:
         shape = [a if b == 1 else b for a, b in zip([1] * (t.rank - len(shape)) + shape,
@@ -56,7 +36,55 @@ def index(ctx):
             t = ctx.f.op("mul", [t, ctx.scalar(stride, "i64")], {}, [("i64", t.dims)])
         flat = t if flat is None else ctx.f.op("add", [flat, t], {}, [("i64", shape)])
         stride *= size
-    merged = x.dims[:first] + [stride] + x.dims[first + len(at):]
+    return flat, shape
+
+
+def _element_positions(ctx, idx, x, dim, lead):
+    """For GatherElements-style indices into `x` along `dim`: each
+    element's flat position in x's dims from `lead` on (the index along
+    `dim`, the element's own coordinates elsewhere: iotas over idx's shape,
+    read at run time where dynamic). Those dims of x must be static."""
+    if idx.element != "i64":
+        idx = ctx.f.op("cast", [idx], {}, [("i64", idx.dims)])
+    strides = [int(np.prod(x.dims[d + 1:], dtype=np.int64)) for d in range(x.rank)]
+    shape = ctx.f.op("shape_of", [idx], {}, [("i64", [idx.rank])])
+    flat = ctx.f.op("mul", [idx, ctx.scalar(strides[dim], "i64")], {}, [("i64", idx.dims)])
+    for d in range(lead, x.rank):
+        if d == dim:
+            continue
+        position = ctx.f.op("iota", [shape], {"axis": Attr.i64(d)}, [("i64", idx.dims)])
+        if strides[d] != 1:
+            position = ctx.f.op("mul", [position, ctx.scalar(strides[d], "i64")], {},
+                                [("i64", idx.dims)])
+        flat = ctx.f.op("add", [flat, position], {}, [("i64", idx.dims)])
+    return flat
+
+
+@converts("aten.index.Tensor")
+def index(ctx):
+    """Advanced indexing x[i0, i1, ...] by integer tensors (None: the whole
+    dim): one index tensor is a gather along its dim; several are
+    broadcast together, their dims of x flattened into one and gathered by
+    the flat position (the indexed dims moved first when they are not
+    adjacent, NumPy's rule). Negative indices count from the end."""
+    x = ctx.value(ctx.arg(0))
+    given = list(ctx.arg(1))
+    at = [d for d, t in enumerate(given) if t is not None]
+    tensors = [ctx.value(given[d]) for d in at]
+    if any(t.element == "i1" for t in tensors):
+        raise Unsupported("indexing by a boolean mask (its result's size depends on the data)")
+    if len(at) == 1:
+        return ctx.op("gather", [x, tensors[0]], {"axis": Attr.i64(at[0])})
+    if any(x.dims[d] is None for d in at):
+        raise Unsupported("indexing several dims known only at run time")
+    if at != list(range(at[0], at[0] + len(at))):
+        perm = at + [d for d in range(x.rank) if d not in at]
+        x = ctx.f.op("transpose", [x], {"permutation": Attr.i64s(perm)},
+                     [(x.element, [x.dims[p] for p in perm])])
+        at = list(range(len(at)))
+    first, sizes = at[0], [x.dims[d] for d in at]
+    flat, _ = _flat_positions(ctx, tensors, sizes)
+    merged = x.dims[:first] + [int(np.prod(sizes, dtype=np.int64))] + x.dims[first + len(at):]
     # Dims known only at run time: a 0 (the input's) before the merged
     # ones, or one -1 anywhere.
     spec = [0 if d is None else d for d in merged]
@@ -96,29 +124,16 @@ def slice_scatter(ctx):
 @converts("aten.gather.default")
 def gather_elements(ctx):
     """out[i][j][k] = x[i][index[i][j][k]][k] (along `dim`): one gather
-    from the flattened input by flat positions, the index's own
-    coordinates (iotas over its shape, read at run time where dynamic)
-    along the other dims. The input's dims but the first must be static
-    (torch checks that indices are in range; Kiln does not)."""
+    from the flattened input by flat positions (_element_positions). The
+    input's dims but the first must be static (torch checks that indices
+    are in range; Kiln does not)."""
     x, idx = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(2))
     dim = ctx.arg(1) % max(x.rank, 1)
     if any(d is None for d in x.dims[1:]):
         raise Unsupported("gather from a tensor with dims known only at run time past the first")
-    if idx.element != "i64":
-        idx = ctx.f.op("cast", [idx], {}, [("i64", idx.dims)])
-    strides = [int(np.prod(x.dims[d + 1:], dtype=np.int64)) for d in range(x.rank)]
-    shape = ctx.f.op("shape_of", [idx], {}, [("i64", [idx.rank])])
     if x.dims[dim] is None:
         raise Unsupported("gather along a dim known only at run time")
-    flat = ctx.f.op("mul", [idx, ctx.scalar(strides[dim], "i64")], {}, [("i64", idx.dims)])
-    for d in range(x.rank):
-        if d == dim:
-            continue
-        position = ctx.f.op("iota", [shape], {"axis": Attr.i64(d)}, [("i64", idx.dims)])
-        if strides[d] != 1:
-            position = ctx.f.op("mul", [position, ctx.scalar(strides[d], "i64")], {},
-                                [("i64", idx.dims)])
-        flat = ctx.f.op("add", [flat, position], {}, [("i64", idx.dims)])
+    flat = _element_positions(ctx, idx, x, dim, 0)
     total = None if x.dims[0] is None else int(np.prod(x.dims, dtype=np.int64))
     line = ctx.f.op("reshape", [x], {"shape": Attr.i64s([-1])}, [(x.element, [total])])
     return ctx.op("gather", [line, flat], {"axis": Attr.i64(0)})
@@ -153,22 +168,12 @@ def _scatter(ctx, reduce, include_self=True):
     if width * count > MAX_SCATTER_PAIRS:
         raise Unsupported(f"a scatter of {count} updates into {width} positions a row "
                           f"(at most {MAX_SCATTER_PAIRS} pairs)")
-    strides = [int(np.prod(x.dims[d + 1:], dtype=np.int64)) for d in range(x.rank)]
 
     def op(name, operands, dims, out=None, attrs=None):
         return ctx.f.op(name, operands, attrs or {}, [(out or element, dims)])
 
-    if idx.element != "i64":
-        idx = op("cast", [idx], idx.dims, "i64")
     # The target of each update within its row.
-    shape = op("shape_of", [idx], [idx.rank], "i64")
-    target = op("mul", [idx, ctx.scalar(strides[dim], "i64")], idx.dims, "i64")
-    for d in range(lead, x.rank):
-        if d == dim:
-            continue
-        position = op("iota", [shape], idx.dims, "i64", {"axis": Attr.i64(d)})
-        position = op("mul", [position, ctx.scalar(strides[d], "i64")], idx.dims, "i64")
-        target = op("add", [target, position], idx.dims, "i64")
+    target = _element_positions(ctx, idx, x, dim, lead)
     keep = [0] if by_rows else [1]
     target = op("reshape", [target], [rows, 1, count], "i64",
                 {"shape": Attr.i64s(keep + [1, count])})
@@ -270,28 +275,15 @@ def index_put(ctx):
     lead, sizes, rest = x.dims[:first], x.dims[first:first + k], x.dims[first + k:]
     m = int(np.prod(sizes, dtype=np.int64))
     r = int(np.prod(rest, dtype=np.int64))
-    shape = []
-    for t in tensors:
-        shape = [a if b == 1 else b for a, b in zip([1] * (t.rank - len(shape)) + shape,
-                                                     [1] * (len(shape) - t.rank) + t.dims)]
-    if any(d is None for d in shape):
+    if any(d is None for t in tensors for d in t.dims):
         raise Unsupported("index_put with index tensors of dims known only at run time")
-    p = int(np.prod(shape, dtype=np.int64))
     element = x.element
 
     def op(name, operands, dims, out=None, attrs=None):
         return ctx.f.op(name, operands, attrs or {}, [(out or element, dims)])
 
-    flat, stride = None, 1
-    for t, size in reversed(list(zip(tensors, sizes))):
-        t = op("cast", [t], t.dims, "i64") if t.element != "i64" else t
-        negative = op("compare", [t, ctx.scalar(0, "i64")], t.dims, "i1",
-                      {"predicate": Attr.i32(2)})
-        t = op("select", [negative, op("add", [t, ctx.scalar(size, "i64")], t.dims, "i64"), t],
-               t.dims, "i64")
-        t = op("mul", [t, ctx.scalar(stride, "i64")], t.dims, "i64") if stride != 1 else t
-        flat = t if flat is None else op("add", [flat, t], shape, "i64")
-        stride *= size
+    flat, shape = _flat_positions(ctx, tensors, sizes)
+    p = int(np.prod(shape, dtype=np.int64))
     flat = op("reshape", [flat], [1, p], "i64", {"shape": Attr.i64s([1, p])})
     cells = ctx.f.constant(np.arange(m, dtype=np.int64).reshape(m, 1), "i64")
     hit = op("compare", [cells, flat], [m, p], "i1", {"predicate": Attr.i32(0)})

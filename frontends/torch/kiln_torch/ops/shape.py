@@ -156,7 +156,8 @@ def _all_true(ctx, symbols, rank, what):
         if carrier is None:
             raise Unsupported(f"{what} to the dynamic size {symbol}, which no input has")
         condition = carrier if condition is None else ctx.f.op(
-            "and", [condition, carrier], {}, [("i1", _broadcast_dims(condition.dims, carrier.dims))])
+            "and", [condition, carrier], {},
+            [("i1", _broadcast_dims(condition.dims, carrier.dims))])
     return condition
 
 
