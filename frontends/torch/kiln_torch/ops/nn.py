@@ -247,25 +247,8 @@ def batch_norm_training(ctx):
     no_stats = str(ctx.node.target).endswith(".no_stats")
     if not ctx.arg(3 if no_stats else 5):
         raise Unsupported("batch norm with training=False in its training form")
-    axes = [d for d in range(x.rank) if d != 1]
-    stat_dims = [1 if d != 1 else x.dims[1] for d in range(x.rank)]
-    mean = ctx.f.op("reduce_mean", [x], {"axes": Attr.i64s(axes), "keepdims": Attr.bool(True)},
-                    [(x.element, stat_dims)])
-    centred = ctx.f.op("sub", [x, mean], {}, [(x.element, x.dims)])
-    square = ctx.f.op("mul", [centred, centred], {}, [(x.element, x.dims)])
-    var = ctx.f.op("reduce_mean", [square], {"axes": Attr.i64s(axes), "keepdims": Attr.bool(True)},
-                   [(x.element, stat_dims)])
-    eps = ctx.arg(5 if no_stats else 7)
-    var = ctx.f.op("add", [var, ctx.scalar(eps, x.element)], {}, [(x.element, stat_dims)])
-    scale = ctx.f.op("rsqrt", [var], {}, [(x.element, stat_dims)])
-    y = ctx.f.op("mul", [centred, scale], {}, [(x.element, x.dims)])
-    shape = [-1 if d == 1 else 1 for d in range(x.rank)]
-    for i, op in ((1, "mul"), (2, "add")):
-        if ctx.arg(i) is not None:
-            v = ctx.value(ctx.arg(i))
-            v = ctx.f.op("reshape", [v], {"shape": Attr.i64s(shape)}, [(x.element, stat_dims)])
-            y = ctx.f.op(op, [y, v], {}, [(x.element, x.dims)])
-    return (y, None, None, None, None)
+    y = _standardize(ctx, x, [d for d in range(x.rank) if d != 1], ctx.arg(5 if no_stats else 7))
+    return (_channel_affine(ctx, y, x.dims[1]), None, None, None, None)
 
 
 @converts("aten.native_dropout.default")
@@ -302,26 +285,39 @@ def group_norm(ctx):
         raise Unsupported("group norm over dims known only at run time (only the batch may be)")
     per_group = channels // groups * int(np.prod(spatial, dtype=np.int64))
     rows = [x.dims[0], groups, per_group]
-    stats = [x.dims[0], groups, 1]
     r = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0, groups, per_group])},
                  [(x.element, rows)])
-    mean_attrs = {"axes": Attr.i64s([2]), "keepdims": Attr.bool(True)}
-    mean = ctx.f.op("reduce_mean", [r], mean_attrs, [(x.element, stats)])
-    centred = ctx.f.op("sub", [r, mean], {}, [(x.element, rows)])
-    square = ctx.f.op("mul", [centred, centred], {}, [(x.element, rows)])
-    var = ctx.f.op("reduce_mean", [square], mean_attrs, [(x.element, stats)])
-    var = ctx.f.op("add", [var, ctx.scalar(eps, x.element)], {}, [(x.element, stats)])
-    y = ctx.f.op("mul", [centred, ctx.f.op("rsqrt", [var], {}, [(x.element, stats)])], {},
-                 [(x.element, rows)])
+    y = _standardize(ctx, r, [2], eps)
     y = ctx.f.op("reshape", [y], {"shape": Attr.i64s([0, channels] + spatial)},
                  [(x.element, x.dims)])
-    shape = [channels] + [1] * len(spatial)
+    return (_channel_affine(ctx, y, channels), None, None)
+
+
+def _standardize(ctx, x, axes, eps):
+    """(x - mean) / sqrt(var + eps) over `axes` (the biased variance, as
+    PyTorch's normalisations)."""
+    stats = [1 if d in axes else x.dims[d] for d in range(x.rank)]
+    attrs = {"axes": Attr.i64s(axes), "keepdims": Attr.bool(True)}
+    mean = ctx.f.op("reduce_mean", [x], attrs, [(x.element, stats)])
+    centred = ctx.f.op("sub", [x, mean], {}, [(x.element, x.dims)])
+    square = ctx.f.op("mul", [centred, centred], {}, [(x.element, x.dims)])
+    var = ctx.f.op("reduce_mean", [square], attrs, [(x.element, stats)])
+    var = ctx.f.op("add", [var, ctx.scalar(eps, x.element)], {}, [(x.element, stats)])
+    scale = ctx.f.op("rsqrt", [var], {}, [(x.element, stats)])
+    return ctx.f.op("mul", [centred, scale], {}, [(x.element, x.dims)])
+
+
+def _channel_affine(ctx, y, channels):
+    """y * weight + bias per channel (dim 1), from the node's arguments 1
+    and 2 where given."""
+    shape = [-1] + [1] * (y.rank - 2)
+    dims = [channels] + [1] * (y.rank - 2)
     for i, op in ((1, "mul"), (2, "add")):
         if ctx.arg(i) is not None:
             v = ctx.f.op("reshape", [ctx.value(ctx.arg(i))], {"shape": Attr.i64s(shape)},
-                         [(x.element, shape)])
-            y = ctx.f.op(op, [y, v], {}, [(x.element, x.dims)])
-    return (y, None, None)
+                         [(y.element, dims)])
+            y = ctx.f.op(op, [y, v], {}, [(y.element, y.dims)])
+    return y
 
 
 def _softmax(kind):

@@ -86,14 +86,13 @@ def _kth_smallest(ctx, x, dim, k, keepdim):
     """(value, index) of the k-th smallest entry (1-based) along `dim`: the
     last of the k smallest."""
     values, indices = _ranked(ctx, x, dim, k, False)
-    out = [d for i, d in enumerate(values.dims) if i != dim or keepdim]
-    out = [1 if i == dim else d for i, d in enumerate(out)] if keepdim else out
+    one = [1 if i == dim else d for i, d in enumerate(x.dims)]
+    out = one if keepdim else [d for i, d in enumerate(x.dims) if i != dim]
     top = np.iinfo(np.int64).max
     starts = [0] * x.rank
     starts[dim] = k - 1
     attrs = {"starts": Attr.i64s(starts), "ends": Attr.i64s([top] * x.rank),
              "steps": Attr.i64s([1] * x.rank)}
-    one = [1 if i == dim else d for i, d in enumerate(values.dims)]
     shape = [-1 if d is None else d for d in out]
     if shape.count(-1) > 1:
         raise Unsupported("a k-th value of a tensor with several dims known only at run time")
