@@ -318,6 +318,12 @@ static llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents) {
   if (ec)
     return error("cannot write '" + path + "': " + ec.message());
   os << contents;
+  os.close();
+  if (os.has_error()) {
+    std::string message = os.error().message();
+    os.clear_error();
+    return error("cannot write '" + path + "': " + message);
+  }
   return llvm::Error::success();
 }
 
@@ -341,13 +347,37 @@ static llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> 
   return llvm::Error::success();
 }
 
-/// The constants as one blob and an assembler file that defines each
-/// symbol over its slice (`.incbin`), hidden, in read-only data (the large
+/// `text` as a GNU assembler string literal.
+static std::string assemblerString(llvm::StringRef text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+/// The constants as one blob, written as it is laid out (never held whole
+/// in memory: the weights may be gigabytes), and an assembler file that
+/// defines each symbol over its slice (`.incbin` by the blob's absolute
+/// path: the assembler looks in its working folder first, where a file of
+/// the same name must not be taken), hidden, in read-only data (the large
 /// ones in the large read-only section, .lrodata).
 static llvm::Error writeConstants(llvm::ArrayRef<ConstantBlob> constants, llvm::StringRef work,
                                   std::string &object) {
-  std::string blob, assembly;
+  llvm::SmallString<128> absolute(work);
+  if (std::error_code ec = llvm::sys::fs::make_absolute(absolute))
+    return error("cannot resolve '" + work + "': " + ec.message());
+  std::string blobPath = (absolute + "/constants.bin").str();
+  std::error_code ec;
+  llvm::raw_fd_ostream blob(blobPath, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return error("cannot write '" + blobPath + "': " + ec.message());
+  std::string blobName = assemblerString(blobPath);
+  std::string assembly;
   llvm::raw_string_ostream as(assembly);
+  uint64_t offset = 0;
   for (bool large : {false, true}) {
     bool opened = false;
     for (const ConstantBlob &c : constants) {
@@ -358,24 +388,30 @@ static llvm::Error writeConstants(llvm::ArrayRef<ConstantBlob> constants, llvm::
                      : "\t.section .rodata.kiln_constants,\"a\",@progbits\n");
       opened = true;
       uint64_t align = std::max<uint64_t>(c.alignment, 64);
-      blob.resize((blob.size() + align - 1) / align * align, '\0');
+      uint64_t aligned = (offset + align - 1) / align * align;
+      blob.write_zeros(aligned - offset);
+      offset = aligned;
       as << "\t.balign " << align << "\n\t.globl " << c.symbol << "\n\t.hidden " << c.symbol
          << "\n\t.type " << c.symbol << ",@object\n\t.size " << c.symbol << ", "
          << c.bytes.size() << "\n"
-         << c.symbol << ":\n\t.incbin \"constants.bin\", " << blob.size() << ", "
-         << c.bytes.size() << "\n";
-      blob.append(c.bytes.begin(), c.bytes.end());
+         << c.symbol << ":\n\t.incbin " << blobName << ", " << offset << ", " << c.bytes.size()
+         << "\n";
+      blob.write(c.bytes.data(), c.bytes.size());
+      offset += c.bytes.size();
     }
   }
   as << "\t.section .note.GNU-stack,\"\",@progbits\n";
+  blob.close();
+  if (blob.has_error()) {
+    std::string message = blob.error().message();
+    blob.clear_error();
+    return error("cannot write '" + blobPath + "': " + message);
+  }
   std::string source = (work + "/constants.s").str();
   object = (work + "/constants.o").str();
-  if (llvm::Error e = writeFile((work + "/constants.bin").str(), blob))
-    return e;
   if (llvm::Error e = writeFile(source, assembly))
     return e;
-  // Run in `work` so .incbin finds the blob by a relative name.
-  return runTool("cc", {"-c", "-Wa,-I" + work.str(), source, "-o", object});
+  return runTool("cc", {"-c", source, "-o", object});
 }
 
 llvm::Error writeArtifact(llvm::StringRef object, llvm::StringRef entrySource,

@@ -84,7 +84,7 @@ static void prepackWeights(ArtifactContents &contents,
   for (auto &[symbol, result] : packing) {
     if (!result)
       continue;
-    storage.push_back(result->second);
+    storage.push_back(std::move(result->second)); // not a second copy of every weight
     constants[blobOf[symbol]].bytes = llvm::ArrayRef<char>(storage.back().data(), storage.back().size());
   }
 }
