@@ -136,9 +136,9 @@ def refusals(args):
 
     class Unsupported(nn.Module):
         def forward(self, x):
-            y = torch.histc(x, 4)
-            z = torch.bucketize(x, torch.tensor([0.0])).float()
-            return y + z
+            y = torch.fft.rfft(x).abs()
+            z = torch.special.bessel_j0(x)
+            return y.sum() + z
 
     class DataDependent(nn.Module):
         def forward(self, x):
@@ -168,10 +168,11 @@ def refusals(args):
             return str(error)
 
     message = refused(Unsupported().eval())
-    check(f"unsupported op aten.histc.default (1 use):\n  {this}:"
-          f"{line_of('y = torch.histc(x, 4)')} (forward): y = torch.histc(x, 4)" in message and
-          f"unsupported op aten.bucketize.Tensor (1 use):\n  {this}:"
-          f"{line_of('z = torch.bucketize(x, torch.tensor([0.0])).float()')} (forward)" in message,
+    check(f"unsupported op aten._fft_r2c.default (1 use):\n  {this}:"
+          f"{line_of('y = torch.fft.rfft(x).abs()')} (forward): y = torch.fft.rfft(x).abs()"
+          in message and
+          f"unsupported op aten.special_bessel_j0.default (1 use):\n  {this}:"
+          f"{line_of('z = torch.special.bessel_j0(x)')} (forward)" in message,
           "every unsupported op is listed with its source line, all at once", message)
     message = refused(DataDependent().eval())
     check(f"control flow depends on tensor values at {this}:{line_of('if x.sum() > 0:')} in "
@@ -466,6 +467,133 @@ def math_and_reductions(args):
     against_torch(args, "math", cases)
 
 
+def bags_and_buckets(args):
+    """EmbeddingBag (sum, mean, max; padding_idx; per-sample weights) in
+    its 2-D form (bags of equal size, the batch dynamic: three batch sizes
+    on one artifact) and its 1-D form with offsets (empty bags, the last
+    offset included or not), bucketize and searchsorted (NaN and infinite
+    elements, both sides), histc (fixed and data bounds, one value
+    everywhere, dynamic batch; a NaN in the data: PyTorch raises, Kiln's
+    counts are all NaN) against PyTorch."""
+    from torch import nn
+    torch.manual_seed(0)
+
+    def compiled(name, model, example, **options):
+        artifact = os.path.join(args.work, f"{name}.so")
+        try:
+            kiln_torch.compile(model.eval(), example, artifact, **options)
+            return artifact
+        except kiln_torch.KilnTorchError as error:
+            check(False, f"{name} converts", str(error))
+            return None
+
+    def matches(name, artifact, runs, model):
+        results = []
+        for inputs in runs:
+            with torch.no_grad():
+                want = model(*inputs).numpy()
+            results.append(run_kiln(args.kiln, artifact, inputs, want, args.work))
+        check(all(ok for ok, _ in results), f"{name} matches PyTorch",
+              "; ".join(detail for ok, detail in results if not ok))
+
+    class Bags2d(nn.Module):
+        def __init__(self, mode, padding):
+            super().__init__()
+            self.bag = nn.EmbeddingBag(40, 6, mode=mode, padding_idx=padding)
+
+        def forward(self, x):
+            return self.bag(x)
+
+    x = torch.randint(0, 40, (4, 5))
+    x[0, :], x[1, 2] = 3, 3  # a bag of padding alone, one with some
+    for mode in ("sum", "mean", "max"):
+        for padding in (None, 3):
+            model = Bags2d(mode, padding)
+            name = f"EmbeddingBag 2-D {mode}" + (" with padding_idx" if padding else "")
+            artifact = compiled(f"bag2d_{mode}_{padding}", model, (x,))
+            if artifact:
+                matches(name, artifact, [(x,), (torch.randint(0, 40, (7, 5)),), (x[:1],)],
+                        model)
+
+    class Weighted2d(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bag = nn.EmbeddingBag(40, 6, mode="sum")
+
+        def forward(self, x):
+            return self.bag((x.abs() * 10).long() % 40, per_sample_weights=x)
+
+    w, model = torch.randn(3, 4), Weighted2d()
+    artifact = compiled("bag2d_weighted", model, (w,))
+    if artifact:
+        matches("EmbeddingBag 2-D with per-sample weights", artifact, [(w,), (torch.randn(6, 4),)],
+                model)
+
+    class Bags1d(nn.Module):
+        def __init__(self, mode, padding, last):
+            super().__init__()
+            self.bag = nn.EmbeddingBag(40, 6, mode=mode, padding_idx=padding,
+                                       include_last_offset=last)
+            self.weighted = mode == "sum"
+
+        def forward(self, indices, offsets, weights):
+            return self.bag(indices, offsets,
+                            per_sample_weights=weights if self.weighted else None)
+
+    indices = torch.randint(0, 40, (10,))
+    indices[4:6] = 3
+    weights = torch.rand(10)
+    for mode, padding, last in (("sum", 3, False), ("mean", 3, True), ("max", None, False),
+                                ("max", 3, True)):
+        offsets = torch.tensor([0, 3, 3, 7] + ([10] if last else []))
+        empty = torch.tensor([0, 0, 5, 10, 10][:len(offsets)])
+        model = Bags1d(mode, padding, last)
+        name = (f"EmbeddingBag 1-D {mode} with offsets" + (" and padding_idx" if padding else "") +
+                (", the last offset included" if last else ""))
+        artifact = compiled(f"bag1d_{mode}_{padding}_{last}", model, (indices, offsets, weights),
+                            dynamic_batch=False)
+        if artifact:
+            matches(name, artifact, [(indices, offsets, weights),
+                                     (indices.flip(0), empty, weights * 2)], model)
+
+    bounds = torch.tensor([-1.0, 0.0, 0.0, 2.0])
+
+    class Buckets(nn.Module):
+        def forward(self, x):
+            return (torch.bucketize(x, bounds) * 100 +
+                    torch.bucketize(x, bounds, right=True, out_int32=True) * 10 +
+                    torch.searchsorted(bounds, x, side="right")).float()
+
+    special = torch.tensor([[float("nan"), -2, -1, 0, 1], [2, 3, float("inf"), float("-inf"), .5]])
+    artifact = compiled("buckets", Buckets(), (special,))
+    if artifact:
+        matches("bucketize and searchsorted", artifact, [(special,), (torch.randn(5, 5) * 2,)],
+                Buckets())
+
+    class Histograms(nn.Module):
+        def forward(self, x):
+            return (torch.histc(x, 7) * 1000 + torch.histc(x * 3, 7, -3, 3) +
+                    torch.histc(x, bins=5, min=-1, max=1).sum() * 10)
+
+    edges = torch.tensor([[-1, -0.6, -0.2, 0.2, 0.6], [1.0, 0.4, -0.4, 2, -3],
+                          [0.5, 0.0, 1e-7, -1e-7, 0.8]])
+    artifact = compiled("histograms", Histograms(), (edges,))
+    if artifact:
+        matches("histc", artifact, [(edges,), (torch.randn(3, 5),), (torch.full((3, 5), 2.0),),
+                                    (torch.randn(1, 5),), (torch.randn(7, 5),)], Histograms())
+        nan = edges.clone()
+        nan[2, 0] = float("nan")
+        path = os.path.join(args.work, "nan.npy")
+        np.save(path, nan.numpy())
+        out = os.path.join(args.work, "histc-nan")
+        result = subprocess.run([args.kiln, "run", artifact, "--input", f"@0={path}",
+                                 "--output-dir", out], capture_output=True, text=True)
+        got = np.load(os.path.join(out, "output.npy")) if result.returncode == 0 else None
+        check(got is not None and np.isnan(got).all(),
+              "histc over data bounds with a NaN element (PyTorch raises) gives NaN counts",
+              f"{got} {result.stderr.strip()[-200:]}")
+
+
 def against_torch(args, label, cases):
     """Each (name, input shape, function or module) traced, compiled and
     run on a random input against PyTorch."""
@@ -541,6 +669,7 @@ def main():
         resampling(args)
         indexing(args)
         math_and_reductions(args)
+        bags_and_buckets(args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -368,6 +368,152 @@ def embedding(ctx):
     return ctx.op("gather", [weight, indices], {"axis": Attr.i64(0)})
 
 
+# Bags x indices compared by the general EmbeddingBag, at most.
+MAX_BAG_PAIRS = 1 << 24
+
+
+@converts("aten._embedding_bag.default", "aten._embedding_bag_forward_only.default")
+def embedding_bag(ctx):
+    """The rows of each bag gathered and summed, averaged or maxed (modes
+    0, 1, 2), skipping padding_idx, weighted by per_sample_weights (sum).
+    Bags of L indices each (a 2-D input: offsets arange(0, N, L)) are a
+    reshape of the gathered rows to [bags, L, D]; bags given by offsets
+    are a [bags, N] membership mask (offsets[b] <= j < the next offset, or
+    N), summed as a matmul. An empty bag is zeros. Only the first result
+    (the bags) is computed."""
+    weight, indices, offsets = (ctx.value(ctx.arg(i)) for i in range(3))
+    mode = ctx.arg(4, 0, name="mode")
+    samples = ctx.arg(6, None, name="per_sample_weights")
+    last_offset = ctx.arg(7, False, name="include_last_offset")
+    padding = ctx.arg(8, -1, name="padding_idx")
+    if indices.rank != 1:
+        raise Unsupported("embedding_bag with indices of rank other than 1")
+    element, (bags, depth) = ctx.out_type(0)
+    f32 = weight.element
+    n = indices.dims[0]
+    rows = ctx.f.op("gather", [weight, indices], {"axis": Attr.i64(0)}, [(f32, [n, depth])])
+    keep = None  # i1 [N]: not padding
+    if padding is not None and padding >= 0:
+        keep = ctx.f.op("compare", [indices, ctx.scalar(padding, indices.element)],
+                        {"predicate": Attr.i32(1)}, [("i1", [n])])
+    if samples is not None:
+        s = ctx.value(samples)
+        rows = ctx.f.op("mul", [rows, ctx.f.op("reshape", [s], {"shape": Attr.i64s([-1, 1])},
+                                               [(s.element, [n, 1])])], {}, [(f32, [n, depth])])
+    width = _equal_bags(ctx)
+    if width is not None:
+        # [bags, L, D] rows, [bags, L, 1] membership.
+        rows = ctx.f.op("reshape", [rows], {"shape": Attr.i64s([-1, width, depth])},
+                        [(f32, [bags, width, depth])])
+        member = None if keep is None else ctx.f.op(
+            "reshape", [keep], {"shape": Attr.i64s([-1, width, 1])}, [("i1", [bags, width, 1])])
+    else:
+        if bags is not None and n is not None and bags * n > MAX_BAG_PAIRS:
+            raise Unsupported(f"an embedding_bag of {bags} bags over {n} indices "
+                              f"(at most {MAX_BAG_PAIRS} pairs)")
+        member = _bag_membership(ctx, indices, offsets, last_offset, bags, n)
+        if keep is not None:
+            member = ctx.f.op("and", [member, keep], {}, [("i1", [bags, n])])
+        if mode != 2:
+            weights = ctx.f.op("cast", [member], {}, [(f32, [bags, n])])
+            total = ctx.f.op("matmul", [weights, rows], {}, [(f32, [bags, depth])])
+            if mode == 0:
+                return (total, None, None, None)
+            count = ctx.f.op("reduce_sum", [weights], {"axes": Attr.i64s([1]),
+                                                       "keepdims": Attr.bool(True)},
+                             [(f32, [bags, 1])])
+            return (_divide_by_count(ctx, total, count, [bags, depth]), None, None, None)
+        rows = ctx.f.op("reshape", [rows], {"shape": Attr.i64s([1, -1, depth])},
+                        [(f32, [1, n, depth])])
+        member = ctx.f.op("reshape", [member], {"shape": Attr.i64s([0, -1, 1])},
+                          [("i1", [bags, n, 1])])
+    dims3 = [bags, width if width is not None else n, depth]
+    axes = {"axes": Attr.i64s([1]), "keepdims": Attr.bool(False)}
+    if mode == 2:
+        low = ctx.scalar(float("-inf"), f32)
+        terms = rows if member is None else ctx.f.op("select", [member, rows, low], {},
+                                                     [(f32, dims3)])
+        top = ctx.f.op("reduce_max", [terms], axes, [(f32, [bags, depth])])
+        if member is None:
+            return (top, None, None, None)
+        some = ctx.f.op("reduce_max", [ctx.f.op("cast", [member], {}, [("i64", dims3[:2] + [1])])],
+                        axes, [("i64", [bags, 1])])
+        empty = ctx.f.op("compare", [some, ctx.scalar(0, "i64")], {"predicate": Attr.i32(0)},
+                         [("i1", [bags, 1])])
+        return (ctx.f.op("select", [empty, ctx.scalar(0.0, f32), top], {},
+                         [(f32, [bags, depth])]), None, None, None)
+    if member is not None:
+        rows = ctx.f.op("select", [member, rows, ctx.scalar(0.0, f32)], {}, [(f32, dims3)])
+    total = ctx.f.op("reduce_sum", [rows], axes, [(f32, [bags, depth])])
+    if mode == 0:
+        return (total, None, None, None)
+    if member is None:
+        return (ctx.f.op("div", [total, ctx.scalar(float(width), f32)], {},
+                         [(f32, [bags, depth])]), None, None, None)
+    count = ctx.f.op("reduce_sum", [ctx.f.op("cast", [member], {}, [(f32, dims3[:2] + [1])])],
+                     axes, [(f32, [bags, 1])])
+    return (_divide_by_count(ctx, total, count, [bags, depth]), None, None, None)
+
+
+def _equal_bags(ctx):
+    """L when the offsets are arange(0, N, L) over indices that are a 2-D
+    input [bags, L] flattened (nn.EmbeddingBag's 2-D form), else None."""
+    offsets, indices = ctx.arg(2), ctx.arg(1)
+    if ctx.arg(7, False, name="include_last_offset"):
+        return None
+    if not (hasattr(offsets, "target") and "arange" in str(offsets.target)):
+        return None
+    bounds = list(offsets.args) if len(offsets.args) > 1 else [0] + list(offsets.args)
+    step = bounds[2] if len(bounds) > 2 else 1
+    if bounds[0] != 0 or not isinstance(step, int) or step < 1:
+        return None
+    if not (hasattr(indices, "target") and str(indices.target) in (
+            "aten.view.default", "aten.reshape.default", "aten._unsafe_view.default")):
+        return None
+    source = indices.args[0].meta["val"].shape
+    return step if len(source) == 2 and isinstance(source[1], int) and source[1] == step \
+        else None
+
+
+def _bag_membership(ctx, indices, offsets, last_offset, bags, n):
+    """i1 [bags, N]: index j is in bag b (offsets[b] <= j < the bag's end:
+    the next offset, or N after the last bag; with include_last_offset
+    the offsets hold every bag's end too)."""
+    top = np.iinfo(np.int64).max
+    if offsets.element != "i64":
+        offsets = ctx.f.op("cast", [offsets], {}, [("i64", offsets.dims)])
+    count = ctx.f.op("shape_of", [indices], {}, [("i64", [1])])
+    positions = ctx.f.op("iota", [count], {"axis": Attr.i64(0)}, [("i64", [n])])
+    one_less = None if offsets.dims[0] is None else offsets.dims[0] - 1
+
+    def part(start, end, dims):
+        return ctx.f.op("slice", [offsets], {"starts": Attr.i64s([start]),
+                                             "ends": Attr.i64s([end]),
+                                             "steps": Attr.i64s([1])}, [("i64", dims)])
+    if last_offset:
+        starts, ends = part(0, -1, [one_less]), part(1, top, [one_less])
+    else:
+        starts = offsets
+        ends = ctx.f.op("concat", [part(1, top, [one_less]), count], {"axis": Attr.i64(0)},
+                        [("i64", [offsets.dims[0]])])
+    column = {"shape": Attr.i64s([-1, 1])}
+    starts = ctx.f.op("reshape", [starts], column, [("i64", [bags, 1])])
+    ends = ctx.f.op("reshape", [ends], column, [("i64", [bags, 1])])
+    after = ctx.f.op("compare", [positions, starts], {"predicate": Attr.i32(5)},
+                     [("i1", [bags, n])])
+    before = ctx.f.op("compare", [positions, ends], {"predicate": Attr.i32(2)},
+                      [("i1", [bags, n])])
+    return ctx.f.op("and", [after, before], {}, [("i1", [bags, n])])
+
+
+def _divide_by_count(ctx, total, count, dims):
+    """total / count, an empty bag (count 0) staying 0."""
+    element = total.element
+    at_least_one = ctx.f.op("max", [count, ctx.scalar(1.0, element)], {},
+                            [(element, count.dims)])
+    return ctx.f.op("div", [total, at_least_one], {}, [(element, dims)])
+
+
 @converts("aten.scaled_dot_product_attention.default")
 def attention(ctx):
     """softmax(q k^T * scale [+ mask]) v, the mask boolean (True keeps) or

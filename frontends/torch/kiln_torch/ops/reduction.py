@@ -190,3 +190,64 @@ def cumsum(ctx):
     t = ctx.f.op("transpose", [x], {"permutation": Attr.i64s(perm)}, [(element, moved)])
     t = ctx.f.op("matmul", [t, upper], {}, [(element, moved)])
     return ctx.op("transpose", [t], {"permutation": Attr.i64s(back)})
+
+
+# Elements x bins compared by histc, at most.
+MAX_HISTOGRAM_PAIRS = 1 << 24
+
+
+@converts("aten.histc.default")
+def histc(ctx):
+    """Counts of the elements in `bins` equal bins over [min, max] (the
+    data's own extremes when min == max, widened by 1 each way when those
+    are equal too), as PyTorch's CPU kernel: bin = trunc((x - min) * bins /
+    (max - min)) in the input's float arithmetic, max itself in the last
+    bin, elements outside (and NaN) not counted. Where PyTorch raises (a
+    range from the data that is not finite) every count is NaN."""
+    x = ctx.value(ctx.arg(0))
+    bins = ctx.arg(1, 100, name="bins")
+    low, high = float(ctx.arg(2, 0, name="min")), float(ctx.arg(3, 0, name="max"))
+    if low > high:
+        raise Unsupported("histc with min above max")
+    if not isinstance(bins, int) or bins < 1:
+        raise Unsupported("histc with a bin count other than a positive integer")
+    element = x.element
+    size = None if None in x.dims else int(np.prod(x.dims, dtype=np.int64))
+    if size is not None and size * bins > MAX_HISTOGRAM_PAIRS:
+        raise Unsupported(f"histc of {size} elements into {bins} bins "
+                          f"(at most {MAX_HISTOGRAM_PAIRS} pairs)")
+
+    def op(name, operands, dims, out=None, attrs=None):
+        return ctx.f.op(name, operands, attrs or {}, [(out or element, dims)])
+
+    flat = op("reshape", [x], [size], attrs={"shape": Attr.i64s([-1])})
+    whole = {"axes": Attr.i64s([0]), "keepdims": Attr.bool(False)}
+    finite = None
+    if low == high:
+        lo = op("reduce_min", [flat], [], attrs=whole)
+        hi = op("reduce_max", [flat], [], attrs=whole)
+        same = op("compare", [lo, hi], [], "i1", {"predicate": Attr.i32(0)})
+        lo = op("select", [same, op("sub", [lo, ctx.scalar(1.0, element)], []), lo], [])
+        hi = op("select", [same, op("add", [hi, ctx.scalar(1.0, element)], []), hi], [])
+        span = op("sub", [hi, lo], [])
+        finite = op("compare", [op("abs", [span], []), ctx.scalar(float("inf"), element)], [],
+                    "i1", {"predicate": Attr.i32(2)})  # false for inf and NaN
+    else:
+        lo, hi = ctx.scalar(low, element), ctx.scalar(high, element)
+        span = op("sub", [hi, lo], [])
+    scaled = op("mul", [op("sub", [flat, lo], [size]), ctx.scalar(float(bins), element)], [size])
+    position = op("cast", [op("div", [scaled, span], [size])], [size], "i64")
+    position = op("min", [position, ctx.scalar(bins - 1, "i64")], [size], "i64")
+    inside = op("and", [op("compare", [flat, lo], [size], "i1", {"predicate": Attr.i32(5)}),
+                        op("compare", [flat, hi], [size], "i1", {"predicate": Attr.i32(3)})],
+                [size], "i1")
+    column = {"shape": Attr.i64s([-1, 1])}
+    position = op("reshape", [position], [size, 1], "i64", column)
+    inside = op("reshape", [inside], [size, 1], "i1", column)
+    slots = ctx.f.constant(np.arange(bins, dtype=np.int64).reshape(1, bins), "i64")
+    hit = op("and", [op("compare", [position, slots], [size, bins], "i1",
+                        {"predicate": Attr.i32(0)}), inside], [size, bins], "i1")
+    counts = op("reduce_sum", [op("cast", [hit], [size, bins])], [bins], attrs=whole)
+    if finite is None:
+        return counts
+    return ctx.op("select", [finite, counts, ctx.scalar(float("nan"), element)])

@@ -271,10 +271,26 @@ def full(ctx):
 
 @converts("aten.arange.start_step", "aten.arange.default", "aten.arange.start")
 def arange(ctx):
+    """A constant; with an end known only at run time (0, 5, ... up to 5
+    times the batch: EmbeddingBag's offsets for a 2-D input), an iota over
+    a graph input's dim of the result's size, times the step, plus the
+    start."""
     args = [a for a in ctx.args]
-    if any(not isinstance(a, (int, float)) for a in args):
-        raise Unsupported("an arange with run-time bounds")
-    return _constant_of(ctx, np.arange(*args))
+    if all(isinstance(a, (int, float)) for a in args):
+        return _constant_of(ctx, np.arange(*args))
+    bounds = args if len(args) > 1 else [0] + args
+    start, step = bounds[0], bounds[2] if len(bounds) > 2 else 1
+    element, dims = ctx.out_type()
+    if not isinstance(start, int) or not isinstance(step, int) or element != "i64":
+        raise Unsupported("an arange with run-time bounds other than an integer end")
+    carrier = ctx.dim_carrier(str(ctx.out_meta().shape[0]), 0, 1)
+    if carrier is None:
+        raise Unsupported(f"an arange of {ctx.out_meta().shape[0]} elements, a size no input has")
+    shape = ctx.f.op("shape_of", [carrier], {}, [("i64", [1])])
+    t = ctx.f.op("iota", [shape], {"axis": Attr.i64(0)}, [("i64", dims)])
+    if step != 1:
+        t = ctx.f.op("mul", [t, ctx.scalar(step, "i64")], {}, [("i64", dims)])
+    return t if start == 0 else ctx.op("add", [t, ctx.scalar(start, "i64")])
 
 
 @converts("aten.as_strided.default")

@@ -2,7 +2,8 @@
 by ranks (as the ONNX importer's TopK): element i's rank is the number of
 elements that beat it (a better value, or an equal one at a lower index);
 output slot r collects the element whose rank is r. n x n comparisons:
-at most 4,096 along the dim."""
+at most 4,096 along the dim. bucketize and searchsorted: the count of
+sorted boundaries each element passes."""
 
 import numpy as np
 
@@ -11,6 +12,8 @@ from ..ir import Attr
 from . import converts
 
 MAX_SORTED = 4096
+# Elements x boundaries compared by bucketize, at most.
+MAX_BUCKET_PAIRS = 1 << 24
 
 
 def _ranked(ctx, x, dim, k, largest):
@@ -121,3 +124,38 @@ def kthvalue(ctx):
     if not isinstance(k, int) or x.dims[dim] is None or not 1 <= k <= x.dims[dim]:
         raise Unsupported("a k-th value with k or the dim known only at run time")
     return _kth_smallest(ctx, x, dim, k, ctx.arg(3, False))
+
+
+@converts("aten.bucketize.Tensor", "aten.searchsorted.Tensor")
+def bucketize(ctx):
+    """The bucket of each element among 1-D sorted boundaries: how many
+    boundaries lie below it (at or below it with right=True), as PyTorch's
+    binary search (NaN past every boundary): x compared with every
+    boundary, the not-(x <= b) (or not-(x < b)) flags counted."""
+    if "searchsorted" in str(ctx.node.target):
+        boundaries, x = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))
+        if ctx.kwargs.get("sorter") is not None:
+            raise Unsupported("searchsorted with a sorter")
+        right = ctx.kwargs.get("right", False) or ctx.kwargs.get("side") == "right"
+    else:
+        x, boundaries = ctx.value(ctx.arg(0)), ctx.value(ctx.arg(1))
+        right = ctx.arg(3, False, name="right")
+    if boundaries.rank != 1 or boundaries.dims[0] is None:
+        raise Unsupported("bucketize over boundaries other than one static dim")
+    n = boundaries.dims[0]
+    if None not in x.dims and int(np.prod(x.dims, dtype=np.int64)) * n > MAX_BUCKET_PAIRS:
+        raise Unsupported(f"bucketize of {int(np.prod(x.dims))} elements over {n} boundaries "
+                          f"(at most {MAX_BUCKET_PAIRS} pairs)")
+    if boundaries.element != x.element:
+        boundaries = ctx.f.op("cast", [boundaries], {}, [(x.element, [n])])
+    column = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0] * x.rank + [1])},
+                      [(x.element, x.dims + [1])])
+    pairs = x.dims + [n]
+    # x <= b (x < b with right); NaN neither.
+    within = ctx.f.op("compare", [column, boundaries],
+                      {"predicate": Attr.i32(2 if right else 3)}, [("i1", pairs)])
+    past = ctx.f.op("cast", [ctx.f.op("not", [within], {}, [("i1", pairs)])], {}, [("i64", pairs)])
+    count = ctx.f.op("reduce_sum", [past], {"axes": Attr.i64s([x.rank]),
+                                            "keepdims": Attr.bool(False)}, [("i64", x.dims)])
+    element, _ = ctx.out_type()
+    return count if element == "i64" else ctx.op("cast", [count])
