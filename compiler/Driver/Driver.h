@@ -38,9 +38,14 @@ bool isIrFile(llvm::StringRef path);
 std::unique_ptr<ModelSource> createIrFileSource(llvm::StringRef path);
 /// Parses kiln IR (text or bytecode) from a null-terminated buffer, after
 /// checking what MLIR's parser would abort on; problems go to `errors`.
+/// A module naming an external weights file (`kiln.weights_file`, docs/
+/// Contracts.md) has its blobs mapped from that file, found in `folder`
+/// (refused when `folder` is empty); every `dense_resource` must then
+/// have its bytes.
 mlir::OwningOpRef<mlir::ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer,
                                           mlir::MLIRContext &context,
-                                          llvm::raw_ostream &errors);
+                                          llvm::raw_ostream &errors,
+                                          llvm::StringRef folder = "");
 
 struct CompileOptions {
   /// The backend (`--target`).

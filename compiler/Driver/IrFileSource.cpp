@@ -2,7 +2,11 @@
 
 #include "compiler/Driver/Driver.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -131,8 +135,129 @@ static bool checkDenseArrayTypes(const llvm::SourceMgr &sources, llvm::raw_ostre
   return ok;
 }
 
+/// The module attributes that name an external weights file and its index.
+constexpr llvm::StringLiteral kWeightsFile = "kiln.weights_file";
+constexpr llvm::StringLiteral kWeightsIndex = "kiln.weights";
+/// Every blob's offset in the weights file is a multiple of this (the
+/// file is mapped at a page boundary), so any element's alignment holds.
+constexpr uint64_t kWeightsAlignment = 64;
+
+/// Maps the weights file the module names (relative to `folder`) and gives
+/// each entry of its index ({key = array<i64: offset, size>}) to the
+/// `dense_resource` blob of that key, without a copy: the blobs keep the
+/// mapping alive. The two attributes are then removed.
+static bool loadExternalWeights(ModuleOp module, llvm::StringRef folder,
+                                llvm::raw_ostream &errors) {
+  Attribute fileAttr = module->getAttr(kWeightsFile);
+  Attribute indexAttr = module->getAttr(kWeightsIndex);
+  if (!fileAttr && !indexAttr)
+    return true;
+  auto file = dyn_cast_or_null<StringAttr>(fileAttr);
+  auto index = dyn_cast_or_null<DictionaryAttr>(indexAttr);
+  if (!file || !index) {
+    errors << "  external weights need both " << kWeightsFile << " (a string) and "
+           << kWeightsIndex << " (a dictionary)\n";
+    return false;
+  }
+  if (folder.empty()) {
+    errors << "  the module names the weights file '" << file.getValue()
+           << "', but it was not read from a file whose folder holds it\n";
+    return false;
+  }
+  llvm::StringRef name = file.getValue();
+  if (name.empty() || llvm::sys::path::is_absolute(name) ||
+      llvm::any_of(llvm::make_range(llvm::sys::path::begin(name), llvm::sys::path::end(name)),
+                   [](llvm::StringRef part) { return part == ".."; })) {
+    errors << "  the weights file '" << file.getValue()
+           << "' must be a path inside the model's folder\n";
+    return false;
+  }
+  llvm::SmallString<256> path(folder);
+  llvm::sys::path::append(path, file.getValue());
+  auto mapped = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!mapped) {
+    errors << "  cannot read the weights file '" << path << "': " << mapped.getError().message()
+           << "\n";
+    return false;
+  }
+  std::shared_ptr<llvm::MemoryBuffer> data = std::move(*mapped);
+  // Each blob declares its element's size as its alignment, as MLIR's text
+  // and kiln_torch's hex do, so that the module (and its content hash) is
+  // the same whichever way the bytes came.
+  llvm::StringMap<uint64_t> alignmentOf;
+  module.walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr value) {
+      Type element = value.getType().getElementType();
+      uint64_t bytes = element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 1;
+      alignmentOf.try_emplace(value.getRawHandle().getKey(), std::max<uint64_t>(bytes, 1));
+    });
+  });
+  uint64_t fileSize = data->getBufferSize();
+  DialectResourceBlobManager &manager =
+      DenseResourceElementsHandle::getManagerInterface(module.getContext()).getBlobManager();
+  bool ok = true;
+  for (NamedAttribute entry : index) {
+    llvm::StringRef key = entry.getName().getValue();
+    auto range = dyn_cast<DenseI64ArrayAttr>(entry.getValue());
+    if (!range || range.size() != 2 || range[0] < 0 || range[1] < 0) {
+      errors << "  weights entry '" << key << "' must be array<i64: offset, size>\n";
+      ok = false;
+      continue;
+    }
+    uint64_t offset = range[0], size = range[1];
+    if (offset > fileSize || size > fileSize - offset || offset % kWeightsAlignment != 0) {
+      errors << "  weights entry '" << key << "' (offset " << offset << ", " << size
+             << " bytes) is not a " << kWeightsAlignment << "-byte aligned part of '" << path
+             << "' (" << fileSize << " bytes)\n";
+      ok = false;
+      continue;
+    }
+    DialectResourceBlobManager::BlobEntry *blob = manager.lookup(key);
+    if (!blob) {
+      errors << "  weights entry '" << key << "' names no dense_resource of the module\n";
+      ok = false;
+      continue;
+    }
+    if (blob->getBlob()) {
+      errors << "  dense_resource '" << key
+             << "' has its bytes both in the file and in the weights file\n";
+      ok = false;
+      continue;
+    }
+    llvm::ArrayRef<char> bytes(data->getBufferStart() + offset, size);
+    uint64_t alignment = alignmentOf.lookup(key);
+    blob->setBlob(AsmResourceBlob(bytes, alignment ? alignment : kWeightsAlignment,
+                                  [data](void *, size_t, size_t) {}, /*dataIsMutable=*/false));
+  }
+  module->removeAttr(kWeightsFile);
+  module->removeAttr(kWeightsIndex);
+  return ok;
+}
+
+/// Every dense_resource value has its bytes (else LLVM's translation
+/// failed late with "resource does not exist"), each reported at its op.
+static bool checkResourcesHaveData(ModuleOp module, llvm::raw_ostream &errors) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr value) {
+      if (value.getRawHandle().getBlob())
+        return;
+      errors << "  ";
+      if (auto at = dyn_cast<FileLineColLoc>(op->getLoc()))
+        errors << at.getFilename().getValue() << ":" << at.getLine() << ":" << at.getColumn();
+      else
+        op->getLoc().print(errors);
+      errors << ": error: the bytes of dense_resource '" << value.getRawHandle().getKey()
+             << "' are missing (no dialect_resources entry and no weights file gives them)\n";
+      ok = false;
+    });
+  });
+  return ok;
+}
+
 OwningOpRef<ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRContext &context,
-                              llvm::raw_ostream &errors) {
+                              llvm::raw_ostream &errors, llvm::StringRef folder) {
   if (!checkResourceAlignments(buffer->getBuffer(), errors))
     return nullptr;
   llvm::SourceMgr sources;
@@ -141,9 +266,22 @@ OwningOpRef<ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRCo
     return nullptr;
   // Parse errors with their line and column.
   SourceMgrDiagnosticHandler handler(sources, &context, errors);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, ParserConfig(&context));
-  if (!module)
+  // Verified once the weights file's attributes are taken off (the kiln
+  // dialect refuses kiln attributes it does not know).
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sources, ParserConfig(&context, /*verifyAfterParse=*/false));
+  if (!module) {
     errors << "  not valid MLIR (see above)\n";
+    return nullptr;
+  }
+  if (!loadExternalWeights(*module, folder, errors))
+    return nullptr;
+  if (failed(verify(*module))) {
+    errors << "  not valid MLIR (see above)\n";
+    return nullptr;
+  }
+  if (!checkResourcesHaveData(*module, errors))
+    return nullptr;
   return module;
 }
 
@@ -160,7 +298,11 @@ public:
       errors << "  cannot read '" << file << "': " << buffer.getError().message() << "\n";
       return nullptr;
     }
-    return parseIr(std::move(*buffer), context, errors);
+    llvm::SmallString<256> folder(file);
+    llvm::sys::path::remove_filename(folder);
+    if (folder.empty())
+      folder = ".";
+    return parseIr(std::move(*buffer), context, errors, folder);
   }
 
 private:

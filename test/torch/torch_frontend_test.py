@@ -467,6 +467,31 @@ def math_and_reductions(args):
     against_torch(args, "math", cases)
 
 
+def weights_file(args):
+    """export(..., external_weights=True) writes the weights raw beside the
+    text (kiln_torch.compile's own way) and `kiln compile` makes the same
+    artifact of it, byte for byte, as of the text with the weights as hex."""
+    import torchvision
+    torch.manual_seed(0)
+    model = randomize_batch_norms(torchvision.models.resnet18()).eval()
+    example = torch.randn(1, 3, 224, 224)
+    artifacts = []
+    for way, external in (("hex", False), ("file", True)):
+        folder = os.path.join(args.work, f"weights-{way}")
+        os.makedirs(folder, exist_ok=True)
+        kiln_torch.export(model, (example,), os.path.join(folder, "model.mlir"),
+                          external_weights=external)
+        artifacts.append(os.path.join(folder, "model.so"))
+        subprocess.run([args.kiln, "compile", "model.mlir", "-o", "model.so", "-q"], cwd=folder,
+                       check=True)
+    text = os.path.getsize(os.path.join(args.work, "weights-file", "model.mlir"))
+    weights = os.path.join(args.work, "weights-file", "model.weights")
+    same = open(artifacts[0], "rb").read() == open(artifacts[1], "rb").read()
+    check(same and os.path.getsize(weights) >= 44_000_000 and text < 1_000_000,
+          "weights in a file beside the text give the artifact the weights as hex give",
+          f"same bytes: {same}, text {text} bytes")
+
+
 def bags_and_buckets(args):
     """EmbeddingBag (sum, mean, max; padding_idx; per-sample weights) in
     its 2-D form (bags of equal size, the batch dynamic: three batch sizes
@@ -670,6 +695,7 @@ def main():
         indexing(args)
         math_and_reductions(args)
         bags_and_buckets(args)
+        weights_file(args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -73,21 +73,33 @@ def all_supported(exported):
 
 
 def export(module, example_inputs, path, dynamic_batch=True, allow_training_mode=False,
-           input_names=None, output_names=None):
+           input_names=None, output_names=None, external_weights=False):
     """Writes the module as kiln IR to `path`: MLIR bytecode when it ends
-    in .mlirbc (through `kiln import`), text otherwise."""
+    in .mlirbc (through `kiln import`), text otherwise. With
+    `external_weights`, text keeps the weights' bytes in a file beside it
+    (`path` with .weights for .mlir) instead of hex at its end."""
     function = _trace(module, example_inputs, dynamic_batch, allow_training_mode, input_names,
                       output_names)
     if not path.endswith(".mlirbc"):
-        with open(path, "w") as f:
-            function.write(f)
+        _write_text(function, path, external_weights)
         return path
     with tempfile.TemporaryDirectory() as work:
         source = os.path.join(work, "model.mlir")
-        with open(source, "w") as f:
-            function.write(f)
+        _write_text(function, source, external_weights=True)
         _run([kiln_binary(), "import", source, "-o", path])
     return path
+
+
+def _write_text(function, path, external_weights):
+    """The kiln IR text at `path`; the weights in a file beside it (the
+    same name, .weights for its extension) when `external_weights`."""
+    if not external_weights:
+        with open(path, "w") as f:
+            function.write(f)
+        return
+    weights = os.path.splitext(path)[0] + ".weights"
+    with open(path, "w") as f, open(weights, "wb") as blobs:
+        function.write(f, weights=(blobs, os.path.basename(weights)))
 
 
 def compile(module, example_inputs, path, target="cpu", dynamic_batch=True,
@@ -98,7 +110,7 @@ def compile(module, example_inputs, path, target="cpu", dynamic_batch=True,
     with tempfile.TemporaryDirectory() as work:
         ir_path = os.path.join(work, "model.mlir")
         export(module, example_inputs, ir_path, dynamic_batch, allow_training_mode, input_names,
-               output_names)
+               output_names, external_weights=True)
         flags = [f"--target={target}"]
         for key, value in options.items():
             flag = "--" + key.replace("_", "-")

@@ -31,8 +31,10 @@ ELEMENT_TYPES = {
 
 # Largest constant printed inline; larger ones become resources.
 MAX_INLINE_ELEMENTS = 16
-# Bytes of a resource hex-encoded at a time when written.
+# Bytes of a resource hex-encoded (or copied) at a time when written.
 _CHUNK = 1 << 22
+# Each blob's offset in an external weights file is a multiple of this.
+_WEIGHTS_ALIGNMENT = 64
 
 
 class Value:
@@ -205,20 +207,46 @@ class Function:
         self.write(out)
         return out.getvalue()
 
-    def write(self, out):
-        """Writes the module's text to the stream `out`."""
+    def write(self, out, weights=None):
+        """Writes the module's text to the stream `out`; with `weights`, a
+        (binary stream, its file name beside the text) pair, the blobs go
+        to that stream as they are, each at a multiple of 64 bytes, and the
+        module names the file and each blob's offset and size
+        (`kiln.weights_file`, `kiln.weights`: docs/Contracts.md) instead
+        of holding them as hex."""
         args = ", ".join(f'{v.name}: {v.type} {{kiln.name = "{n}"}}' for v, n in self.arguments)
         outs = ", ".join(f'{v.type} {{kiln.name = "{n}"}}' for v, n in self.results)
         body = "\n".join(self.lines)
         ret_values = ", ".join(v.name for v, _ in self.results)
         ret_types = ", ".join(v.type for v, _ in self.results)
-        parts = ["module {",
+        header = "module {"
+        layout = []  # (key, array, offset)
+        if weights is not None and self.resources:
+            offset = 0
+            for key, (_, array) in self.resources.items():
+                offset = -(-offset // _WEIGHTS_ALIGNMENT) * _WEIGHTS_ALIGNMENT  # rounded up
+                layout.append((key, array, offset))
+                offset += array.nbytes
+            index = ", ".join(f'"{key}" = array<i64: {offset}, {array.nbytes}>'
+                              for key, array, offset in layout)
+            header = (f'module attributes {{kiln.weights_file = "{weights[1]}", '
+                      f"kiln.weights = {{{index}}}}} {{")
+        parts = [header,
                  f"  func.func @main({args}) -> ({outs}) {{",
                  body,
                  f"    return {ret_values} : {ret_types}",
                  "  }",
                  "}"]
         out.write("\n".join(parts) + "\n")
+        if layout:
+            stream, written = weights[0], 0
+            for _, array, offset in layout:
+                stream.write(bytes(offset - written))
+                data = array.reshape(-1).view(np.uint8)
+                for start in range(0, data.size, _CHUNK):
+                    stream.write(data[start:start + _CHUNK].tobytes())
+                written = offset + array.nbytes
+            return
         if not self.resources:
             return
         out.write("\n{-#\n  dialect_resources: {\n    builtin: {\n")
