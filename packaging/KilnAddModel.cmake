@@ -1,6 +1,6 @@
 # kiln_add_model(TARGET target MODEL model.onnx
 #                [NAME name] [TARGET_CPU cpu] [MAX_BATCH n] [STATIC]
-#                [OPTIONS kiln-compile-option...])
+#                [OPTIONS kiln-compile-option...] [DEPENDS file...])
 #
 # Compiles MODEL (.onnx, .mlir or .mlirbc) with `kiln compile` at build
 # time into <build>/kiln_models/<name>/<name>.so (or .a with STATIC) and
@@ -9,11 +9,14 @@
 #   - the artifact is linked, so `&kiln_model_descriptor` is the model
 #     (kiln_model_from_abi); KILN_MODEL_<NAME>_PATH names the file for
 #     kiln_model_load as well.
-# The compile re-runs when the model, the options or the kiln binary
-# change. NAME defaults to the model file's name without its extension.
+# The compile re-runs when the model, the options, the kiln binary or a
+# DEPENDS file (an ONNX model's external data, a kiln IR model's weights
+# file) change. NAME defaults to the model file's name without its
+# extension.
 # Only one model per target can be reached through kiln_model_descriptor.
 function(kiln_add_model)
-  cmake_parse_arguments(ARG "STATIC" "TARGET;MODEL;NAME;TARGET_CPU;MAX_BATCH" "OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "STATIC" "TARGET;MODEL;NAME;TARGET_CPU;MAX_BATCH" "OPTIONS;DEPENDS"
+                        ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "kiln_add_model: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -42,6 +45,11 @@ function(kiln_add_model)
   if(NOT EXISTS "${model}")
     message(FATAL_ERROR "kiln_add_model: no model at '${model}'")
   endif()
+  set(inputs "${model}")
+  foreach(file IN LISTS ARG_DEPENDS)
+    get_filename_component(file "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND inputs "${file}")
+  endforeach()
   set(name "${ARG_NAME}")
   if(NOT name)
     get_filename_component(name "${model}" NAME_WE)
@@ -71,7 +79,7 @@ function(kiln_add_model)
   add_custom_command(OUTPUT "${artifact}" "${header}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
     COMMAND "${KILN_EXECUTABLE}" ${args} --quiet
-    DEPENDS "${model}" "${KILN_EXECUTABLE}" "${dir}/options.txt"
+    DEPENDS ${inputs} "${KILN_EXECUTABLE}" "${dir}/options.txt"
     COMMENT "kiln: compiling ${name} (${ARG_MODEL})"
     VERBATIM)
   add_custom_target(kiln_model_${name} DEPENDS "${artifact}" "${header}")

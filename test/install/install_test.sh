@@ -4,7 +4,7 @@
 # installed example project (share/kiln/examples/cmake-consumer, copied out
 # of the prefix) against that prefix alone and checks that it classifies
 # its images as the model did in NumPy; then that kiln_add_model re-runs
-# the compile only when the model or the options change.
+# the compile only when the model, the options or a DEPENDS file change.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 scratch=$2
@@ -84,6 +84,15 @@ configure -DKILN_CONSUMER_OPTIONS=--no-fuse
 build_consumer
 grep -q "kiln: compiling digits" "$scratch/build.log" || fail "changed options did not compile the model again"
 check_predictions
+# A DEPENDS file changes: compiled again; unchanged: not.
+echo "external data" > "$consumer/extra.bin"
+configure -DKILN_CONSUMER_OPTIONS=--no-fuse -DKILN_CONSUMER_DEPENDS="$consumer/extra.bin"
+build_consumer
+touch "$consumer/extra.bin"
+build_consumer
+grep -q "kiln: compiling digits" "$scratch/build.log" || fail "a changed DEPENDS file did not compile the model again"
+build_consumer
+if grep -q "kiln: compiling" "$scratch/build.log"; then fail "an unchanged DEPENDS file compiled the model again"; fi
 # The model as a static library, in a fresh build folder.
 rm -rf "$consumer/build"
 configure -DKILN_CONSUMER_STATIC=ON
