@@ -236,6 +236,16 @@ def command_line(args):
                             capture_output=True, text=True, env=env)
     check(result.returncode == 0 and os.path.exists(artifact) and "compiled" in result.stdout,
           "python3 -m kiln_torch compile FILE.py:FUNCTION writes an artifact", result.stderr)
+    ir = os.path.join(args.work, "cli.mlir")
+    result = subprocess.run([sys.executable, "-m", "kiln_torch", "export", f"{factory}:make_model",
+                             "--example-shape", "1x3x8x8", "-o", ir, "--external-weights"],
+                            capture_output=True, text=True, env=env)
+    compiled = subprocess.run([args.kiln, "compile", ir, "-o", artifact, "-q"],
+                              capture_output=True, text=True)
+    check(result.returncode == 0 and os.path.getsize(os.path.join(args.work, "cli.weights")) > 0
+          and compiled.returncode == 0,
+          "python3 -m kiln_torch export --external-weights writes kiln IR and its weights file, "
+          "which kiln compile takes", result.stderr + compiled.stderr)
     with tempfile.TemporaryDirectory() as target, tempfile.TemporaryDirectory() as copy:
         # pip builds in the folder it installs from: a copy keeps the
         # source tree clean.

@@ -1,11 +1,13 @@
 """python3 -m kiln_torch compile FILE.py:FUNCTION --example-shape 1x3x224x224 -o model.so
+   python3 -m kiln_torch export FILE.py:FUNCTION --example-shape 1x3x224x224 -o model.mlir
+                                [--external-weights]
    python3 -m kiln_torch ops"""
 
 import argparse
 import importlib.util
 import sys
 
-from . import KilnTorchError, compile as compile_module, supported_ops
+from . import KilnTorchError, compile as compile_module, export as export_module, supported_ops
 
 
 def _load(spec):
@@ -26,14 +28,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m kiln_torch")
     commands = parser.add_subparsers(dest="command", required=True)
     c = commands.add_parser("compile", help="trace a module and compile it")
-    c.add_argument("factory", help="FILE.py:FUNCTION returning the nn.Module")
-    c.add_argument("--example-shape", action="append", required=True,
-                   help="an example input's shape, e.g. 1x3x224x224 (float32; once per input)")
-    c.add_argument("-o", "--output", required=True)
+    e = commands.add_parser("export", help="trace a module and write kiln IR (.mlir, .mlirbc)")
+    for p in (c, e):
+        p.add_argument("factory", help="FILE.py:FUNCTION returning the nn.Module")
+        p.add_argument("--example-shape", action="append", required=True,
+                       help="an example input's shape, e.g. 1x3x224x224 (float32; once per input)")
+        p.add_argument("-o", "--output", required=True)
+        p.add_argument("--static-batch", action="store_true",
+                       help="keep the example's batch fixed")
+        p.add_argument("--allow-training-mode", action="store_true")
     c.add_argument("--target", default="cpu")
-    c.add_argument("--static-batch", action="store_true", help="keep the example's batch fixed")
-    c.add_argument("--allow-training-mode", action="store_true")
     c.add_argument("--max-batch", type=int)
+    e.add_argument("--external-weights", action="store_true",
+                   help="the weights raw in NAME.weights beside NAME.mlir, not hex at its end")
     commands.add_parser("ops", help="list the aten ops Kiln converts")
     args = parser.parse_args(argv)
     try:
@@ -49,6 +56,13 @@ def main(argv=None):
         module = _load(args.factory)
         examples = [torch.randn(*[int(d) for d in shape.split("x")])
                     for shape in args.example_shape]
+        if args.command == "export":
+            path = export_module(module, examples, args.output,
+                                 dynamic_batch=not args.static_batch,
+                                 allow_training_mode=args.allow_training_mode,
+                                 external_weights=args.external_weights)
+            print(f"wrote {path}")
+            return 0
         options = {"max_batch": args.max_batch} if args.max_batch else {}
         out = compile_module(module, examples, args.output, target=args.target,
                              dynamic_batch=not args.static_batch,
