@@ -312,19 +312,25 @@ std::string headerSource(const ArtifactContents &contents, llvm::StringRef stem)
   return s;
 }
 
+/// Closes `os`, the file at `path`: an error naming it if any write failed
+/// (a full disk, a file-size limit), instead of LLVM's abort when a stream
+/// with an error is destroyed.
+static llvm::Error closeChecked(llvm::raw_fd_ostream &os, llvm::StringRef path) {
+  os.close();
+  if (!os.has_error())
+    return llvm::Error::success();
+  std::string message = os.error().message();
+  os.clear_error();
+  return error("cannot write '" + path + "': " + message);
+}
+
 static llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
     return error("cannot write '" + path + "': " + ec.message());
   os << contents;
-  os.close();
-  if (os.has_error()) {
-    std::string message = os.error().message();
-    os.clear_error();
-    return error("cannot write '" + path + "': " + message);
-  }
-  return llvm::Error::success();
+  return closeChecked(os, path);
 }
 
 /// Runs a program; fails with its name and arguments when it does.
@@ -347,17 +353,6 @@ static llvm::Error runTool(llvm::StringRef program, llvm::ArrayRef<std::string> 
   return llvm::Error::success();
 }
 
-/// `text` as a GNU assembler string literal.
-static std::string assemblerString(llvm::StringRef text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 /// The constants as one blob, written as it is laid out (never held whole
 /// in memory: the weights may be gigabytes), and an assembler file that
 /// defines each symbol over its slice (`.incbin` by the blob's absolute
@@ -374,7 +369,7 @@ static llvm::Error writeConstants(llvm::ArrayRef<ConstantBlob> constants, llvm::
   llvm::raw_fd_ostream blob(blobPath, ec, llvm::sys::fs::OF_None);
   if (ec)
     return error("cannot write '" + blobPath + "': " + ec.message());
-  std::string blobName = assemblerString(blobPath);
+  std::string blobName = quoted(blobPath); // C's escapes are the assembler's
   std::string assembly;
   llvm::raw_string_ostream as(assembly);
   uint64_t offset = 0;
@@ -401,12 +396,8 @@ static llvm::Error writeConstants(llvm::ArrayRef<ConstantBlob> constants, llvm::
     }
   }
   as << "\t.section .note.GNU-stack,\"\",@progbits\n";
-  blob.close();
-  if (blob.has_error()) {
-    std::string message = blob.error().message();
-    blob.clear_error();
-    return error("cannot write '" + blobPath + "': " + message);
-  }
+  if (llvm::Error e = closeChecked(blob, blobPath))
+    return e;
   std::string source = (work + "/constants.s").str();
   object = (work + "/constants.o").str();
   if (llvm::Error e = writeFile(source, assembly))

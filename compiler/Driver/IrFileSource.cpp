@@ -142,12 +142,23 @@ constexpr llvm::StringLiteral kWeightsIndex = "kiln.weights";
 /// file is mapped at a page boundary), so any element's alignment holds.
 constexpr uint64_t kWeightsAlignment = 64;
 
+/// Every dense_resource value of the module, with the op that holds it.
+using ResourceUses = SmallVector<std::pair<Operation *, DenseResourceElementsAttr>>;
+static ResourceUses resourceUses(ModuleOp module) {
+  ResourceUses uses;
+  module.walk([&](Operation *op) {
+    op->getAttrDictionary().walk(
+        [&](DenseResourceElementsAttr value) { uses.emplace_back(op, value); });
+  });
+  return uses;
+}
+
 /// Maps the weights file the module names (relative to `folder`) and gives
 /// each entry of its index ({key = array<i64: offset, size>}) to the
 /// `dense_resource` blob of that key, without a copy: the blobs keep the
 /// mapping alive. The two attributes are then removed.
-static bool loadExternalWeights(ModuleOp module, llvm::StringRef folder,
-                                llvm::raw_ostream &errors) {
+static bool loadExternalWeights(ModuleOp module, const ResourceUses &uses,
+                                llvm::StringRef folder, llvm::raw_ostream &errors) {
   Attribute fileAttr = module->getAttr(kWeightsFile);
   Attribute indexAttr = module->getAttr(kWeightsIndex);
   if (!fileAttr && !indexAttr)
@@ -186,13 +197,11 @@ static bool loadExternalWeights(ModuleOp module, llvm::StringRef folder,
   // and kiln_torch's hex do, so that the module (and its content hash) is
   // the same whichever way the bytes came.
   llvm::StringMap<uint64_t> alignmentOf;
-  module.walk([&](Operation *op) {
-    op->getAttrDictionary().walk([&](DenseResourceElementsAttr value) {
-      Type element = value.getType().getElementType();
-      uint64_t bytes = element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 1;
-      alignmentOf.try_emplace(value.getRawHandle().getKey(), std::max<uint64_t>(bytes, 1));
-    });
-  });
+  for (auto [op, value] : uses) {
+    Type element = value.getType().getElementType();
+    uint64_t bytes = element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 1;
+    alignmentOf.try_emplace(value.getRawHandle().getKey(), std::max<uint64_t>(bytes, 1));
+  }
   uint64_t fileSize = data->getBufferSize();
   DialectResourceBlobManager &manager =
       DenseResourceElementsHandle::getManagerInterface(module.getContext()).getBlobManager();
@@ -237,22 +246,20 @@ static bool loadExternalWeights(ModuleOp module, llvm::StringRef folder,
 
 /// Every dense_resource value has its bytes (else LLVM's translation
 /// failed late with "resource does not exist"), each reported at its op.
-static bool checkResourcesHaveData(ModuleOp module, llvm::raw_ostream &errors) {
+static bool checkResourcesHaveData(const ResourceUses &uses, llvm::raw_ostream &errors) {
   bool ok = true;
-  module.walk([&](Operation *op) {
-    op->getAttrDictionary().walk([&](DenseResourceElementsAttr value) {
-      if (value.getRawHandle().getBlob())
-        return;
-      errors << "  ";
-      if (auto at = dyn_cast<FileLineColLoc>(op->getLoc()))
-        errors << at.getFilename().getValue() << ":" << at.getLine() << ":" << at.getColumn();
-      else
-        op->getLoc().print(errors);
-      errors << ": error: the bytes of dense_resource '" << value.getRawHandle().getKey()
-             << "' are missing (no dialect_resources entry and no weights file gives them)\n";
-      ok = false;
-    });
-  });
+  for (auto [op, value] : uses) {
+    if (value.getRawHandle().getBlob())
+      continue;
+    errors << "  ";
+    if (auto at = dyn_cast<FileLineColLoc>(op->getLoc()))
+      errors << at.getFilename().getValue() << ":" << at.getLine() << ":" << at.getColumn();
+    else
+      op->getLoc().print(errors);
+    errors << ": error: the bytes of dense_resource '" << value.getRawHandle().getKey()
+           << "' are missing (no dialect_resources entry and no weights file gives them)\n";
+    ok = false;
+  }
   return ok;
 }
 
@@ -274,13 +281,14 @@ OwningOpRef<ModuleOp> parseIr(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRCo
     errors << "  not valid MLIR (see above)\n";
     return nullptr;
   }
-  if (!loadExternalWeights(*module, folder, errors))
+  ResourceUses uses = resourceUses(*module);
+  if (!loadExternalWeights(*module, uses, folder, errors))
     return nullptr;
   if (failed(verify(*module))) {
     errors << "  not valid MLIR (see above)\n";
     return nullptr;
   }
-  if (!checkResourcesHaveData(*module, errors))
+  if (!checkResourcesHaveData(uses, errors))
     return nullptr;
   return module;
 }

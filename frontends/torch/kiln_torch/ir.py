@@ -31,7 +31,7 @@ ELEMENT_TYPES = {
 
 # Largest constant printed inline; larger ones become resources.
 MAX_INLINE_ELEMENTS = 16
-# Bytes of a resource hex-encoded (or copied) at a time when written.
+# Bytes of a resource hex-encoded at a time when written.
 _CHUNK = 1 << 22
 # Each blob's offset in an external weights file is a multiple of this.
 _WEIGHTS_ALIGNMENT = 64
@@ -242,9 +242,7 @@ class Function:
             stream, written = weights[0], 0
             for _, array, offset in layout:
                 stream.write(bytes(offset - written))
-                data = array.reshape(-1).view(np.uint8)
-                for start in range(0, data.size, _CHUNK):
-                    stream.write(data[start:start + _CHUNK].tobytes())
+                stream.write(array.reshape(-1).view(np.uint8).data)  # no copy
                 written = offset + array.nbytes
             return
         if not self.resources:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..convert import Unsupported
 from ..ir import Attr
-from . import converts
+from . import MAX_PAIRS, converts
 from .shape import _slice_attrs
 
 
@@ -139,10 +139,6 @@ def gather_elements(ctx):
     return ctx.op("gather", [line, flat], {"axis": Attr.i64(0)})
 
 
-# The most (target positions x updates) a batch row of a scatter compares.
-MAX_SCATTER_PAIRS = 1 << 24
-
-
 def _scatter(ctx, reduce, include_self=True):
     """self with src's entries (or a value) written, along `dim`, to the
     positions `index` names; per batch row (dim 0, when the scatter is
@@ -165,9 +161,9 @@ def _scatter(ctx, reduce, include_self=True):
     rows = x.dims[0] if by_rows else 1
     width = int(np.prod(x.dims[lead:], dtype=np.int64))
     count = int(np.prod(idx.dims[lead:], dtype=np.int64))
-    if width * count > MAX_SCATTER_PAIRS:
+    if width * count > MAX_PAIRS:
         raise Unsupported(f"a scatter of {count} updates into {width} positions a row "
-                          f"(at most {MAX_SCATTER_PAIRS} pairs)")
+                          f"(at most {MAX_PAIRS} pairs)")
 
     def op(name, operands, dims, out=None, attrs=None):
         return ctx.f.op(name, operands, attrs or {}, [(out or element, dims)])

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..convert import Unsupported
 from ..ir import Attr
-from . import converts
+from . import MAX_PAIRS, converts
 
 
 def _pair(v, n=2):
@@ -368,10 +368,6 @@ def embedding(ctx):
     return ctx.op("gather", [weight, indices], {"axis": Attr.i64(0)})
 
 
-# Bags x indices compared by the general EmbeddingBag, at most.
-MAX_BAG_PAIRS = 1 << 24
-
-
 @converts("aten._embedding_bag.default", "aten._embedding_bag_forward_only.default")
 def embedding_bag(ctx):
     """The rows of each bag gathered and summed, averaged or maxed (modes
@@ -408,9 +404,9 @@ def embedding_bag(ctx):
         member = None if keep is None else ctx.f.op(
             "reshape", [keep], {"shape": Attr.i64s([-1, width, 1])}, [("i1", [bags, width, 1])])
     else:
-        if bags is not None and n is not None and bags * n > MAX_BAG_PAIRS:
+        if bags is not None and n is not None and bags * n > MAX_PAIRS:
             raise Unsupported(f"an embedding_bag of {bags} bags over {n} indices "
-                              f"(at most {MAX_BAG_PAIRS} pairs)")
+                              f"(at most {MAX_PAIRS} pairs)")
         member = _bag_membership(ctx, indices, offsets, last_offset, bags, n)
         if keep is not None:
             member = ctx.f.op("and", [member, keep], {}, [("i1", [bags, n])])

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..convert import Unsupported
 from ..ir import Attr
-from . import converts
+from . import MAX_PAIRS, converts
 
 
 def _axes(x, dims):
@@ -192,10 +192,6 @@ def cumsum(ctx):
     return ctx.op("transpose", [t], {"permutation": Attr.i64s(back)})
 
 
-# Elements x bins compared by histc, at most.
-MAX_HISTOGRAM_PAIRS = 1 << 24
-
-
 @converts("aten.histc.default")
 def histc(ctx):
     """Counts of the elements in `bins` equal bins over [min, max] (the
@@ -213,9 +209,9 @@ def histc(ctx):
         raise Unsupported("histc with a bin count other than a positive integer")
     element = x.element
     size = None if None in x.dims else int(np.prod(x.dims, dtype=np.int64))
-    if size is not None and size * bins > MAX_HISTOGRAM_PAIRS:
+    if size is not None and size * bins > MAX_PAIRS:
         raise Unsupported(f"histc of {size} elements into {bins} bins "
-                          f"(at most {MAX_HISTOGRAM_PAIRS} pairs)")
+                          f"(at most {MAX_PAIRS} pairs)")
 
     def op(name, operands, dims, out=None, attrs=None):
         return ctx.f.op(name, operands, attrs or {}, [(out or element, dims)])

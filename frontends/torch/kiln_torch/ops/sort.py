@@ -9,11 +9,9 @@ import numpy as np
 
 from ..convert import Unsupported
 from ..ir import Attr
-from . import converts
+from . import MAX_PAIRS, converts
 
 MAX_SORTED = 4096
-# Elements x boundaries compared by bucketize, at most.
-MAX_BUCKET_PAIRS = 1 << 24
 
 
 def _ranked(ctx, x, dim, k, largest):
@@ -143,9 +141,9 @@ def bucketize(ctx):
     if boundaries.rank != 1 or boundaries.dims[0] is None:
         raise Unsupported("bucketize over boundaries other than one static dim")
     n = boundaries.dims[0]
-    if None not in x.dims and int(np.prod(x.dims, dtype=np.int64)) * n > MAX_BUCKET_PAIRS:
+    if None not in x.dims and int(np.prod(x.dims, dtype=np.int64)) * n > MAX_PAIRS:
         raise Unsupported(f"bucketize of {int(np.prod(x.dims))} elements over {n} boundaries "
-                          f"(at most {MAX_BUCKET_PAIRS} pairs)")
+                          f"(at most {MAX_PAIRS} pairs)")
     if boundaries.element != x.element:
         boundaries = ctx.f.op("cast", [boundaries], {}, [(x.element, [n])])
     column = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0] * x.rank + [1])},
