@@ -14,6 +14,30 @@ include "mlir/Pass/PassBase.td"
 // Graph phase
 //===----------------------------------------------------------------------===//
 
+def ExpandComposites : Pass<"kiln-expand-composites", "mlir::func::FuncOp"> {
+  let summary = "Rewrite kiln.conv_transpose and kiln.topk into primitive kiln ops";
+  let description = [{
+    The graph phase's first pass. A transposed convolution becomes a
+    stride-1 `kiln.conv` of the input zero-stuffed by the stride and padded
+    by `dilation * (K - 1) - pad`, with its weights regrouped and flipped
+    (constant weights then fold, and kiln-fold-pads merges the pad into
+    the convolution); a topk becomes ranks by pairwise comparison and a
+    select-and-sum per output slot (n x n comparisons per row). The
+    ONNX importer and kiln_torch both emit these ops, so each composition
+    is written once.
+
+    Before:
+    ```mlir
+    %v, %i = kiln.topk %x {axis = 1 : i64, k = 2 : i64}
+        : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+    ```
+    After: `kiln.compare gt` and `eq` of `[2, 5, 1]` against `[2, 1, 5]`,
+    the ranks as a `kiln.reduce_sum` to `[2, 5]`, compared with the slots
+    `[1, 2]`, and a `kiln.select` and `kiln.reduce_sum` for the values and
+    for the indices.
+  }];
+}
+
 def InferShapes : Pass<"kiln-infer-shapes", "mlir::ModuleOp"> {
   let summary = "Refine `?` dims of kiln op results from their operands";
   let description = [{

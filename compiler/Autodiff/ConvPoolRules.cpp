@@ -15,6 +15,9 @@
 //   avg_pool: dY / count spread over every window position the same way
 //     (count: the window's size, or its unpadded elements without
 //     count_include_pad).
+//   conv_transpose (any spatial rank): dX = conv(dY, W) with its own
+//     stride, pads, dilation and groups; dW as conv's, input and output
+//     swapped (groups 1).
 // ceil_mode max pools: the last window's overhang is more padding that
 // never wins. Dilated convolutions and pools and ceil_mode average pools
 // are not supported yet: the rule says so.
@@ -138,6 +141,53 @@ LogicalResult ConvOpRule(ConvOp op, OpBuilder &b, ArrayRef<Value> g, Grads &out)
     }
     if (extraH || extraW)
       dw = slice(b, loc, dw, {0, 0, 0, 0}, {kEnd, kEnd, kh, kw}, {1, 1, 1, 1});
+    out.push_back(dw);
+  } else {
+    out.push_back(Value());
+  }
+  return success();
+}
+
+/// A transposed convolution is the adjoint of a convolution of its result
+/// (stride, pads, dilation and groups its own, its weight [C, O/g, K...]
+/// read as [C, O/g, K...] = [out, in/g, K...]), so dX is that convolution
+/// of dY; dW correlates dY with X over the batch as ConvOpRule's dW, the
+/// roles of input and output swapped. Any spatial rank; dW of a grouped
+/// one is not supported yet.
+LogicalResult ConvTransposeOpRule(ConvTransposeOp op, OpBuilder &b, ArrayRef<Value> g,
+                                  Grads &out) {
+  Location loc = op.getLoc();
+  Value x = op.getInput(), w = op.getWeight(), dy = g[0];
+  RankedTensorType xt = typeOf(x), wt = typeOf(w), yt = typeOf(op.getResult());
+  if (!xt.hasStaticShape() || !yt.hasStaticShape())
+    return op.emitOpError("gradient of a transposed convolution needs static shapes");
+  int64_t groups = op.getGroups();
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPads(), d = op.getDilations();
+  if (isDifferentiable(x)) {
+    Value dx = conv(b, loc, dy, w, s, p, d, groups);
+    if (dx.getType() != xt)
+      return op.emitOpError("gradient of a transposed convolution whose output padding is "
+                            "not below its stride is not supported");
+    out.push_back(dx);
+  } else {
+    out.push_back(Value());
+  }
+  if (isDifferentiable(w)) {
+    if (groups != 1)
+      return op.emitOpError("gradient of a grouped transposed convolution's weight is not "
+                            "supported yet");
+    int64_t rank = xt.getRank();
+    llvm::SmallVector<int64_t> swap = {1, 0};
+    for (int64_t i = 2; i < rank; ++i)
+      swap.push_back(i);
+    Value dyT = transpose(b, loc, dy, swap); // [O, N, E...]
+    Value xT = transpose(b, loc, x, swap);   // [C, N, D...]
+    // dW[c, o, k] = sum over n, i of X[n, c, i] dY[n, o, i * s + k * d - p]:
+    // [O, C, K + extra...] (windows of dY at stride d, dilation s).
+    Value dw = transpose(b, loc, conv(b, loc, dyT, xT, d, p, s, 1), swap);
+    llvm::SmallVector<int64_t> zeros(rank, 0), ends(wt.getShape()), ones(rank, 1);
+    if (typeOf(dw).getShape() != wt.getShape())
+      dw = slice(b, loc, dw, zeros, ends, ones);
     out.push_back(dw);
   } else {
     out.push_back(Value());
@@ -307,6 +357,7 @@ LogicalResult AvgPoolOpRule(AvgPoolOp op, OpBuilder &b, ArrayRef<Value> grads, G
 
 void registerConvPoolRules(MLIRContext *context) {
   ConvOp::attachInterface<RuleModel<ConvOp, ConvOpRule>>(*context);
+  ConvTransposeOp::attachInterface<RuleModel<ConvTransposeOp, ConvTransposeOpRule>>(*context);
   MaxPoolOp::attachInterface<RuleModel<MaxPoolOp, MaxPoolOpRule>>(*context);
   AvgPoolOp::attachInterface<RuleModel<AvgPoolOp, AvgPoolOpRule>>(*context);
 }

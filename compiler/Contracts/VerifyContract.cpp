@@ -110,6 +110,18 @@ LogicalResult checkImport(ModuleOp module) {
   return checkOnlyKiln(module, "import");
 }
 
+/// No composite op kiln-expand-composites writes out is left.
+LogicalResult checkExpanded(ModuleOp module) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (!isa<ConvTransposeOp, TopKOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("is left after the graph phase, whose kiln-expand-composites writes it "
+                    "as primitives");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 /// No result type is less refined than what its op infers.
 LogicalResult checkRefined(ModuleOp module) {
   WalkResult walk = module.walk([&](InferTypeOpInterface op) {
@@ -220,9 +232,10 @@ struct VerifyContract : impl::VerifyContractBase<VerifyContract> {
     else if (phase == "import")
       result = checkImport(module);
     else if (phase == "graph")
-      result = checkRefined(module);
+      result = success(succeeded(checkExpanded(module)) && succeeded(checkRefined(module)));
     else if (phase == "fuse")
-      result = success(succeeded(checkRefined(module)) && succeeded(checkKernels(module)));
+      result = success(succeeded(checkExpanded(module)) && succeeded(checkRefined(module)) &&
+                       succeeded(checkKernels(module)));
     else if (phase == "linalg")
       result = checkLinalg(module);
     else if (phase == "plan")

@@ -1,8 +1,8 @@
 //===- Decompose.h - composite ops into primitives --------------*- C++ -*-===//
 //
-// The decompositions kiln-decompose applies, for other passes that need
-// some of them (kiln-differentiate differentiates layer and batch
-// normalisation through their primitives).
+// The decompositions kiln-decompose and kiln-expand-composites apply, for
+// other passes that need some of them (kiln-differentiate differentiates
+// normalisation and topk through their primitives).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,11 @@ namespace kiln {
 /// layer_norm and batch_norm (inference form: its mean and variance are
 /// operands) as reductions and elementwise ops.
 void populateNormalizationDecompositions(mlir::RewritePatternSet &patterns);
+
+/// conv_transpose and topk as primitives (kiln-expand-composites).
+void populateCompositeExpansions(mlir::RewritePatternSet &patterns);
+/// topk alone (kiln-differentiate differentiates it through them).
+void populateTopKExpansion(mlir::RewritePatternSet &patterns);
 
 } // namespace kiln
 

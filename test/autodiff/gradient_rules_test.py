@@ -155,6 +155,16 @@ CASES = {
     "conv_depthwise_stride2": ([("x", (2, 3, 7, 7), normal), ("w", (3, 1, 3, 3), normal)], (2, 3, 4, 4),
                                f"%r = kiln.conv %x, %w {{strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 3 : i64}} : ({ttype((2, 3, 7, 7))}, {ttype((3, 1, 3, 3))}) -> {ttype((2, 3, 4, 4))}",
                                lambda x, w: torch.nn.functional.conv2d(x, w, stride=2, padding=1, groups=3)),
+    "conv_transpose_stride2": ([("x", (1, 2, 3, 3), normal), ("w", (2, 3, 3, 3), normal)], (1, 3, 6, 6),
+                               f"%r = kiln.conv_transpose %x, %w {{strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, groups = 1 : i64}} : ({ttype((1, 2, 3, 3))}, {ttype((2, 3, 3, 3))}) -> {ttype((1, 3, 6, 6))}",
+                               lambda x, w: torch.nn.functional.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1)),
+    "conv_transpose_1d_dilated": ([("x", (2, 4, 7), normal), ("w", (4, 6, 3), normal)], (2, 6, 20),
+                                  f"%r = kiln.conv_transpose %x, %w {{strides = array<i64: 3>, pads = array<i64: 2, 2>, dilations = array<i64: 2>, output_padding = array<i64: 1>, groups = 1 : i64}} : ({ttype((2, 4, 7))}, {ttype((4, 6, 3))}) -> {ttype((2, 6, 20))}",
+                                  lambda x, w: torch.nn.functional.conv_transpose1d(x, w, stride=3, padding=2, output_padding=1, dilation=2)),
+    # Differentiated through kiln-expand-composites' primitives.
+    "topk": ([("a", (3, 6), normal)], (3, 2),
+             f"%r, %i = kiln.topk %a {{axis = 1 : i64, k = 2 : i64}} : ({ttype((3, 6))}) -> ({ttype((3, 2))}, tensor<3x2xi64>)",
+             lambda a: torch.topk(a, 2, 1).values),
     "max_pool_2x2": ([("x", (2, 3, 4, 6), normal)], (2, 3, 2, 3),
                      f"%r = kiln.max_pool %x {{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}} : ({ttype((2, 3, 4, 6))}) -> {ttype((2, 3, 2, 3))}",
                      lambda x: torch.nn.functional.max_pool2d(x, 2)),
@@ -215,6 +225,7 @@ def run(cmd):
 
 # Cases checked in float32 too: "<name>@f32".
 FLOAT32 = ["matmul_batched", "conv", "conv_stride2_uncovered", "conv_depthwise_stride2",
+           "conv_transpose_stride2",
            "max_pool_3x3_s2_p1", "avg_pool_exclude_pad", "layer_norm", "gather_embedding",
            "softmax", "mlp_loss"]
 

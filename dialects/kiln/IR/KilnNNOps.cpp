@@ -90,19 +90,31 @@ static LogicalResult checkSpatialRank(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
-                                       std::optional<Location> loc,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &inferred) {
-  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-  auto weight = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
+/// The ranked input and weight of a convolution (plain or transposed):
+/// 1 to 3 spatial dims, the same rank.
+template <typename Adaptor>
+static LogicalResult checkConvOperands(std::optional<Location> loc, Adaptor adaptor,
+                                       StringRef what, RankedTensorType &input,
+                                       RankedTensorType &weight) {
+  input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  weight = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
   if (!input || !weight)
-    return emitOptionalError(loc, "conv expects ranked tensor operands");
+    return emitOptionalError(loc, what, " expects ranked tensor operands");
   if (failed(checkSpatialRank(loc, input)))
     return failure();
   if (weight.getRank() != input.getRank())
     return emitOptionalError(loc, "weight rank ", weight.getRank(),
                              " differs from input rank ", input.getRank());
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input, weight;
+  if (failed(checkConvOperands(loc, adaptor, "conv", input, weight)))
+    return failure();
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
   if (groups < 1)
     return emitOptionalError(loc, "groups must be positive, got ", groups);
@@ -129,6 +141,52 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                              adaptor.getStrides(), adaptor.getPads(),
                              adaptor.getDilations(), /*ceilMode=*/false, dims)))
     return failure();
+  inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  return success();
+}
+
+LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input, weight;
+  if (failed(checkConvOperands(loc, adaptor, "conv_transpose", input, weight)))
+    return failure();
+  if (!weight.hasStaticShape() || llvm::any_of(input.getShape().drop_front(),
+                                               ShapedType::isDynamic))
+    return emitOptionalError(loc, "conv_transpose needs a static weight and static input "
+                                  "dims past the batch");
+  size_t spatial = input.getRank() - 2;
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations(),
+                    outputPadding = adaptor.getOutputPadding();
+  if (strides.size() != spatial || dilations.size() != spatial ||
+      outputPadding.size() != spatial || pads.size() != 2 * spatial)
+    return emitOptionalError(loc, "expected ", spatial, " strides, dilations and output "
+                             "paddings and ", 2 * spatial, " pads for ", spatial,
+                             " spatial dims");
+  int64_t groups = static_cast<int64_t>(adaptor.getGroups());
+  if (groups < 1)
+    return emitOptionalError(loc, "groups must be positive, got ", groups);
+  int64_t channels = input.getDimSize(1);
+  if (weight.getDimSize(0) != channels)
+    return emitOptionalError(loc, "weight has ", weight.getDimSize(0),
+                             " input channels, input has ", channels);
+  if (channels % groups != 0)
+    return emitOptionalError(loc, "input channels ", channels,
+                             " are not divisible by groups ", groups);
+  shape::Dims dims = {input.getDimSize(0), weight.getDimSize(1) * groups};
+  for (size_t i = 0; i < spatial; ++i) {
+    if (strides[i] < 1 || dilations[i] < 1 || outputPadding[i] < 0)
+      return emitOptionalError(loc, "spatial dim ", i, ": strides and dilations must be "
+                               "positive and output_padding not negative");
+    int64_t span = dilations[i] * (weight.getDimSize(i + 2) - 1);
+    int64_t out = (input.getDimSize(i + 2) - 1) * strides[i] - pads[i] - pads[i + spatial] +
+                  span + 1 + outputPadding[i];
+    if (out < 0)
+      return emitOptionalError(loc, "spatial dim ", i, ": negative output size ", out);
+    dims.push_back(out);
+  }
   inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
   return success();
 }
@@ -164,6 +222,41 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   return inferPool(loc, adaptor, inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// topk
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input)
+    return emitOptionalError(loc, "topk expects a ranked tensor operand");
+  int64_t rank = input.getRank(), axis = static_cast<int64_t>(adaptor.getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOptionalError(loc, "topk axis ", axis, " is outside [0, ", rank, ")");
+  int64_t n = input.getDimSize(axis);
+  if (ShapedType::isDynamic(n))
+    return emitOptionalError(loc, "topk needs a static length along its axis");
+  std::optional<uint64_t> k = adaptor.getK();
+  if (k.has_value() == static_cast<bool>(adaptor.getCount()))
+    return emitOptionalError(loc, "topk takes k either as the attribute or as the operand "
+                                  "count, not both or neither");
+  int64_t size = ShapedType::kDynamic;
+  if (k) {
+    size = static_cast<int64_t>(*k);
+    if (size < 1 || size > n)
+      return emitOptionalError(loc, "topk k = ", size, " is outside [1, ", n, "]");
+  } else if (auto count = dyn_cast<RankedTensorType>(adaptor.getCount().getType());
+             !count || count.getDimSize(0) != 1) {
+    return emitOptionalError(loc, "topk's count must hold one value");
+  }
+  SmallVector<int64_t> dims(input.getShape());
+  dims[axis] = size;
+  inferred.push_back(RankedTensorType::get(dims, input.getElementType()));
+  inferred.push_back(RankedTensorType::get(dims, IntegerType::get(context, 64)));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -50,6 +50,41 @@ def Kiln_ConvOp : Kiln_InferredOp<"conv", [SameOperandsAndResultElementType]> {
                        "functional-type(operands, results)";
 }
 
+def Kiln_ConvTransposeOp : Kiln_InferredOp<"conv_transpose",
+                                             [SameOperandsAndResultElementType]> {
+  let summary = "grouped transposed convolution, channels first, 1 to 3 spatial dims";
+  let description = [{
+    The gradient of `kiln.conv` with respect to its input (ONNX
+    ConvTranspose, PyTorch's conv_transpose). Input `[N, C, D...]`, weight
+    `[C, O / groups, K...]`, result `[N, O, E...]` with `E = (D - 1) *
+    stride - pad_lo - pad_hi + dilation * (K - 1) + 1 + output_padding`.
+    `pads` holds every spatial dim's low pad, then every high pad (an
+    auto_pad resolved by the frontend). The channels, the input's spatial
+    dims and the weight are static; the batch may not be. Bias is a
+    separate `kiln.add`.
+
+    kiln-expand-composites rewrites it, first thing in the graph phase, as
+    a `kiln.conv` of the input zero-stuffed by the stride and padded by
+    `dilation * (K - 1) - pad` on each side (plus `output_padding` at the
+    end), with the weights regrouped to `[O, C / groups, K...]` and flipped
+    spatially (constant weights fold).
+
+    ```mlir
+    %r = kiln.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
+                                     dilations = array<i64: 1, 1>,
+                                     output_padding = array<i64: 1, 1>, groups = 1 : i64}
+        : (tensor<1x8x4x4xf32>, tensor<8x3x3x3xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$output_padding,
+                       I64Attr:$groups);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $weight attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
 class Kiln_PoolOp<string mnemonic, string what, Type tensorType, dag extraArgs>
     : Kiln_InferredOp<mnemonic, [SameOperandsAndResultElementType]> {
   let summary = what # " pooling, channels first, 1 to 3 spatial dims";
@@ -215,6 +250,36 @@ class Kiln_ArgReduceOp<string mnemonic, string what>
 
 def Kiln_ArgMaxOp : Kiln_ArgReduceOp<"argmax", "maximum">;
 def Kiln_ArgMinOp : Kiln_ArgReduceOp<"argmin", "minimum">;
+
+def Kiln_TopKOp : Kiln_InferredOp<"topk"> {
+  let summary = "the k largest (or smallest) entries along one axis, best first";
+  let description = [{
+    The `k` best entries along `axis` (the largest, or the smallest with
+    `largest = false`) in order, best first, and their i64 indices along
+    `axis`; equal values go in index order (a stable sort when `k` is the
+    axis' length). `k` is the attribute, or the one-element operand `count`
+    read when the model runs (the result's dim is then dynamic; a count
+    past the axis' length is a run-time error). The axis' length is
+    static.
+
+    kiln-expand-composites rewrites it, first thing in the graph phase,
+    without a sort: entry i's rank is the number of entries that beat it (a
+    better value, or an equal one at a lower index), and output r collects
+    the entry whose rank is r: n x n comparisons per row.
+
+    ```mlir
+    %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64, largest = true}
+        : (tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input,
+                       Optional<1DTensorOf<[I64]>>:$count, I64Attr:$axis,
+                       OptionalAttr<I64Attr>:$k,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let results = (outs Kiln_NumericTensor:$values, RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input (`,` $count^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+}
 
 //===----------------------------------------------------------------------===//
 // Dropout and its random numbers (training steps)

@@ -1,8 +1,8 @@
 //===- NN.cpp - ONNX matmul, convolution and pooling ----------------------===//
 //
 // MatMul and Gemm become kiln.matmul (plus transposes and scaling), Conv
-// becomes kiln.conv plus a bias add, ConvTranspose is rewritten as a
-// convolution over a zero-stuffed, padded input with flipped weights, and
+// becomes kiln.conv plus a bias add, ConvTranspose kiln.conv_transpose
+// (after auto_pad and output_shape become pads) plus a bias add, and
 // pooling maps onto kiln's pools or reductions.
 //
 //===----------------------------------------------------------------------===//
@@ -125,41 +125,6 @@ LogicalResult importCausalConvWithState(NodeContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-/// Inserts stride - 1 zeros between neighbours along every spatial dim.
-Value zeroStuff(NodeContext &ctx, Value x, ArrayRef<int64_t> strides) {
-  RankedTensorType type = NodeContext::typeOf(x);
-  if (!type || llvm::all_of(strides, [](int64_t s) { return s == 1; }))
-    return x;
-  size_t spatial = strides.size();
-  // [N, C, D0, 1, D1, 1, ...] -> pad the 1s to the stride -> merge -> trim.
-  SmallVector<int64_t> split = {0, 0}, merged = {0, 0}, padsLo, padsHi,
-                       starts, ends, steps;
-  for (size_t i = 0; i < spatial; ++i) {
-    std::optional<int64_t> size = staticDim(ctx, x, i + 2, "ConvTranspose");
-    if (!size)
-      return {};
-    split.append({*size, 1});
-    merged.push_back(*size * strides[i]);
-  }
-  Value expanded = ctx.make<ReshapeOp>(x, ctx.i64s(split));
-  int64_t rank = 2 + 2 * spatial;
-  padsLo.assign(rank, 0);
-  padsHi.assign(rank, 0);
-  for (size_t i = 0; i < spatial; ++i)
-    padsHi[3 + 2 * i] = strides[i] - 1;
-  SmallVector<int64_t> pads(padsLo);
-  pads.append(padsHi);
-  Value padded = zeroPad(ctx, expanded, pads);
-  Value flat = ctx.make<ReshapeOp>(padded, ctx.i64s(merged));
-  starts.assign(2 + spatial, 0);
-  steps.assign(2 + spatial, 1);
-  ends = {INT64_MAX, INT64_MAX};
-  for (size_t i = 0; i < spatial; ++i)
-    ends.push_back((type.getDimSize(i + 2) - 1) * strides[i] + 1);
-  return ctx.make<SliceOp>(flat, ctx.i64s(starts), ctx.i64s(ends),
-                           ctx.i64s(steps));
-}
-
 LogicalResult importConvTranspose(NodeContext &ctx) {
   Value x = ctx.input(0), w = ctx.input(1);
   RankedTensorType xType = NodeContext::typeOf(x), wType = NodeContext::typeOf(w);
@@ -205,16 +170,7 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   } else if (autoPad == "VALID") {
     pads.assign(2 * spatial, 0);
   }
-  // Convolution of the zero-stuffed input, padded by (k - 1) * d - pad.
-  Value stuffed = zeroStuff(ctx, x, strides);
-  SmallVector<int64_t> convPads(2 * (spatial + 2), 0);
-  for (size_t i = 0; i < spatial; ++i) {
-    int64_t span = (kernel[i] - 1) * dilations[i];
-    convPads[2 + i] = span - pads[i];
-    convPads[2 + i + spatial + 2] = span - pads[i + spatial] + outputPadding[i];
-  }
-  Value padded = zeroPad(ctx, stuffed, convPads);
-  // Weights [Cin, Cout/g, K...] -> [Cout, Cin/g, K...], spatially flipped.
+  // Weights [Cin, Cout/g, K...].
   int64_t cin = wType.getDimSize(0), coutPerGroup = wType.getDimSize(1);
   if (ShapedType::isDynamic(cin) || ShapedType::isDynamic(coutPerGroup)) {
     // A weight whose channels are known only at run time: its input
@@ -231,30 +187,14 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   }
   if (group <= 0 || cin % group != 0)
     return ctx.invalid("weight channels do not divide into groups");
-  SmallVector<int64_t> grouped = {group, cin / group, coutPerGroup};
-  grouped.append(kernel);
-  SmallVector<int64_t> perm = {0, 2, 1};
-  for (size_t i = 0; i < spatial; ++i)
-    perm.push_back(3 + i);
-  SmallVector<int64_t> regrouped = {group * coutPerGroup, cin / group};
-  regrouped.append(kernel);
-  Value wt = ctx.make<ReshapeOp>(
-      ctx.make<TransposeOp>(ctx.make<ReshapeOp>(w, ctx.i64s(grouped)),
-                            ctx.i64s(perm)),
-      ctx.i64s(regrouped));
-  SmallVector<int64_t> starts(spatial + 2, 0), ends(spatial + 2, INT64_MAX),
-      steps(spatial + 2, 1);
-  for (size_t i = 0; i < spatial; ++i) {
-    starts[i + 2] = -1;
-    ends[i + 2] = INT64_MIN;
-    steps[i + 2] = -1;
-  }
-  Value flipped = ctx.make<SliceOp>(wt, ctx.i64s(starts), ctx.i64s(ends),
-                                    ctx.i64s(steps));
-  Value y = ctx.make<ConvOp>(padded, flipped,
-                             ctx.i64s(SmallVector<int64_t>(spatial, 1)),
-                             ctx.i64s(SmallVector<int64_t>(2 * spatial, 0)),
-                             ctx.i64s(dilations), ctx.i64(group));
+  for (size_t d = 1; d < spatial + 2; ++d)
+    if (!staticDim(ctx, x, d, "ConvTranspose"))
+      return failure();
+  // kiln-expand-composites writes it out: a convolution of the
+  // zero-stuffed input with the weights regrouped and flipped.
+  Value y = ctx.make<ConvTransposeOp>(x, w, ctx.i64s(strides), ctx.i64s(pads),
+                                      ctx.i64s(dilations), ctx.i64s(outputPadding),
+                                      ctx.i64(group));
   return ctx.setOutput(0, addChannelBias(ctx, y, ctx.optionalInput(2)));
 }
 

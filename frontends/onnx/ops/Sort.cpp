@@ -1,10 +1,9 @@
 //===- Sort.cpp - ONNX TopK and Unique -------------------------------------===//
 //
-// TopK over a static axis of n elements, without a sort: each element's
-// rank is the number of elements that beat it (ties go to the lower
-// index), and output r collects the element whose rank is r. That costs n^2
-// comparisons per row, fine for the class counts TopK is used on. Unique
-// compares every pair of entries the same way.
+// TopK over a static axis is kiln.topk (kiln-expand-composites writes it
+// without a sort: each element's rank is the number of elements that beat
+// it, n^2 comparisons per row, fine for the class counts TopK is used on).
+// Unique compares every pair of entries the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +13,6 @@ using namespace mlir;
 
 namespace kiln::onnx_frontend {
 namespace {
-
 
 LogicalResult importTopK(NodeContext &ctx) {
   Value x = ctx.input(0);
@@ -49,37 +47,16 @@ LogicalResult importTopK(NodeContext &ctx) {
   bool largest = ctx.intAttr("largest", 1) != 0;
   // sorted = 0 lets the results come in any order: Kiln's are sorted.
   ctx.attrsWithoutEffect({"sorted"});
-  // Move the axis last: [..., n].
-  AxisToLast perm = axisToLast(rank, *axis);
-  Value v = ctx.make<TransposeOp>(x, ctx.i64s(perm.toLast));
-  Value xi = unsqueeze(ctx, v, {rank});      // [..., n, 1]: element i
-  Value xj = unsqueeze(ctx, v, {rank - 1});  // [..., 1, n]: element j
-  // j beats i: better value, or equal value and lower index.
-  Value better = compare(ctx, largest ? ComparePredicate::gt : ComparePredicate::lt, xj, xi);
-  Value equal = compare(ctx, ComparePredicate::eq, xj, xi);
-  Value lowerIndex = generateConstant(
-      ctx, RankedTensorType::get({*n, *n}, ctx.b.getI1Type()),
-      [&](int64_t flat) { return (flat % *n) < (flat / *n) ? 1.0 : 0.0; });
-  Value beats = ctx.make<OrOp>(better, ctx.make<AndOp>(equal, lowerIndex));
-  Value rankOf = ctx.make<ReduceSumOp>(ctx.cast(beats, ctx.b.getI64Type()),
-                                       ctx.i64s({rank}), ctx.b.getBoolAttr(false));
-  // placed[..., i, r] = rank of i is r, for r < k.
-  Value slots =
-      runtimeK ? ctx.make<ReshapeOp>(iotaOfLength(ctx, runtimeK), ctx.i64s({1, -1}))
-               : generateConstant(ctx, RankedTensorType::get({1, k}, ctx.b.getI64Type()),
-                                  [](int64_t r) { return static_cast<double>(r); });
-  Value placed = compare(ctx, ComparePredicate::eq, unsqueeze(ctx, rankOf, {rank}), slots);
-  auto collect = [&](Value perElement) {
-    Value chosen = ctx.make<SelectOp>(placed, perElement,
-                                      ctx.scalarLike(perElement, 0));
-    Value summed = ctx.make<ReduceSumOp>(chosen, ctx.i64s({rank - 1}),
-                                         ctx.b.getBoolAttr(false));
-    return ctx.make<TransposeOp>(summed, ctx.i64s(perm.back));
-  };
-  Value indices = generateConstant(ctx, RankedTensorType::get({*n, 1}, ctx.b.getI64Type()),
-                                   [](int64_t i) { return static_cast<double>(i); });
-  ctx.bindOutput(0, collect(xi));
-  return ctx.setOutput(1, collect(indices));
+  // kiln-expand-composites writes it out (ranks by pairwise comparison).
+  BoolAttr best = ctx.b.getBoolAttr(largest);
+  SmallVector<Value> results =
+      runtimeK ? ctx.makeMulti<TopKOp>(2, x, asVector(ctx, runtimeK), ctx.i64(*axis),
+                                       IntegerAttr(), best)
+               : ctx.makeMulti<TopKOp>(2, x, /*count=*/nullptr, ctx.i64(*axis), ctx.i64(k), best);
+  if (results.size() != 2)
+    return failure();
+  ctx.bindOutput(0, results[0]);
+  return ctx.setOutput(1, results[1]);
 }
 
 /// Unique: the distinct entries (elements, or slices along `axis`, whose

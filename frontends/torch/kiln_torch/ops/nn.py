@@ -45,71 +45,20 @@ def _add_channel_bias(ctx, y, bias, spatial):
     return ctx.op("add", [y, b])
 
 
-_MAX = np.iinfo(np.int64).max
-_MIN = np.iinfo(np.int64).min
-
-
 def _transposed(ctx, x, w, stride, padding, dilation, output_padding, groups):
-    """A transposed convolution as kiln.conv, as the ONNX importer writes
-    ConvTranspose: the input zero-stuffed by the stride, padded by
-    (k - 1) * dilation - padding on each side (plus output_padding at the
-    end), convolved at stride 1 with the weights regrouped from
-    [Cin, Cout/g, k...] to [Cout, Cin/g, k...] and flipped spatially (the
-    weights' ops fold when they are constants)."""
-    spatial = x.rank - 2
+    """A transposed convolution: kiln.conv_transpose, which
+    kiln-expand-composites writes as a convolution of the zero-stuffed
+    input with the weights regrouped and flipped (as for ONNX's
+    ConvTranspose)."""
     if any(d is None for d in x.dims[1:]) or any(d is None for d in w.dims):
         raise Unsupported("transposed convolution over dims known only at run time "
                           "(only the batch may be)")
-    n, cin, sizes = x.dims[0], x.dims[1], x.dims[2:]
-    cout_group, kernel = w.dims[1], w.dims[2:]
-    if any(s != 1 for s in stride):
-        split = [n, cin]
-        for size in sizes:
-            split += [size, 1]
-        x = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0, cin] + split[2:])},
-                     [(x.element, split)])
-        hi = [0] * (2 + 2 * spatial)
-        for i, s in enumerate(stride):
-            hi[3 + 2 * i] = s - 1
-        stuffed = [n, cin]
-        for size, s in zip(sizes, stride):
-            stuffed += [size, s]
-        x = ctx.f.op("pad", [x], {"pads": Attr.i64s([0] * len(hi) + hi),
-                                  "mode": Attr.i32(0), "value": Attr.f64(0.0)},
-                     [(x.element, stuffed)])
-        merged = [n, cin] + [size * s for size, s in zip(sizes, stride)]
-        x = ctx.f.op("reshape", [x], {"shape": Attr.i64s([0, cin] + merged[2:])},
-                     [(x.element, merged)])
-        trimmed = [n, cin] + [(size - 1) * s + 1 for size, s in zip(sizes, stride)]
-        x = ctx.f.op("slice", [x], {"starts": Attr.i64s([0] * x.rank),
-                                    "ends": Attr.i64s([_MAX, _MAX] + trimmed[2:]),
-                                    "steps": Attr.i64s([1] * x.rank)},
-                     [(x.element, trimmed)])
-    lo, hi = [0, 0], [0, 0]
-    for i in range(spatial):
-        span = (kernel[i] - 1) * dilation[i]
-        lo.append(span - padding[i])
-        hi.append(span - padding[i] + output_padding[i])
-    padded = [x.dims[0], cin] + [d + a + b for d, a, b in zip(x.dims[2:], lo[2:], hi[2:])]
-    x = ctx.f.op("pad", [x], {"pads": Attr.i64s(lo + hi), "mode": Attr.i32(0),
-                              "value": Attr.f64(0.0)}, [(x.element, padded)])
-    if groups <= 0 or cin % groups:
+    if groups <= 0 or x.dims[1] % groups:
         raise Unsupported("weight channels that do not divide into the groups")
-    grouped = [groups, cin // groups, cout_group] + kernel
-    w = ctx.f.op("reshape", [w], {"shape": Attr.i64s(grouped)}, [(w.element, grouped)])
-    perm = [0, 2, 1] + [3 + i for i in range(spatial)]
-    swapped = [grouped[p] for p in perm]
-    w = ctx.f.op("transpose", [w], {"permutation": Attr.i64s(perm)}, [(w.element, swapped)])
-    regrouped = [groups * cout_group, cin // groups] + kernel
-    w = ctx.f.op("reshape", [w], {"shape": Attr.i64s(regrouped)}, [(w.element, regrouped)])
-    w = ctx.f.op("slice", [w], {"starts": Attr.i64s([0, 0] + [-1] * spatial),
-                                "ends": Attr.i64s([_MAX, _MAX] + [_MIN] * spatial),
-                                "steps": Attr.i64s([1, 1] + [-1] * spatial)},
-                 [(w.element, regrouped)])
-    attrs = {"strides": Attr.i64s([1] * spatial), "pads": Attr.i64s([0] * (2 * spatial)),
-             "dilations": Attr.i64s(dilation), "groups": Attr.i64(groups)}
-    element, dims = ctx.out_type()
-    return ctx.f.op("conv", [x, w], attrs, [(element, dims)])
+    attrs = {"strides": Attr.i64s(stride), "pads": Attr.i64s(list(padding) * 2),
+             "dilations": Attr.i64s(dilation), "output_padding": Attr.i64s(output_padding),
+             "groups": Attr.i64(groups)}
+    return ctx.f.op("conv_transpose", [x, w], attrs, [ctx.out_type()])
 
 
 def _pool_attrs(ctx, kernel, stride, padding, dilation, ceil_mode, extra=None):

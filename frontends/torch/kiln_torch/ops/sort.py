@@ -1,8 +1,9 @@
-"""Sorting aten ops: topk, sort and argsort along a dim of static length,
-by ranks (as the ONNX importer's TopK): element i's rank is the number of
-elements that beat it (a better value, or an equal one at a lower index);
-output slot r collects the element whose rank is r. n x n comparisons:
-at most 4,096 along the dim. bucketize and searchsorted: the count of
+"""Sorting aten ops: topk, sort and argsort along a dim of static length
+as kiln.topk (as the ONNX importer's TopK), which kiln-expand-composites
+writes out by ranks: element i's rank is the number of elements that beat
+it (a better value, or an equal one at a lower index); output slot r
+collects the element whose rank is r. n x n comparisons: at most 4,096
+along the dim. bucketize and searchsorted: the count of
 sorted boundaries each element passes."""
 
 import numpy as np
@@ -15,48 +16,16 @@ MAX_SORTED = 4096
 
 
 def _ranked(ctx, x, dim, k, largest):
-    """(values, indices) of the k best entries along `dim`, best first."""
+    """(values, indices) of the k best entries along `dim`, best first:
+    kiln.topk (kiln-expand-composites writes it out by ranks)."""
     n = x.dims[dim]
     if n is None:
         raise Unsupported("sorting along a dim known only at run time")
     if n > MAX_SORTED:
         raise Unsupported(f"sorting {n} entries (at most {MAX_SORTED}: n x n comparisons)")
-    rank = x.rank
-    perm = [d for d in range(rank) if d != dim] + [dim]
-    back = [perm.index(d) for d in range(rank)]
-    moved = [x.dims[p] for p in perm]
-    lead = moved[:-1]
-    keep = [0] * (rank - 1)
-
-    def op(name, operands, dims, element=None, attrs=None):
-        return ctx.f.op(name, operands, attrs or {}, [(element or x.element, dims)])
-
-    v = op("transpose", [x], moved, attrs={"permutation": Attr.i64s(perm)})
-    xi = op("reshape", [v], lead + [n, 1], attrs={"shape": Attr.i64s(keep + [n, 1])})
-    xj = op("reshape", [v], lead + [1, n], attrs={"shape": Attr.i64s(keep + [1, n])})
-    pair = lead + [n, n]
-    better = op("compare", [xj, xi], pair, "i1", {"predicate": Attr.i32(4 if largest else 2)})
-    equal = op("compare", [xj, xi], pair, "i1", {"predicate": Attr.i32(0)})
-    lower = ctx.f.constant(np.tril(np.ones((n, n), np.bool_), -1), "i1")  # [i, j]: j < i
-    ties = op("and", [equal, lower], pair, "i1")
-    beats = op("or", [better, ties], pair, "i1")
-    counts = op("cast", [beats], pair, "i64")
-    ranks = op("reduce_sum", [counts], lead + [n], "i64",
-               {"axes": Attr.i64s([rank]), "keepdims": Attr.bool(False)})
-    ranks = op("reshape", [ranks], lead + [n, 1], "i64", {"shape": Attr.i64s(keep + [n, 1])})
-    slots = ctx.f.constant(np.arange(k, dtype=np.int64).reshape(1, k), "i64")
-    placed = op("compare", [ranks, slots], lead + [n, k], "i1", {"predicate": Attr.i32(0)})
-
-    def collect(per_element, element):
-        chosen = op("select", [placed, per_element, ctx.scalar(0, element)], lead + [n, k],
-                    element)
-        summed = op("reduce_sum", [chosen], lead + [k], element,
-                    {"axes": Attr.i64s([rank - 1]), "keepdims": Attr.bool(False)})
-        out = [x.dims[d] if d != dim else k for d in range(rank)]
-        return op("transpose", [summed], out, element, {"permutation": Attr.i64s(back)})
-
-    positions = ctx.f.constant(np.arange(n, dtype=np.int64).reshape(n, 1), "i64")
-    return collect(xi, x.element), collect(positions, "i64")
+    out = [k if d == dim else size for d, size in enumerate(x.dims)]
+    attrs = {"axis": Attr.i64(dim), "k": Attr.i64(k), "largest": Attr.bool(largest)}
+    return tuple(ctx.f.op("topk", [x], attrs, [(x.element, out), ("i64", out)], count=2))
 
 
 @converts("aten.topk.default")

@@ -806,3 +806,67 @@ func.func @bitcast_width(%x: tensor<4xf32>) -> tensor<4xi64> {
   %0 = kiln.bitcast %x : tensor<4xf32> to tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// Checks that conv_transpose's weight holds the input's channels first.
+func.func @conv_transpose_channels(%x: tensor<1x3x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x6x6xf32> {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{weight has 4 input channels, input has 3}}
+  %0 = kiln.conv_transpose %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64}
+      : (tensor<1x3x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x6x6xf32>
+  return %0 : tensor<1x3x6x6xf32>
+}
+
+// -----
+
+// Checks that conv_transpose's spatial dims are static (its expansion
+// zero-stuffs them).
+func.func @conv_transpose_dynamic(%x: tensor<1x3x?x4xf32>, %w: tensor<3x3x3x3xf32>) -> tensor<1x3x?x6xf32> {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{conv_transpose needs a static weight and static input dims past the batch}}
+  %0 = kiln.conv_transpose %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64}
+      : (tensor<1x3x?x4xf32>, tensor<3x3x3x3xf32>) -> tensor<1x3x?x6xf32>
+  return %0 : tensor<1x3x?x6xf32>
+}
+
+// -----
+
+// Checks that conv_transpose has one output padding per spatial dim.
+func.func @conv_transpose_attrs(%x: tensor<1x3x4xf32>, %w: tensor<3x3x3xf32>) -> tensor<1x3x6xf32> {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{expected 1 strides, dilations and output paddings and 2 pads for 1 spatial dims}}
+  %0 = kiln.conv_transpose %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64}
+      : (tensor<1x3x4xf32>, tensor<3x3x3xf32>) -> tensor<1x3x6xf32>
+  return %0 : tensor<1x3x6xf32>
+}
+
+// -----
+
+// Checks that topk's k fits the axis.
+func.func @topk_k(%x: tensor<2x5xf32>) -> (tensor<2x6xf32>, tensor<2x6xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{topk k = 6 is outside [1, 5]}}
+  %v, %i = kiln.topk %x {axis = 1 : i64, k = 6 : i64} : (tensor<2x5xf32>) -> (tensor<2x6xf32>, tensor<2x6xi64>)
+  return %v, %i : tensor<2x6xf32>, tensor<2x6xi64>
+}
+
+// -----
+
+// Checks that topk takes k once: the attribute or the count.
+func.func @topk_both(%x: tensor<2x5xf32>, %k: tensor<1xi64>) -> (tensor<2x?xf32>, tensor<2x?xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{topk takes k either as the attribute or as the operand count, not both or neither}}
+  %v, %i = kiln.topk %x, %k {axis = 1 : i64, k = 2 : i64} : (tensor<2x5xf32>, tensor<1xi64>) -> (tensor<2x?xf32>, tensor<2x?xi64>)
+  return %v, %i : tensor<2x?xf32>, tensor<2x?xi64>
+}
+
+// -----
+
+// Checks that topk's axis has a static length.
+func.func @topk_dynamic(%x: tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{topk needs a static length along its axis}}
+  %v, %i = kiln.topk %x {axis = 1 : i64, k = 1 : i64} : (tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)
+  return %v, %i : tensor<2x1xf32>, tensor<2x1xi64>
+}
