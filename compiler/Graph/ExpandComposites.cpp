@@ -143,9 +143,70 @@ struct ExpandConvTranspose : OpRewritePattern<ConvTransposeOp> {
   }
 };
 
-/// TopK by ranks: entry i's rank is the number of entries that beat it (a
-/// better value, or an equal one at a lower index); output slot r collects
-/// the entry whose rank is r (a select and a sum over the entries).
+/// The value no entry is worse than: -inf (the lowest integer) for the
+/// largest, +inf (the highest) for the smallest.
+Value worstOf(PatternRewriter &b, Location loc, Type element, bool largest) {
+  auto type = RankedTensorType::get({}, element);
+  Attribute worst;
+  if (auto f = dyn_cast<FloatType>(element)) {
+    worst = b.getFloatAttr(element, APFloat::getInf(f.getFloatSemantics(), largest));
+  } else {
+    unsigned bits = element.getIntOrFloatBitWidth();
+    worst = b.getIntegerAttr(element, largest ? APInt::getSignedMinValue(bits)
+                                              : APInt::getSignedMaxValue(bits));
+  }
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, worst));
+}
+
+/// TopK of a small k in k passes over `v` ([..., n], the axis last): the
+/// best value among the entries not yet taken, the lowest such index
+/// holding it (a NaN best: the lowest NaN not yet taken), that index taken.
+/// Results [..., k], best first, ties in index order, as by ranks.
+std::pair<Value, Value> selectBest(PatternRewriter &b, Location loc, Value v, int64_t k,
+                                   bool largest) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t last = type.getRank() - 1, n = type.getDimSize(last);
+  Type element = type.getElementType();
+  SmallVector<int64_t> iota(n);
+  for (int64_t i = 0; i < n; ++i)
+    iota[i] = i;
+  Value positions = i64Constant(b, loc, {n}, iota), beyond = i64Constant(b, loc, {}, {n});
+  Value worst = worstOf(b, loc, element, largest);
+  DenseI64ArrayAttr axes = b.getDenseI64ArrayAttr({last});
+  BoolAttr keep = b.getBoolAttr(true);
+  Value isNaN = isa<FloatType>(element) ? compare(b, loc, ComparePredicate::ne, v, v) : Value();
+  Value free; // entries not yet taken (all of them at first)
+  SmallVector<Value> values, indices;
+  for (int64_t r = 0; r < k; ++r) {
+    Value candidates = free ? SelectOp::create(b, loc, free, v, worst) : v;
+    Value best = largest ? ReduceMaxOp::create(b, loc, candidates, axes, keep).getResult()
+                         : ReduceMinOp::create(b, loc, candidates, axes, keep).getResult();
+    Value hit = compare(b, loc, ComparePredicate::eq, v, best);
+    if (isNaN)
+      hit = OrOp::create(b, loc, hit,
+                         AndOp::create(b, loc, isNaN,
+                                       compare(b, loc, ComparePredicate::ne, best, best)));
+    if (free)
+      hit = AndOp::create(b, loc, hit, free);
+    Value index = ReduceMinOp::create(b, loc, SelectOp::create(b, loc, hit, positions, beyond),
+                                      axes, keep);
+    Value others = compare(b, loc, ComparePredicate::ne, positions, index);
+    free = free ? AndOp::create(b, loc, free, others).getResult() : others;
+    values.push_back(best);
+    indices.push_back(index);
+  }
+  auto joined = [&](ArrayRef<Value> parts) -> Value {
+    if (parts.size() == 1)
+      return parts.front();
+    return ConcatOp::create(b, loc, parts, b.getI64IntegerAttr(last));
+  };
+  return {joined(values), joined(indices)};
+}
+
+/// TopK: k passes of a reduction for a small k (selectBest); otherwise by
+/// ranks: entry i's rank is the number of entries that beat it (a better
+/// value, or an equal one at a lower index); output slot r collects the
+/// entry whose rank is r (a select and a sum over the entries).
 struct ExpandTopK : OpRewritePattern<TopKOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TopKOp op, PatternRewriter &b) const override {
@@ -169,6 +230,18 @@ struct ExpandTopK : OpRewritePattern<TopKOp> {
       return shape;
     };
     Value v = TransposeOp::create(b, loc, x, b.getDenseI64ArrayAttr(toLast));
+    std::optional<int64_t> k;
+    if (std::optional<uint64_t> given = op.getK())
+      k = static_cast<int64_t>(*given);
+    if (topkSelects(n, k)) {
+      auto [values, indices] = selectBest(b, loc, v, *k, op.getLargest());
+      // (One statement each: the order the ops are built in is the IR's.)
+      Value valuesBack = TransposeOp::create(b, loc, values, b.getDenseI64ArrayAttr(back));
+      Value indicesBack = TransposeOp::create(b, loc, indices, b.getDenseI64ArrayAttr(back));
+      return replaceTopK(b, op, valuesBack, indicesBack);
+    }
+    if (n > kTopKMaxRanked)
+      return op.emitOpError("over ") << n << " entries needs a static k of at most " << n / 8;
     Value xi = reshape(b, loc, v, keepThen({n, 1})); // entry i
     Value xj = reshape(b, loc, v, keepThen({1, n})); // entry j
     Value better = compare(b, loc, op.getLargest() ? ComparePredicate::gt : ComparePredicate::lt,
@@ -188,11 +261,11 @@ struct ExpandTopK : OpRewritePattern<TopKOp> {
                                       b.getBoolAttr(false));
     // Slots [1, k]: r < k.
     Value slots;
-    if (std::optional<uint64_t> k = op.getK()) {
+    if (k) {
       SmallVector<int64_t> r(*k);
-      for (int64_t i = 0; i < static_cast<int64_t>(*k); ++i)
+      for (int64_t i = 0; i < *k; ++i)
         r[i] = i;
-      slots = i64Constant(b, loc, {1, static_cast<int64_t>(*k)}, r);
+      slots = i64Constant(b, loc, {1, *k}, r);
     } else {
       // A count past the axis' length asks for an iota of length -1: a
       // shape error when the model runs.
@@ -215,6 +288,10 @@ struct ExpandTopK : OpRewritePattern<TopKOp> {
       positions[i] = i;
     Value values = collect(xi);
     Value indices = collect(i64Constant(b, loc, {n, 1}, positions));
+    return replaceTopK(b, op, values, indices);
+  }
+
+  static LogicalResult replaceTopK(PatternRewriter &b, TopKOp op, Value values, Value indices) {
     if (values.getType() != op.getValues().getType() ||
         indices.getType() != op.getIndices().getType())
       return op.emitOpError("expands to results of types ")

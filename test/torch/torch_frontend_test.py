@@ -383,6 +383,9 @@ def indexing(args):
              ("topk, largest and smallest", (3, 9, 2),
               lambda x: torch.topk(x, 3, 1).values + torch.topk(x, 3, 1).indices
               + torch.topk(x, 3, 1, largest=False)[0] * torch.topk(x, 3, 1, largest=False)[1]),
+             ("topk of 5 over 5,000 entries (5 passes)", (2, 5000),
+              lambda x: torch.topk(x, 5, 1).values * torch.topk(x, 5, 1).indices
+              + torch.topk(x, 5, 1, largest=False)[1]),
              ("sort, argsort", (2, 9), lambda x: torch.sort(x, 1).values
               + torch.sort(x, 1, descending=True).indices + torch.argsort(x, 1)),
              ("scatter (the last of equal targets wins), of a value", (2, 5),

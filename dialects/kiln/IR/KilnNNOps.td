@@ -263,9 +263,13 @@ def Kiln_TopKOp : Kiln_InferredOp<"topk"> {
     static.
 
     kiln-expand-composites rewrites it, first thing in the graph phase,
-    without a sort: entry i's rank is the number of entries that beat it (a
-    better value, or an equal one at a lower index), and output r collects
-    the entry whose rank is r: n x n comparisons per row.
+    without a sort. A static k of at most n / 8 takes k passes: the best
+    entry not yet taken (a max or min reduction), the lowest index holding
+    it (a min reduction), that index marked taken. Otherwise entry i's rank
+    is the number of entries that beat it (a better value, or an equal one
+    at a lower index), and output r collects the entry whose rank is r:
+    n x n comparisons per row, for n up to 4,096 (a larger n with such a k
+    is an error).
 
     ```mlir
     %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64, largest = true}

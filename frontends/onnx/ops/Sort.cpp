@@ -1,8 +1,9 @@
 //===- Sort.cpp - ONNX TopK and Unique -------------------------------------===//
 //
 // TopK over a static axis is kiln.topk (kiln-expand-composites writes it
-// without a sort: each element's rank is the number of elements that beat
-// it, n^2 comparisons per row, fine for the class counts TopK is used on).
+// without a sort: k passes of a reduction for K up to n / 8, else each
+// element's rank as the number of elements that beat it, n^2 comparisons
+// per row, for n up to 4,096).
 // Unique compares every pair of entries the same way.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +45,14 @@ LogicalResult importTopK(NodeContext &ctx) {
     return ctx.invalid("K = " + llvm::Twine(k) + " is outside [0, " + llvm::Twine(*n) + "]");
   if (k == 0)
     return ctx.unsupported("K = 0 (empty results)");
+  if (!topkSelects(*n, runtimeK ? std::nullopt : std::optional<int64_t>(k)) &&
+      *n > kTopKMaxRanked)
+    return ctx.unsupported("TopK over " + llvm::Twine(*n) + " entries with " +
+                           (runtimeK ? llvm::Twine("K read when the model runs")
+                                     : "K = " + llvm::Twine(k)) +
+                           " (at most " + llvm::Twine(*n / 8) +
+                           ", known when compiling, over more than " +
+                           llvm::Twine(kTopKMaxRanked) + " entries)");
   bool largest = ctx.intAttr("largest", 1) != 0;
   // sorted = 0 lets the results come in any order: Kiln's are sorted.
   ctx.attrsWithoutEffect({"sorted"});

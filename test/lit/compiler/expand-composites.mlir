@@ -99,3 +99,37 @@ func.func @topk_count(%x: tensor<4x6xi32>, %k: tensor<1xi64>) -> (tensor<4x?xi32
   %v, %i = kiln.topk %x, %k {axis = 1 : i64, largest = false} : (tensor<4x6xi32>, tensor<1xi64>) -> (tensor<4x?xi32>, tensor<4x?xi64>)
   return %v, %i : tensor<4x?xi32>, tensor<4x?xi64>
 }
+
+// -----
+
+// Checks a k of at most n / 8 in k passes: the best value among the
+// entries not yet taken, the lowest index holding it (or the lowest NaN
+// when the best is NaN), that index taken; the passes' results joined.
+// CHECK-LABEL: func @topk_select
+// CHECK: %[[V:.*]] = kiln.transpose %arg0 {permutation = array<i64: 1, 0>} : (tensor<16x?xf32>) -> tensor<?x16xf32>
+// CHECK-DAG: %[[POS:.*]] = kiln.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]> : tensor<16xi64>
+// CHECK-DAG: %[[BEYOND:.*]] = kiln.constant dense<16> : tensor<i64>
+// CHECK-DAG: %[[WORST:.*]] = kiln.constant dense<0x7F800000> : tensor<f32>
+// CHECK: %[[NAN:.*]] = kiln.compare ne, %[[V]], %[[V]]
+// CHECK: %[[B0:.*]] = kiln.reduce_min %[[V]] {axes = array<i64: 1>, keepdims = true} : (tensor<?x16xf32>) -> tensor<?x1xf32>
+// CHECK: %[[EQ0:.*]] = kiln.compare eq, %[[V]], %[[B0]]
+// CHECK: %[[BNAN0:.*]] = kiln.compare ne, %[[B0]], %[[B0]]
+// CHECK: %[[N0:.*]] = kiln.and %[[NAN]], %[[BNAN0]]
+// CHECK: %[[HIT0:.*]] = kiln.or %[[EQ0]], %[[N0]]
+// CHECK: %[[AT0:.*]] = kiln.select %[[HIT0]], %[[POS]], %[[BEYOND]]
+// CHECK: %[[I0:.*]] = kiln.reduce_min %[[AT0]] {axes = array<i64: 1>, keepdims = true} : (tensor<?x16xi64>) -> tensor<?x1xi64>
+// CHECK: %[[FREE:.*]] = kiln.compare ne, %[[POS]], %[[I0]]
+// CHECK: %[[C1:.*]] = kiln.select %[[FREE]], %[[V]], %[[WORST]]
+// CHECK: %[[B1:.*]] = kiln.reduce_min %[[C1]]
+// CHECK: %[[HIT1:.*]] = kiln.and %{{.*}}, %[[FREE]]
+// CHECK: %[[I1:.*]] = kiln.reduce_min
+// CHECK: %[[VS:.*]] = kiln.concat %[[B0]], %[[B1]] {axis = 1 : i64} : (tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<?x2xf32>
+// CHECK: %[[IS:.*]] = kiln.concat %[[I0]], %[[I1]] {axis = 1 : i64}
+// CHECK: %[[VALUES:.*]] = kiln.transpose %[[VS]] {permutation = array<i64: 1, 0>} : (tensor<?x2xf32>) -> tensor<2x?xf32>
+// CHECK: %[[INDICES:.*]] = kiln.transpose %[[IS]]
+// CHECK: return %[[VALUES]], %[[INDICES]]
+func.func @topk_select(%x: tensor<16x?xf32>) -> (tensor<2x?xf32>, tensor<2x?xi64>) {
+  %v, %i = kiln.topk %x {axis = 0 : i64, k = 2 : i64, largest = false} : (tensor<16x?xf32>) -> (tensor<2x?xf32>, tensor<2x?xi64>)
+  return %v, %i : tensor<2x?xf32>, tensor<2x?xi64>
+}
+

@@ -3,7 +3,8 @@ as kiln.topk (as the ONNX importer's TopK), which kiln-expand-composites
 writes out by ranks: element i's rank is the number of elements that beat
 it (a better value, or an equal one at a lower index); output slot r
 collects the element whose rank is r. n x n comparisons: at most 4,096
-along the dim. bucketize and searchsorted: the count of
+along the dim, unless k is at most n / 8 (then k passes of a max or min
+reduction). bucketize and searchsorted: the count of
 sorted boundaries each element passes."""
 
 import numpy as np
@@ -21,8 +22,9 @@ def _ranked(ctx, x, dim, k, largest):
     n = x.dims[dim]
     if n is None:
         raise Unsupported("sorting along a dim known only at run time")
-    if n > MAX_SORTED:
-        raise Unsupported(f"sorting {n} entries (at most {MAX_SORTED}: n x n comparisons)")
+    if n > MAX_SORTED and 8 * k > n:
+        raise Unsupported(f"the {k} best of {n} entries (over {MAX_SORTED} entries, at most "
+                          f"{n // 8}: more are n x n comparisons)")
     out = [k if d == dim else size for d, size in enumerate(x.dims)]
     attrs = {"axis": Attr.i64(dim), "k": Attr.i64(k), "largest": Attr.bool(largest)}
     return tuple(ctx.f.op("topk", [x], attrs, [(x.element, out), ("i64", out)], count=2))
