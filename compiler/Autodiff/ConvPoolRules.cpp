@@ -2,13 +2,13 @@
 //
 // 2-D, NCHW, static shapes.
 //   conv (groups 1, or depthwise: groups = channels):
-//     dX = conv(pad(dilate(dY, stride)), flip(W) with in/out swapped),
+//     dX = conv(pad(zeroStuff(dY, stride)), flip(W) with in/out swapped),
 //     dW = conv(X with batch and channels swapped, dY likewise, dilation =
 //          stride), cropped to the kernel;
 //   max_pool: each window position (a, b) of the kernel routes dY to the
 //     element that equals the max, the first in the window's row-major
 //     order (as PyTorch's argmax), through strided slices and their
-//     scatter back (dilate + pad); windows that tile the input (kernel =
+//     scatter back (zeroStuff + pad); windows that tile the input (kernel =
 //     stride, no padding) work on the input viewed as [N, C, OH, KH, OW,
 //     KW] instead: the least window index among the maxima (a min
 //     reduction), then one select;
@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Autodiff/GradientBuilder.h"
+#include "dialects/kiln/Utils/Builders.h"
 
 #include <limits>
 
@@ -55,19 +56,6 @@ Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
 
 Value transpose(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> perm) {
   return TransposeOp::create(b, loc, x, b.getDenseI64ArrayAttr(perm));
-}
-
-/// [N, C, H, W] with s - 1 zeros between neighbouring rows and columns:
-/// [N, C, (H - 1) * s + 1, (W - 1) * s + 1].
-Value dilate(OpBuilder &b, Location loc, Value x, int64_t sh, int64_t sw) {
-  if (sh == 1 && sw == 1)
-    return x;
-  ArrayRef<int64_t> s = typeOf(x).getShape();
-  Value six = reshape(b, loc, x, {s[0], s[1], s[2], 1, s[3], 1});
-  Value spaced = pad(b, loc, six, {0, 0, 0, 0, 0, 0}, {0, 0, 0, sh - 1, 0, sw - 1});
-  Value flat = reshape(b, loc, spaced, {s[0], s[1], s[2] * sh, s[3] * sw});
-  return slice(b, loc, flat, {0, 0, 0, 0}, {kEnd, kEnd, (s[2] - 1) * sh + 1, (s[3] - 1) * sw + 1},
-               {1, 1, 1, 1});
 }
 
 /// Pads (or crops, for a negative amount) the two spatial dims.
@@ -114,7 +102,7 @@ LogicalResult ConvOpRule(ConvOp op, OpBuilder &b, ArrayRef<Value> g, Grads &out)
 
   // dX: the transposed convolution.
   if (isDifferentiable(x)) {
-    Value spread = dilate(b, loc, dy, s[0], s[1]);
+    Value spread = zeroStuff(b, loc, dy, {s[0], s[1]});
     spread = padOrCrop(b, loc, spread, kh - 1 - p[0], kw - 1 - p[1], kh - 1 - p[2] + extraH,
                        kw - 1 - p[3] + extraW);
     Value flipped = slice(b, loc, w, {0, 0, -1, -1},
@@ -241,7 +229,7 @@ Value windowElements(OpBuilder &b, Location loc, Value padded, const PoolGeometr
 /// (a, b) of the unpadded input: [N, C, H, W].
 Value scatterBack(OpBuilder &b, Location loc, Value v, const PoolGeometry &g, int64_t a,
                   int64_t bb) {
-  Value spread = dilate(b, loc, v, g.sh, g.sw);
+  Value spread = zeroStuff(b, loc, v, {g.sh, g.sw});
   int64_t hp = g.h + g.pads[0] + g.pads[2], wp = g.w + g.pads[1] + g.pads[3];
   int64_t rows = (g.oh - 1) * g.sh + 1, cols = (g.ow - 1) * g.sw + 1;
   return padOrCrop(b, loc, spread, a - g.pads[0], bb - g.pads[1],

@@ -11,6 +11,7 @@
 #include "compiler/Graph/Decompose.h"
 #include "compiler/Passes.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/Utils/Builders.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -41,14 +42,6 @@ Value zeroOf(PatternRewriter &b, Location loc, Type element) {
   return ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getZeroAttr(element)));
 }
 
-Value zeroPad(PatternRewriter &b, Location loc, Value v, ArrayRef<int64_t> pads) {
-  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
-    return v;
-  return PadOp::create(b, loc, v, b.getDenseI64ArrayAttr(pads),
-                       PadModeAttr::get(b.getContext(), PadMode::constant),
-                       b.getF64FloatAttr(0.0));
-}
-
 Value slice(PatternRewriter &b, Location loc, Value v, ArrayRef<int64_t> starts,
             ArrayRef<int64_t> ends, ArrayRef<int64_t> steps) {
   return SliceOp::create(b, loc, v, b.getDenseI64ArrayAttr(starts),
@@ -61,30 +54,6 @@ Value reshape(PatternRewriter &b, Location loc, Value v, ArrayRef<int64_t> shape
 
 Value compare(PatternRewriter &b, Location loc, ComparePredicate p, Value lhs, Value rhs) {
   return CompareOp::create(b, loc, ComparePredicateAttr::get(b.getContext(), p), lhs, rhs);
-}
-
-/// Inserts stride - 1 zeros between neighbours along every spatial dim of
-/// `x` ([N, C, D...], D static): [N, C, D0, 1, D1, 1, ...] padded to the
-/// stride, merged, the trailing zeros cut.
-Value zeroStuff(PatternRewriter &b, Location loc, Value x, ArrayRef<int64_t> strides) {
-  if (llvm::all_of(strides, [](int64_t s) { return s == 1; }))
-    return x;
-  auto type = cast<RankedTensorType>(x.getType());
-  size_t spatial = strides.size();
-  SmallVector<int64_t> split = {0, 0}, merged = {0, 0}, ends = {kMaxI64, kMaxI64};
-  for (size_t i = 0; i < spatial; ++i) {
-    int64_t size = type.getDimSize(i + 2);
-    split.append({size, 1});
-    merged.push_back(size * strides[i]);
-    ends.push_back((size - 1) * strides[i] + 1);
-  }
-  int64_t rank = 2 + 2 * spatial;
-  SmallVector<int64_t> pads(2 * rank, 0);
-  for (size_t i = 0; i < spatial; ++i)
-    pads[rank + 3 + 2 * i] = strides[i] - 1;
-  Value padded = zeroPad(b, loc, reshape(b, loc, x, split), pads);
-  return slice(b, loc, reshape(b, loc, padded, merged), SmallVector<int64_t>(2 + spatial, 0),
-               ends, SmallVector<int64_t>(2 + spatial, 1));
 }
 
 /// A transposed convolution as a stride-1 convolution of the zero-stuffed,
