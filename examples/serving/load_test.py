@@ -56,6 +56,26 @@ def wait_for_port(port, server, log, timeout_s):
             time.sleep(0.25)
 
 
+def wait_for_model(port, server, log, timeout_s):
+    """Until the model is ready on `port`: the port accepting a connection
+    is not enough, as a refused connection after it (Triton still starting
+    behind PyTriton's front, seen once on a fresh machine) ends PyTriton's
+    wait at once; each such refusal is waited out while the server runs."""
+    deadline = time.time() + timeout_s
+    while True:
+        wait_for_port(port, server, log, max(deadline - time.time(), 1))
+        try:
+            with ModelClient(f"http://127.0.0.1:{port}", "kiln_model",
+                             init_timeout_s=max(deadline - time.time(), 1)) as c:
+                c.wait_for_model(timeout_s=max(deadline - time.time(), 1))
+            return
+        except OSError as error:  # refused or reset: the server is not up yet
+            if server.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"the model was not ready on port {port} ({error}):\n"
+                                   + "".join(log[-40:])) from error
+            time.sleep(0.5)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("model")
@@ -83,9 +103,7 @@ def main():
     passed = failed = 0
     try:
         start = time.time()
-        wait_for_port(http, server, log, 120)
-        with ModelClient(f"http://127.0.0.1:{http}", "kiln_model", init_timeout_s=120) as c:
-            c.wait_for_model(timeout_s=120)
+        wait_for_model(http, server, log, 120)
         print(f"server ready in {time.time() - start:.1f} s")
         protocols = ["http", "grpc"] if args.protocol == "both" else [args.protocol]
         for protocol in protocols:
@@ -130,6 +148,9 @@ def main():
             else:
                 passed += 1
                 print(f"ok: {protocol}: all {args.requests} answers match the model run directly")
+    except Exception:
+        print("the server's last lines:\n" + "".join(log[-40:]))
+        raise
     finally:
         server.terminate()
         try:
