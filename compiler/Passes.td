@@ -15,26 +15,26 @@ include "mlir/Pass/PassBase.td"
 //===----------------------------------------------------------------------===//
 
 def ExpandComposites : Pass<"kiln-expand-composites", "mlir::func::FuncOp"> {
-  let summary = "Rewrite kiln.conv_transpose and kiln.topk into primitive kiln ops";
+  let summary = "Rewrite kiln.conv_transpose into primitive kiln ops";
   let description = [{
     The graph phase's first pass. A transposed convolution becomes a
     stride-1 `kiln.conv` of the input zero-stuffed by the stride and padded
     by `dilation * (K - 1) - pad`, with its weights regrouped and flipped
     (constant weights then fold, and kiln-fold-pads merges the pad into
-    the convolution); a topk becomes ranks by pairwise comparison and a
-    select-and-sum per output slot (n x n comparisons per row). The
-    ONNX importer and kiln_torch both emit these ops, so each composition
-    is written once.
+    the convolution). The ONNX importer and kiln_torch both emit the op,
+    so the composition is written once. (`kiln.topk`, the other op both
+    emit, stays whole and is lowered to loops: TopKToLoops.cpp.)
 
     Before:
     ```mlir
-    %v, %i = kiln.topk %x {axis = 1 : i64, k = 2 : i64}
-        : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+    %y = kiln.conv_transpose %x, %w {strides = array<i64: 2>, ...}
+        : (tensor<1x2x3xf32>, tensor<2x3x3xf32>) -> tensor<1x3x7xf32>
     ```
-    After: `kiln.compare gt` and `eq` of `[2, 5, 1]` against `[2, 1, 5]`,
-    the ranks as a `kiln.reduce_sum` to `[2, 5]`, compared with the slots
-    `[1, 2]`, and a `kiln.select` and `kiln.reduce_sum` for the values and
-    for the indices.
+    After: the input split by a `kiln.reshape`, `stride - 1` zeros after
+    each entry by a `kiln.pad`, merged back and the last zeros cut (a
+    `kiln.slice`), padded by `K - 1 - pad` at each end, the weights
+    regrouped and flipped by a `kiln.slice` with step -1, and a stride-1
+    `kiln.conv`.
   }];
 }
 

@@ -388,9 +388,11 @@ struct GpuMapLoopsPass : impl::GpuMapLoopsBase<GpuMapLoopsPass> {
     return serializeNestedParallel(mapped);
   }
 
-  /// Runs `op` (no results) on one thread (a block of one).
+  /// Runs `op` on one thread (a block of one): an op whose results the
+  /// host uses cannot (a loop may carry a scalar no one reads after it,
+  /// as a topk row's k-th best).
   LogicalResult mapSequential(Operation *op) {
-    if (op->getNumResults() != 0)
+    if (!op->use_empty())
       return op->emitError("the CUDA backend cannot run this on the host: it reads device "
                            "memory into a value the host uses");
     if (failed(checkKernelBody(op)))

@@ -56,22 +56,21 @@ LogicalResult kiln::autodiff::differentiate(func::FuncOp f, llvm::ArrayRef<int64
   if (!ret)
     return f.emitOpError("kiln-differentiate: the body does not end in func.return");
   MLIRContext *context = f.getContext();
-  // Normalisations and topk are differentiated through their primitives.
+  // Normalisations are differentiated through their primitives.
   // (Only those ops: the greedy driver would also erase values nothing
   // uses yet, which a caller may be about to return.)
   {
     llvm::SmallVector<Operation *> norms;
     f.walk([&](Operation *op) {
-      if (isa<LayerNormOp, BatchNormOp, TopKOp>(op))
+      if (isa<LayerNormOp, BatchNormOp>(op))
         norms.push_back(op);
     });
     RewritePatternSet patterns(context);
     populateNormalizationDecompositions(patterns);
-    populateTopKExpansion(patterns);
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
     if (!norms.empty() && failed(applyOpPatternsGreedily(norms, std::move(patterns), config)))
-      return f.emitOpError("kiln-differentiate: expanding composite ops failed");
+      return f.emitOpError("kiln-differentiate: decomposing normalisations failed");
   }
 
   // The arguments to differentiate with respect to.

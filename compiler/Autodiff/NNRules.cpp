@@ -5,7 +5,8 @@
 // dims (divided by their count for the mean); softmax: dx = y (dy -
 // sum(dy y)); log_softmax: dx = dy - exp(y) sum(dy), the numerically
 // stable forms (no division by y); reduce_max / reduce_min: shared by the
-// elements equal to the result.
+// elements equal to the result; topk: each kept value's gradient back at
+// its index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,9 +116,52 @@ LogicalResult LogSoftmaxOpRule(LogSoftmaxOp op, OpBuilder &b, ArrayRef<Value> g,
   return success();
 }
 
+/// topk: each kept value's gradient goes back to the entry it came from,
+/// dx[..., j, ...] = sum over slots r of dv[..., r, ...] where
+/// indices[..., r, ...] = j (the indices are distinct along the axis).
+/// Slots at the axis, entries j along a new last dim: [..., k, ..., n],
+/// summed over the slots, the entries' dim moved back to the axis.
+LogicalResult TopKOpRule(TopKOp op, OpBuilder &b, ArrayRef<Value> g, Grads &out) {
+  Location loc = op.getLoc();
+  RankedTensorType xType = typeOf(op.getInput());
+  int64_t rank = xType.getRank(), axis = static_cast<int64_t>(op.getAxis());
+  int64_t n = xType.getDimSize(axis);
+  llvm::SmallVector<int64_t> withEntries(rank, 0); // every dim copied, then 1
+  withEntries.push_back(1);
+  auto flat = b.getDenseI64ArrayAttr(withEntries);
+  Value slots = ReshapeOp::create(b, loc, op.getIndices(), flat);
+  Value dv = ReshapeOp::create(b, loc, g[0], flat);
+  llvm::SmallVector<int64_t> entryShape(rank, 1), entries(n);
+  entryShape.push_back(n);
+  for (int64_t j = 0; j < n; ++j)
+    entries[j] = j;
+  Value iota = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get(entryShape, b.getI64Type()),
+                                     llvm::ArrayRef<int64_t>(entries)));
+  Value from = CompareOp::create(b, loc, ComparePredicate::eq, slots, iota);
+  Value spread = SelectOp::create(b, loc, from, dv,
+                                  scalar(b, loc, xType.getElementType(), 0.0));
+  Value dx = ReduceSumOp::create(b, loc, spread, b.getDenseI64ArrayAttr({axis}),
+                                 b.getBoolAttr(false));
+  if (axis != rank - 1) {
+    llvm::SmallVector<int64_t> perm; // [..., (no axis), ..., n] -> the input's order
+    for (int64_t d = 0; d < rank - 1; ++d) {
+      if (d == axis)
+        perm.push_back(rank - 1);
+      perm.push_back(d);
+    }
+    dx = TransposeOp::create(b, loc, dx, b.getDenseI64ArrayAttr(perm));
+  }
+  out.push_back(dx);
+  if (op.getCount())
+    out.push_back(Value()); // a run-time k
+  return success();
+}
+
 } // namespace
 
 void registerNNRules(MLIRContext *context) {
+  TopKOp::attachInterface<RuleModel<TopKOp, TopKOpRule>>(*context);
   MatmulOp::attachInterface<RuleModel<MatmulOp, MatmulOpRule>>(*context);
   ReduceSumOp::attachInterface<RuleModel<ReduceSumOp, ReduceSumOpRule>>(*context);
   ReduceMeanOp::attachInterface<RuleModel<ReduceMeanOp, ReduceMeanOpRule>>(*context);

@@ -113,7 +113,7 @@ LogicalResult checkImport(ModuleOp module) {
 /// No composite op kiln-expand-composites writes out is left.
 LogicalResult checkExpanded(ModuleOp module) {
   WalkResult walk = module.walk([&](Operation *op) {
-    if (!isa<ConvTransposeOp, TopKOp>(op))
+    if (!isa<ConvTransposeOp>(op))
       return WalkResult::advance();
     op->emitOpError("is left after the graph phase, whose kiln-expand-composites writes it "
                     "as primitives");

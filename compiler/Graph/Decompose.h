@@ -17,10 +17,8 @@ namespace kiln {
 /// operands) as reductions and elementwise ops.
 void populateNormalizationDecompositions(mlir::RewritePatternSet &patterns);
 
-/// conv_transpose and topk as primitives (kiln-expand-composites).
+/// conv_transpose as primitives (kiln-expand-composites).
 void populateCompositeExpansions(mlir::RewritePatternSet &patterns);
-/// topk alone (kiln-differentiate differentiates it through them).
-void populateTopKExpansion(mlir::RewritePatternSet &patterns);
 
 } // namespace kiln
 

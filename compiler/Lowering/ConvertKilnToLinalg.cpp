@@ -217,6 +217,7 @@ struct ConvertKilnToLinalgPass
     kiln::populateDataMovementToLinalgPatterns(patterns);
     kiln::populateReshapesToLinalgPatterns(patterns);
     kiln::populateContractionToLinalgPatterns(patterns);
+    kiln::populateTopKToLoopsPatterns(patterns);
     ModuleOp module = getOperation();
     ConversionTarget target(*context);
     target.addIllegalDialect<kiln::KilnDialect>();

@@ -34,6 +34,9 @@ void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape and dynamic_reshape (ReshapesToLinalg.cpp).
 void populateReshapesToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// kiln.topk: one scan of every row, an insertion sort that stops at k
+/// (scf loops on tensors).
+void populateTopKToLoopsPatterns(mlir::RewritePatternSet &patterns);
 
 namespace lowering {
 
@@ -64,6 +67,7 @@ enum ShapeErrorCode : int32_t {
   kReadFromEmpty = 3,
   kContractedDims = 4, ///< a matmul's operands disagree on the dim it sums over
   kDeclaredSize = 5,   ///< a dim the IR declares static has another size
+  kTopKCount = 6,      ///< a topk's run-time k outside [0, the axis' length]
 };
 
 /// Which dims of `inputs`, broadcasting numpy-style into `resultType`

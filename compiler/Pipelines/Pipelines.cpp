@@ -65,8 +65,8 @@ static void addContractCheck(OpPassManager &pm, Phase phase) {
 
 /// graph: whole-program clean-up on the kiln dialect.
 static void addGraphPhase(OpPassManager &pm) {
-  // Transposed convolutions and topk become primitives the phases below
-  // fold and fuse.
+  // Transposed convolutions become primitives the phases below fold and
+  // fuse.
   pm.addNestedPass<func::FuncOp>(createExpandComposites());
   // Shapes first: folders and canonicalisations match on static types.
   pm.addPass(createInferShapes());

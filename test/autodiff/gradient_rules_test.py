@@ -161,13 +161,16 @@ CASES = {
     "conv_transpose_1d_dilated": ([("x", (2, 4, 7), normal), ("w", (4, 6, 3), normal)], (2, 6, 20),
                                   f"%r = kiln.conv_transpose %x, %w {{strides = array<i64: 3>, pads = array<i64: 2, 2>, dilations = array<i64: 2>, output_padding = array<i64: 1>, groups = 1 : i64}} : ({ttype((2, 4, 7))}, {ttype((4, 6, 3))}) -> {ttype((2, 6, 20))}",
                                   lambda x, w: torch.nn.functional.conv_transpose1d(x, w, stride=3, padding=2, output_padding=1, dilation=2)),
-    # Differentiated through kiln-expand-composites' primitives.
+    # Each kept value's gradient back at its index (along the last and a middle axis).
     "topk": ([("a", (3, 6), normal)], (3, 2),
              f"%r, %i = kiln.topk %a {{axis = 1 : i64, k = 2 : i64}} : ({ttype((3, 6))}) -> ({ttype((3, 2))}, tensor<3x2xi64>)",
              lambda a: torch.topk(a, 2, 1).values),
     "topk_select": ([("a", (3, 24), normal)], (3, 3),
                     f"%r, %i = kiln.topk %a {{axis = 1 : i64, k = 3 : i64, largest = false}} : ({ttype((3, 24))}) -> ({ttype((3, 3))}, tensor<3x3xi64>)",
                     lambda a: torch.topk(a, 3, 1, largest=False).values),
+    "topk_middle_axis": ([("a", (2, 6, 3), normal)], (2, 3, 3),
+                         f"%r, %i = kiln.topk %a {{axis = 1 : i64, k = 3 : i64}} : ({ttype((2, 6, 3))}) -> ({ttype((2, 3, 3))}, tensor<2x3x3xi64>)",
+                         lambda a: torch.topk(a, 3, 1).values),
     "max_pool_2x2": ([("x", (2, 3, 4, 6), normal)], (2, 3, 2, 3),
                      f"%r = kiln.max_pool %x {{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}} : ({ttype((2, 3, 4, 6))}) -> {ttype((2, 3, 2, 3))}",
                      lambda x: torch.nn.functional.max_pool2d(x, 2)),

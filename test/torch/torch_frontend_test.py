@@ -362,6 +362,10 @@ def indexing(args):
     cols = torch.tensor([3, -2])
     targets = torch.tensor([[0, 3, 3]])
 
+    def with_nan(x):
+        """x with a NaN in column 4 of every row (the log of a negative)."""
+        return torch.where(torch.arange(x.shape[1]) == 4, torch.log(-x.abs() - 1), x)
+
     def put_rows(x):
         y = x.clone()
         y[:, torch.tensor([0, 3, 3, -1])] = x[:, :4] * 10
@@ -383,9 +387,18 @@ def indexing(args):
              ("topk, largest and smallest", (3, 9, 2),
               lambda x: torch.topk(x, 3, 1).values + torch.topk(x, 3, 1).indices
               + torch.topk(x, 3, 1, largest=False)[0] * torch.topk(x, 3, 1, largest=False)[1]),
-             ("topk of 5 over 5,000 entries (5 passes)", (2, 5000),
+             ("topk of 5 over 5,000 entries", (2, 5000),
               lambda x: torch.topk(x, 5, 1).values * torch.topk(x, 5, 1).indices
               + torch.topk(x, 5, 1, largest=False)[1]),
+             ("topk of 700 over 5,000 entries", (2, 5000),
+              lambda x: torch.topk(x, 700, 1).values + torch.topk(x, 700, 1).indices),
+             ("topk and stable sort with a NaN: first for the largest, last for the smallest",
+              (2, 9), lambda x: torch.cat([
+                  torch.topk(with_nan(x), 3, 1).indices,
+                  torch.topk(with_nan(x), 3, 1, largest=False).indices,
+                  torch.sort(with_nan(x), dim=1, stable=True).indices,
+                  torch.sort(with_nan(x), dim=1, descending=True, stable=True).indices], 1).float()
+              + torch.nan_to_num(torch.topk(with_nan(x), 2, 1).values, nan=7.0).sum()),
              ("sort, argsort", (2, 9), lambda x: torch.sort(x, 1).values
               + torch.sort(x, 1, descending=True).indices + torch.argsort(x, 1)),
              ("scatter (the last of equal targets wins), of a value", (2, 5),

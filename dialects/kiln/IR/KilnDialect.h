@@ -39,13 +39,6 @@ bool isLowPrecision(mlir::Type element);
 /// The float ones of them, converted in software (LLVM has no such types).
 bool isLowPrecisionFloat(mlir::Type element);
 
-/// How kiln-expand-composites writes kiln.topk of `k` (a run-time count:
-/// nullopt) over `n` entries: k passes of a max (or min) reduction when
-/// k <= n / 8, else ranks by n x n comparisons, for n up to
-/// kTopKMaxRanked (a larger n is refused: the verifier says so).
-inline constexpr int64_t kTopKMaxRanked = 4096;
-inline bool topkSelects(int64_t n, std::optional<int64_t> k) { return k && 8 * *k <= n; }
-
 /// Infers the numpy-broadcast shape of `operands` with `elementType`.
 llvm::LogicalResult inferBroadcastResult(std::optional<mlir::Location> loc,
                                          llvm::ArrayRef<mlir::Type> operands,

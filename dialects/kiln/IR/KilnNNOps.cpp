@@ -252,10 +252,6 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
              !count || count.getDimSize(0) != 1) {
     return emitOptionalError(loc, "topk's count must hold one value");
   }
-  if (!topkSelects(n, k ? std::optional<int64_t>(size) : std::nullopt) && n > kTopKMaxRanked)
-    return emitOptionalError(loc, "topk over ", n, " entries takes k at most ", n / 8,
-                             " (k passes of a reduction); a larger or run-time k is written "
-                             "as n x n comparisons, for at most ", kTopKMaxRanked, " entries");
   SmallVector<int64_t> dims(input.getShape());
   dims[axis] = size;
   inferred.push_back(RankedTensorType::get(dims, input.getElementType()));

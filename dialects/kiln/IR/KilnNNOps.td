@@ -262,14 +262,11 @@ def Kiln_TopKOp : Kiln_InferredOp<"topk"> {
     past the axis' length is a run-time error). The axis' length is
     static.
 
-    kiln-expand-composites rewrites it, first thing in the graph phase,
-    without a sort. A static k of at most n / 8 takes k passes: the best
-    entry not yet taken (a max or min reduction), the lowest index holding
-    it (a min reduction), that index marked taken. Otherwise entry i's rank
-    is the number of entries that beat it (a better value, or an equal one
-    at a lower index), and output r collects the entry whose rank is r:
-    n x n comparisons per row, for n up to 4,096 (a larger n with such a k
-    is an error).
+    NaN orders above every number (PyTorch's order): first for the largest,
+    last for the smallest. kiln-convert-to-linalg lowers it to one scan of
+    every row, in index order, keeping the k best so far sorted (an
+    insertion sort that stops at k; compiler/Lowering/TopKToLoops.cpp): any
+    axis length, any k.
 
     ```mlir
     %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64, largest = true}

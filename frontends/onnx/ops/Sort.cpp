@@ -1,10 +1,8 @@
 //===- Sort.cpp - ONNX TopK and Unique -------------------------------------===//
 //
-// TopK over a static axis is kiln.topk (kiln-expand-composites writes it
-// without a sort: k passes of a reduction for K up to n / 8, else each
-// element's rank as the number of elements that beat it, n^2 comparisons
-// per row, for n up to 4,096).
-// Unique compares every pair of entries the same way.
+// TopK over a static axis is kiln.topk (one scan of every row, keeping
+// the K best: compiler/Lowering/TopKToLoops.cpp). Unique compares every
+// pair of entries (n^2 comparisons).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,18 +43,10 @@ LogicalResult importTopK(NodeContext &ctx) {
     return ctx.invalid("K = " + llvm::Twine(k) + " is outside [0, " + llvm::Twine(*n) + "]");
   if (k == 0)
     return ctx.unsupported("K = 0 (empty results)");
-  if (!topkSelects(*n, runtimeK ? std::nullopt : std::optional<int64_t>(k)) &&
-      *n > kTopKMaxRanked)
-    return ctx.unsupported("TopK over " + llvm::Twine(*n) + " entries with " +
-                           (runtimeK ? llvm::Twine("K read when the model runs")
-                                     : "K = " + llvm::Twine(k)) +
-                           " (at most " + llvm::Twine(*n / 8) +
-                           ", known when compiling, over more than " +
-                           llvm::Twine(kTopKMaxRanked) + " entries)");
   bool largest = ctx.intAttr("largest", 1) != 0;
   // sorted = 0 lets the results come in any order: Kiln's are sorted.
   ctx.attrsWithoutEffect({"sorted"});
-  // kiln-expand-composites writes it out (ranks by pairwise comparison).
+  // Lowered as one scan of every row (compiler/Lowering/TopKToLoops.cpp).
   BoolAttr best = ctx.b.getBoolAttr(largest);
   SmallVector<Value> results =
       runtimeK ? ctx.makeMulti<TopKOp>(2, x, asVector(ctx, runtimeK), ctx.i64(*axis),

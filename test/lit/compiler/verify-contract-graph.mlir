@@ -17,9 +17,13 @@ func.func @unrefined(%x: tensor<2x4xf32>) -> tensor<2x?xf32> {
 
 // -----
 
-// Checks that a topk left unexpanded breaks the graph contract.
-func.func @composite(%x: tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>) {
-  // expected-error @+1 {{'kiln.topk' op is left after the graph phase, whose kiln-expand-composites writes it as primitives}}
-  %v, %i = kiln.topk %x {axis = 1 : i64, k = 2 : i64} : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
-  return %v, %i : tensor<2x2xf32>, tensor<2x2xi64>
+// Checks that a transposed convolution left unexpanded breaks the graph
+// contract.
+func.func @composite(%x: tensor<1x2x3xf32>, %w: tensor<2x3x3xf32>) -> tensor<1x3x5xf32> {
+  // expected-error @+1 {{'kiln.conv_transpose' op is left after the graph phase, whose kiln-expand-composites writes it as primitives}}
+  %y = kiln.conv_transpose %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>,
+                                   dilations = array<i64: 1>, output_padding = array<i64: 0>,
+                                   groups = 1 : i64}
+      : (tensor<1x2x3xf32>, tensor<2x3x3xf32>) -> tensor<1x3x5xf32>
+  return %y : tensor<1x3x5xf32>
 }

@@ -1,10 +1,7 @@
 """Sorting aten ops: topk, sort and argsort along a dim of static length
-as kiln.topk (as the ONNX importer's TopK), which kiln-expand-composites
-writes out by ranks: element i's rank is the number of elements that beat
-it (a better value, or an equal one at a lower index); output slot r
-collects the element whose rank is r. n x n comparisons: at most 4,096
-along the dim, unless k is at most n / 8 (then k passes of a max or min
-reduction). bucketize and searchsorted: the count of
+as kiln.topk (as the ONNX importer's TopK), which Kiln lowers to one scan
+of every row keeping the k best in order (equal values in index order; NaN
+above every number, as PyTorch). bucketize and searchsorted: the count of
 sorted boundaries each element passes."""
 
 import numpy as np
@@ -13,18 +10,11 @@ from ..convert import Unsupported
 from ..ir import Attr
 from . import MAX_PAIRS, converts
 
-MAX_SORTED = 4096
-
-
-def _ranked(ctx, x, dim, k, largest):
+def _best(ctx, x, dim, k, largest):
     """(values, indices) of the k best entries along `dim`, best first:
-    kiln.topk (kiln-expand-composites writes it out by ranks)."""
-    n = x.dims[dim]
-    if n is None:
+    kiln.topk."""
+    if x.dims[dim] is None:
         raise Unsupported("sorting along a dim known only at run time")
-    if n > MAX_SORTED and 8 * k > n:
-        raise Unsupported(f"the {k} best of {n} entries (over {MAX_SORTED} entries, at most "
-                          f"{n // 8}: more are n x n comparisons)")
     out = [k if d == dim else size for d, size in enumerate(x.dims)]
     attrs = {"axis": Attr.i64(dim), "k": Attr.i64(k), "largest": Attr.bool(largest)}
     return tuple(ctx.f.op("topk", [x], attrs, [(x.element, out), ("i64", out)], count=2))
@@ -39,7 +29,7 @@ def topk(ctx):
         raise Unsupported("topk with k known only at run time")
     if k == 0:
         raise Unsupported("topk with k = 0 (empty results)")
-    return _ranked(ctx, x, dim, k, largest)
+    return _best(ctx, x, dim, k, largest)
 
 
 @converts("aten.sort.default", "aten.sort.stable")
@@ -51,13 +41,13 @@ def sort(ctx):
     descending = ctx.kwargs.get("descending", ctx.arg(2 if not stable else 3, False))
     if x.dims[dim] is None:
         raise Unsupported("sorting along a dim known only at run time")
-    return _ranked(ctx, x, dim, x.dims[dim], bool(descending))
+    return _best(ctx, x, dim, x.dims[dim], bool(descending))
 
 
 def _kth_smallest(ctx, x, dim, k, keepdim):
     """(value, index) of the k-th smallest entry (1-based) along `dim`: the
     last of the k smallest."""
-    values, indices = _ranked(ctx, x, dim, k, False)
+    values, indices = _best(ctx, x, dim, k, False)
     one = [1 if i == dim else d for i, d in enumerate(x.dims)]
     out = one if keepdim else [d for i, d in enumerate(x.dims) if i != dim]
     top = np.iinfo(np.int64).max

@@ -103,6 +103,46 @@ func.func @copy_and_serial(%a: memref<2x3xf32>, %b: memref<2x3xf32>, %c: memref<
 
 // -----
 
+// A serial loop carrying a scalar nothing reads after it (a topk row's
+// k-th best so far) runs on one thread like one without; one whose scalar
+// the host uses is refused.
+// CHECK-LABEL: func.func @carried
+// CHECK:       scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c1{{[_0-9]*}})
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK:       } {mapping
+func.func @carried(%c: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %best = scf.for %i = %c0 to %c4 step %c1 iter_args(%b = %zero) -> (f32) {
+    %x = memref.load %c[%i] : memref<4xf32>
+    %m = arith.maximumf %b, %x : f32
+    memref.store %m, %c[%i] : memref<4xf32>
+    scf.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+func.func @carried_to_host(%c: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @below {{the CUDA backend cannot run this on the host: it reads device memory into a value the host uses}}
+  %best = scf.for %i = %c0 to %c4 step %c1 iter_args(%b = %zero) -> (f32) {
+    %x = memref.load %c[%i] : memref<4xf32>
+    %m = arith.maximumf %b, %x : f32
+    memref.store %m, %c[%i] : memref<4xf32>
+    scf.yield %m : f32
+  }
+  return %best : f32
+}
+
+// -----
+
 // Refused, naming the op: a kernel cannot allocate. (What the host reads
 // from device memory: device-reads.mlir.)
 func.func @allocates(%a: memref<?xf32>) {

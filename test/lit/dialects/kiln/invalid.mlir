@@ -870,14 +870,3 @@ func.func @topk_dynamic(%x: tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64
   %v, %i = kiln.topk %x {axis = 1 : i64, k = 1 : i64} : (tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)
   return %v, %i : tensor<2x1xf32>, tensor<2x1xi64>
 }
-
-// -----
-
-// Checks that a topk over more than 4,096 entries takes a k of at most n / 8.
-func.func @topk_large(%x: tensor<2x5000xf32>) -> (tensor<2x700xf32>, tensor<2x700xi64>) {
-  // expected-error @+2 {{failed to infer returned types}}
-  // expected-error @+1 {{topk over 5000 entries takes k at most 625 (k passes of a reduction); a larger or run-time k is written as n x n comparisons, for at most 4096 entries}}
-  %v, %i = kiln.topk %x {axis = 1 : i64, k = 700 : i64} : (tensor<2x5000xf32>) -> (tensor<2x700xf32>, tensor<2x700xi64>)
-  return %v, %i : tensor<2x700xf32>, tensor<2x700xi64>
-}
-

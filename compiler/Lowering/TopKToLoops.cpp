@@ -1,0 +1,291 @@
+//===- TopKToLoops.cpp - kiln.topk -> one scan of every row ---------------===//
+//
+// `kiln.topk` becomes an `scf.forall` over every position of the dims
+// other than the axis; each iteration scans its row once, in index order,
+// keeping the best entries so far sorted in its rows of the two results
+// (values and i64 indices), as an insertion sort that stops at k:
+//
+//   - the first k entries are each inserted into the sorted prefix;
+//   - a later entry is inserted only when it beats the k-th best so far,
+//     which then drops out.
+//
+// An entry goes after every kept entry it does not beat, so equal values
+// stay in index order (a stable sort when k is the axis' length). NaN
+// orders above every number, as PyTorch's topk and sort: first for the
+// largest, last for the smallest, NaNs among themselves by index.
+//
+// The cost is one comparison an entry (by chunks of 8, vector compares)
+// and, for each one kept, a count of the kept entries it does not beat and
+// a shift of those it does: O(n + kept * k) a row, where kept is about
+// k (1 + ln(n / k)) for entries in random order, n at worst (entries from
+// worst to best). No n x n comparisons: any axis' length, any k.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering/KilnToLinalg.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+/// Entries a row's scan compares with the k-th best at once.
+constexpr int64_t kChunk = 8;
+
+/// Whether `x` beats `y`: greater (or smaller with !largest) by `element`'s
+/// order, NaN above every number: for the largest, x > y or unordered,
+/// unless y is NaN (nothing beats a NaN kept before); for the smallest,
+/// x < y or unordered, unless x is NaN.
+Value beats(OpBuilder &b, Location loc, Type element, bool largest, Value x, Value y) {
+  if (!isa<FloatType>(element)) {
+    bool u = element.isUnsignedInteger();
+    auto p = largest ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                     : (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  auto order = largest ? arith::CmpFPredicate::UGT : arith::CmpFPredicate::ULT;
+  Value wins = arith::CmpFOp::create(b, loc, order, x, y);
+  Value number = largest ? y : x;
+  Value notNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, number, number);
+  return arith::AndIOp::create(b, loc, wins, notNaN);
+}
+
+/// The kept rows (`values`, `indices`: 1-D, sorted best first) with the
+/// entry (`x`, its index `i`) inserted among their first `length` entries:
+/// after each one it does not beat, those it beats shifted one on (the
+/// entry at `length`, if any, is overwritten).
+std::pair<Value, Value> insertEntry(OpBuilder &b, Location loc, Type element, bool largest,
+                                    Value values, Value indices, Value length, Value x,
+                                    Value i) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // Its place: the number of kept entries it does not beat (sorted: they
+  // come first).
+  auto count = scf::ForOp::create(
+      b, loc, zero, length, one, ValueRange{zero},
+      [&](OpBuilder &nb, Location l, Value j, ValueRange args) {
+        Value kept = tensor::ExtractOp::create(nb, l, values, ValueRange{j});
+        Value wins = beats(nb, l, element, largest, x, kept);
+        Value after = arith::SelectOp::create(nb, l, wins, args[0],
+                                              arith::AddIOp::create(nb, l, args[0], one));
+        scf::YieldOp::create(nb, l, after);
+      });
+  Value place = count.getResult(0);
+  // Those it beats move one on, the last first: entry length - t for t in
+  // [0, length - place).
+  Value moves = arith::SubIOp::create(b, loc, length, place);
+  auto shift = scf::ForOp::create(
+      b, loc, zero, moves, one, ValueRange{values, indices},
+      [&](OpBuilder &nb, Location l, Value t, ValueRange rows) {
+        Value to = arith::SubIOp::create(nb, l, length, t);
+        Value from = arith::SubIOp::create(nb, l, to, one);
+        Value v = tensor::ExtractOp::create(nb, l, rows[0], ValueRange{from});
+        Value w = tensor::ExtractOp::create(nb, l, rows[1], ValueRange{from});
+        Value movedValues = tensor::InsertOp::create(nb, l, v, rows[0], ValueRange{to});
+        Value movedIndices = tensor::InsertOp::create(nb, l, w, rows[1], ValueRange{to});
+        scf::YieldOp::create(nb, l, ValueRange{movedValues, movedIndices});
+      });
+  Value index = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
+  Value placedValues =
+      tensor::InsertOp::create(b, loc, x, shift.getResult(0), ValueRange{place});
+  Value placedIndices =
+      tensor::InsertOp::create(b, loc, index, shift.getResult(1), ValueRange{place});
+  return {placedValues, placedIndices};
+}
+
+struct TopKToRowScan : OpRewritePattern<TopKOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    Type element = type.getElementType();
+    bool largest = op.getLargest();
+    int64_t rank = type.getRank(), axis = static_cast<int64_t>(op.getAxis());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value n = lowering::dimOf(b, loc, x, axis);
+    // k known when compiling: the attribute, or a count that is a constant
+    // in [0, n] (its rows then have a static length: no casts between
+    // static and dynamic rows in the loops, which buffer deallocation
+    // cannot see through).
+    std::optional<int64_t> known;
+    Value k, count;
+    if (std::optional<uint64_t> given = op.getK()) {
+      known = static_cast<int64_t>(*given);
+    } else {
+      count = lowering::extractIndex(b, loc, op.getCount(), 0);
+      std::optional<int64_t> constant = getConstantIntValue(count);
+      if (constant && *constant >= 0 && *constant <= type.getDimSize(axis))
+        known = *constant;
+    }
+    if (known) {
+      k = arith::ConstantIndexOp::create(b, loc, *known);
+    } else {
+      // A run-time k outside [0, n] stops the run (a run that goes on
+      // after the call, as one without a place to return to does, scans
+      // nothing).
+      Value notNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count, zero);
+      Value notPast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, count, n);
+      Value fits = arith::AndIOp::create(b, loc, notNegative, notPast);
+      lowering::checkAtRunTime(b, loc, fits, lowering::kTopKCount);
+      k = arith::SelectOp::create(b, loc, fits, count, zero);
+    }
+    // The results: the input's dims, k along the axis.
+    SmallVector<int64_t> shape(op.getValues().getType().getShape());
+    if (known)
+      shape[axis] = *known;
+    auto valuesType = RankedTensorType::get(shape, element);
+    auto indicesType = RankedTensorType::get(shape, b.getI64Type());
+    SmallVector<Value> dims(rank), sizes; // the input's dynamic dims, once
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        dims[d] = lowering::dimOf(b, loc, x, d);
+    for (int64_t d = 0; d < rank; ++d)
+      if (valuesType.isDynamicDim(d))
+        sizes.push_back(d == axis ? k : dims[d]);
+    Value valuesInit = tensor::EmptyOp::create(b, loc, valuesType, sizes);
+    Value indicesInit = tensor::EmptyOp::create(b, loc, indicesType, sizes);
+    // One iteration a row: every dim but the axis (one row of a 1-D input).
+    SmallVector<OpFoldResult> bounds;
+    SmallVector<int64_t> outer;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis) {
+        outer.push_back(d);
+        bounds.push_back(type.isDynamicDim(d) ? OpFoldResult(dims[d])
+                                              : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+      }
+    if (bounds.empty())
+      bounds.push_back(b.getIndexAttr(1));
+    auto forall = scf::ForallOp::create(b, loc, bounds, ValueRange{valuesInit, indicesInit},
+                                        std::nullopt);
+    SmallVector<Value> ivs = forall.getInductionVars();
+    b.setInsertionPoint(forall.getTerminator());
+    // The row's place in each result: the loop's indices, 0 along the axis.
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), rowSizes(rank, b.getIndexAttr(1)),
+        strides(rank, b.getIndexAttr(1));
+    for (auto [d, iv] : llvm::zip(outer, ivs))
+      offsets[d] = iv;
+    rowSizes[axis] = valuesType.isDynamicDim(axis) ? OpFoldResult(k)
+                                                   : OpFoldResult(b.getIndexAttr(
+                                                         valuesType.getDimSize(axis)));
+    auto rowOf = [&](Value whole, RankedTensorType wholeType) -> Value {
+      auto rowType = RankedTensorType::get({wholeType.getDimSize(axis)},
+                                           wholeType.getElementType());
+      return tensor::ExtractSliceOp::create(b, loc, rowType, whole, offsets, rowSizes, strides);
+    };
+    Value valuesRow = rowOf(forall.getRegionIterArgs()[0], valuesType);
+    Value indicesRow = rowOf(forall.getRegionIterArgs()[1], indicesType);
+    auto entryAt = [&](OpBuilder &nb, Location l, Value i) -> Value {
+      SmallVector<Value> at;
+      for (int64_t d = 0, o = 0; d < rank; ++d)
+        at.push_back(d == axis ? i : ivs[o++]);
+      return tensor::ExtractOp::create(nb, l, x, at);
+    };
+    // One loop over the row (a row's loops stay one loop nest: a scalar
+    // passed from one loop to the next would be a value the host reads
+    // when the loops run on a GPU). Each of the first k entries is
+    // inserted among those before it; a later one only when it beats the
+    // k-th best so far, among the first k - 1 (the k-th drops out). The
+    // k-th best so far travels with the loop (a register, not a load an
+    // entry): after an insertion, the kept row's last entry. A run-time k
+    // of 0 scans nothing.
+    //
+    // The row goes by chunks of kChunk entries: all of a chunk's entries
+    // compared with the k-th best at its start (no branch between them:
+    // LLVM makes them vector compares), and only a chunk with one admitted
+    // entry in it goes over its entries one by one (the k-th best only gets
+    // harder to beat within it). Past the row's end (n not a multiple of
+    // kChunk) an entry is masked out (and reads the row's last entry).
+    Value last = arith::SubIOp::create(b, loc, k, one);
+    Value end = n;
+    if (known && *known == 0)
+      end = zero;
+    else if (!known)
+      end = arith::SelectOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k, zero), zero, n);
+    Value chunk = arith::ConstantIndexOp::create(b, loc, kChunk);
+    Value chunks = arith::CeilDivUIOp::create(b, loc, end, chunk);
+    Value lastEntry = arith::SubIOp::create(b, loc, end, one);
+    std::optional<int64_t> endKnown = getConstantIntValue(end);
+    bool whole = endKnown && *endKnown % kChunk == 0; // no entry past the end
+    // Whether entry `i` (of value `entry`) is admitted against `kth`: among
+    // the first k, or beating it; in the row.
+    auto admits = [&](OpBuilder &nb, Location l, Value i, Value entry, Value kth) {
+      Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
+      Value wins = beats(nb, l, element, largest, entry, kth);
+      Value admitted = arith::OrIOp::create(nb, l, filling, wins);
+      if (whole)
+        return std::make_pair(admitted, filling);
+      Value inRow = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, end);
+      return std::make_pair(Value(arith::AndIOp::create(nb, l, admitted, inRow)), filling);
+    };
+    auto entryIn = [&](OpBuilder &nb, Location l, Value i) {
+      return entryAt(nb, l, whole ? i : arith::MinUIOp::create(nb, l, i, lastEntry));
+    };
+    Value none = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+    auto scan = scf::ForOp::create(
+        b, loc, zero, chunks, one, ValueRange{valuesRow, indicesRow, none},
+        [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+          Value base = arith::MulIOp::create(nb, l, t, chunk);
+          Value any;
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value i = arith::AddIOp::create(nb, l, base,
+                                            arith::ConstantIndexOp::create(nb, l, j));
+            Value admitted = admits(nb, l, i, entryIn(nb, l, i), carried[2]).first;
+            any = any ? arith::OrIOp::create(nb, l, any, admitted).getResult() : admitted;
+          }
+          auto checked = scf::IfOp::create(
+              nb, l, any,
+              [&](OpBuilder &cb, Location cl) {
+                Value stop = arith::AddIOp::create(cb, cl, base, chunk);
+                auto entries = scf::ForOp::create(
+                    cb, cl, base, stop, one, carried,
+                    [&](OpBuilder &eb, Location el, Value i, ValueRange row) {
+                      Value entry = entryIn(eb, el, i);
+                      auto [admitted, filling] = admits(eb, el, i, entry, row[2]);
+                      auto kept = scf::IfOp::create(
+                          eb, el, admitted,
+                          [&](OpBuilder &tb, Location tl) {
+                            Value length = arith::SelectOp::create(tb, tl, filling, i, last);
+                            auto [v, w] = insertEntry(tb, tl, element, largest, row[0], row[1],
+                                                      length, entry, i);
+                            Value kth = tensor::ExtractOp::create(tb, tl, v, ValueRange{length});
+                            scf::YieldOp::create(tb, tl, ValueRange{v, w, kth});
+                          },
+                          [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, row); });
+                      scf::YieldOp::create(eb, el, kept.getResults());
+                    });
+                scf::YieldOp::create(cb, cl, entries.getResults());
+              },
+              [&](OpBuilder &sb, Location sl) { scf::YieldOp::create(sb, sl, carried); });
+          scf::YieldOp::create(nb, l, checked.getResults());
+        });
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    for (int r = 0; r < 2; ++r)
+      tensor::ParallelInsertSliceOp::create(b, loc, scan.getResult(r),
+                                            forall.getRegionIterArgs()[r], offsets, rowSizes,
+                                            strides);
+    b.setInsertionPointAfter(forall);
+    SmallVector<Value> results;
+    for (auto [result, want] : llvm::zip(forall.getResults(), op.getResultTypes()))
+      results.push_back(result.getType() == want
+                            ? Value(result)
+                            : Value(tensor::CastOp::create(b, loc, want, result)));
+    b.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTopKToLoopsPatterns(RewritePatternSet &patterns) {
+  patterns.add<TopKToRowScan>(patterns.getContext());
+}
+
+} // namespace kiln
