@@ -9,7 +9,9 @@ For every model and batch: Kiln's latency (bench/kiln_bench.c through the
 runtime alone) and ONNX Runtime's (CPU execution provider, the same
 thread count, inter-op 1, sequential, graph optimisation on), interleaved
 on the same inputs, each figure the minimum of `--repeats` medians of
-`--runs` runs. Also: the machine's limit (bench/peak.c: FMA peak with the
+`--runs` runs; the same for single operators (bench/op_models.py: TopK of
+5 over 32,000 classes; `--ops-only` prints just that table). Also: the
+machine's limit (bench/peak.c: FMA peak with the
 widest vectors, stream triad) and each model's FLOP rate as a fraction of
 it; time to first result and peak RSS for resnet50 (a C program, and
 ONNX Runtime's process); the runtime's per-run overhead (a one-element
@@ -187,6 +189,49 @@ def primitive_breakdown(kiln_bench, so, inp, threads):
     return kinds
 
 
+# ---------------------------------------------------------------- single operators
+
+def op_rows(kiln, kiln_bench, work, threads, runs, repeats, peer, log):
+    """Single operators (bench/op_models.py) against ONNX Runtime: each
+    (operator, input, batch) timed like a model, interleaved."""
+    ops = os.path.join(work, "ops")
+    run([DEBIAN_PYTHON, os.path.join(ROOT, "bench", "op_models.py"), ops])
+    so = os.path.join(ops, "topk.so")
+    run([kiln, "compile", os.path.join(ops, "topk.onnx"), "-o", so])
+    rows = []
+    for kind in ("random", "ascending"):
+        for batch in (1, 32):
+            inp = os.path.join(ops, f"topk.{kind}.b{batch}.npy")
+            kiln_medians, ort_medians = [], []
+            for _ in range(repeats):
+                kiln_medians += parse_figures(run([kiln_bench, "latency", so, inp, str(threads),
+                                                   str(runs), "1"]))["median_ms"]
+                if peer:
+                    ort_medians += ort_figures(os.path.join(ops, "topk.onnx"), inp, threads, runs,
+                                               1)["median_ms"]
+            k, o = min(kiln_medians), (min(ort_medians) if ort_medians else None)
+            rows.append({"op": "TopK 5 of 32,000", "input": kind, "batch": batch, "kiln_ms": k,
+                         "ort_ms": o})
+            log(f"topk {kind} b{batch}: kiln {k:.4f} ms, ort {fmt(o, '.4f')} ms")
+    return rows
+
+
+def op_lines(rows, threads):
+    lines = ["## Single operators", "",
+             f"Operators one model each (bench/op_models.py), {threads} threads for both, timed "
+             "like the models. TopK: the 5 best of 32,000 float32 class scores a row; `random`: "
+             "standard normal rows (few entries beat the 5th best so far), `ascending`: each row "
+             "0, 1, 2, ... (every entry does: the worst case of Kiln's scan, which keeps the best "
+             "so far sorted; ONNX Runtime keeps a heap).", "",
+             "| operator | input | batch | Kiln ms | ORT ms | ORT / Kiln |",
+             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        ratio = r["ort_ms"] / r["kiln_ms"] if r["ort_ms"] else None
+        lines.append(f"| {r['op']} | {r['input']} | {r['batch']} | {r['kiln_ms']:.4f} | "
+                     f"{fmt(r['ort_ms'], '.4f')} | {fmt(ratio)} |")
+    return lines + [""]
+
+
 # ---------------------------------------------------------------- report
 
 def fmt(x, spec=".2f"):
@@ -227,6 +272,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "Performance.md"))
     ap.add_argument("--busy", action="store_true")
     ap.add_argument("--quick", action="store_true", help="one model's pipeline check (make test)")
+    ap.add_argument("--ops-only", action="store_true",
+                    help="only the single operators' table, printed (docs/Performance.md untouched)")
     ap.add_argument("--ort-worker")
     ap.add_argument("--input")
     args = ap.parse_args()
@@ -245,6 +292,10 @@ def main():
     batches = [int(b) for b in args.batches.split(",")]
     peer = have_ort()
     log = print
+    if args.ops_only:
+        print("\n".join(op_lines(op_rows(kiln, kiln_bench, work, args.threads, args.runs,
+                                          args.repeats, peer, log), args.threads)))
+        return
 
     # The models (exported once, cached, by Debian's torch) and artifacts.
     run([DEBIAN_PYTHON, os.path.join(ROOT, "test", "models", "export_models.py"), models_dir,
@@ -286,6 +337,10 @@ def main():
             row["ort_limit"] = (flops / (o / 1e3) / 1e9 / peak) if flops and peak and o else None
             rows.append(row)
             log(f"{m} b{batch}: kiln {k:.2f} ms, ort {fmt(o)} ms, ort/kiln {fmt(row['speedup'])}")
+
+    # Single operators (not in --quick, make test's pipeline check).
+    operators = [] if args.quick else op_rows(kiln, kiln_bench, work, args.threads, args.runs,
+                                              args.repeats, peer, log)
 
     # Start-up and memory: resnet50 (or the first model) at batch 1.
     first = "resnet50" if "resnet50" in models else models[0]
@@ -376,8 +431,10 @@ def main():
                      f"{fmt(r['ort_limit'] * 100 if r['ort_limit'] else None, '.0f')} |")
     lines += ["", f"Geometric mean of ORT / Kiln over {', '.join(HEADLINE)} at batch "
               f"{', '.join(map(str, batches))}: **{fmt(headline)}** (goal: >= 1.25; above 1 means Kiln is faster).",
-              "", "![ORT time / Kiln time](Performance.png)", "",
-              "## Start-up, memory, overhead, compile time", "",
+              "", "![ORT time / Kiln time](Performance.png)", ""]
+    if operators:
+        lines += op_lines(operators, args.threads)
+    lines += ["## Start-up, memory, overhead, compile time", "",
               f"{first}, batch 1, {args.threads} threads, measured by bench/kiln_bench.c (a C program linking "
               "only the runtime) and ONNX Runtime's own process:", "",
               "| figure | Kiln | ONNX Runtime | goal |", "| --- | ---: | ---: | --- |",

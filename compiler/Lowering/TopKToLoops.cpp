@@ -2,10 +2,10 @@
 //
 // `kiln.topk` becomes an `scf.forall` over every position of the dims
 // other than the axis; each iteration scans its row once, in index order,
-// keeping the best entries so far sorted in its rows of the two results
-// (values and i64 indices), as an insertion sort that stops at k:
+// keeping the best entries so far sorted, as an insertion sort that stops
+// at k:
 //
-//   - the first k entries are each inserted into the sorted prefix;
+//   - the first k entries are each inserted among those kept;
 //   - a later entry is inserted only when it beats the k-th best so far,
 //     which then drops out.
 //
@@ -14,9 +14,14 @@
 // orders above every number, as PyTorch's topk and sort: first for the
 // largest, last for the smallest, NaNs among themselves by index.
 //
-// The cost is one comparison an entry (by chunks of 8, vector compares)
-// and, for each one kept, a count of the kept entries it does not beat and
-// a shift of those it does: O(n + kept * k) a row, where kept is about
+// The row goes by chunks of 8 entries, each compared with the k-th best
+// at the chunk's start without a branch (LLVM makes them vector compares);
+// only a chunk with an admitted entry goes entry by entry. For a k of at
+// most 16 known when compiling, the kept entries are scalars the loop
+// carries (registers) and an entry is placed by selects, no branch and no
+// memory; otherwise they are kept in the row's slices of the results and
+// an entry is placed by a count of those it does not beat and a shift of
+// those it beats. O(n + kept * k) a row, where kept is about
 // k (1 + ln(n / k)) for entries in random order, n at worst (entries from
 // worst to best). No n x n comparisons: any axis' length, any k.
 //
@@ -36,6 +41,8 @@ namespace {
 
 /// Entries a row's scan compares with the k-th best at once.
 constexpr int64_t kChunk = 8;
+/// The largest k whose kept entries the scan carries as scalars.
+constexpr int64_t kMaxKeptInRegisters = 16;
 
 /// Whether `x` beats `y`: greater (or smaller with !largest) by `element`'s
 /// order, NaN above every number: for the largest, x > y or unordered,
@@ -214,63 +221,152 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
     Value lastEntry = arith::SubIOp::create(b, loc, end, one);
     std::optional<int64_t> endKnown = getConstantIntValue(end);
     bool whole = endKnown && *endKnown % kChunk == 0; // no entry past the end
-    // Whether entry `i` (of value `entry`) is admitted against `kth`: among
-    // the first k, or beating it; in the row.
-    auto admits = [&](OpBuilder &nb, Location l, Value i, Value entry, Value kth) {
-      Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
-      Value wins = beats(nb, l, element, largest, entry, kth);
-      Value admitted = arith::OrIOp::create(nb, l, filling, wins);
-      if (whole)
-        return std::make_pair(admitted, filling);
-      Value inRow = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, end);
-      return std::make_pair(Value(arith::AndIOp::create(nb, l, admitted, inRow)), filling);
+    auto inRow = [&](OpBuilder &nb, Location l, Value i) -> Value {
+      return whole ? Value() : arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, end);
+    };
+    auto masked = [&](OpBuilder &nb, Location l, Value i, Value admitted) -> Value {
+      Value in = inRow(nb, l, i);
+      return in ? arith::AndIOp::create(nb, l, admitted, in).getResult() : admitted;
     };
     auto entryIn = [&](OpBuilder &nb, Location l, Value i) {
       return entryAt(nb, l, whole ? i : arith::MinUIOp::create(nb, l, i, lastEntry));
     };
+    // The scan's skeleton: `state` carried over the chunks; a chunk goes
+    // entry by entry (`step`) only when `admitted` holds for one of its
+    // entries against the state at its start, then `flush`es the state.
+    using Admitted = function_ref<Value(OpBuilder &, Location, Value, Value, ValueRange)>;
+    using Step =
+        function_ref<SmallVector<Value>(OpBuilder &, Location, Value, Value, ValueRange)>;
+    using Flush = function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+    auto chunked = [&](ValueRange state, Admitted admitted, Step step, Flush flush) {
+      return scf::ForOp::create(
+          b, loc, zero, chunks, one, state,
+          [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+            Value base = arith::MulIOp::create(nb, l, t, chunk);
+            Value any;
+            for (int64_t j = 0; j < kChunk; ++j) {
+              Value i = arith::AddIOp::create(nb, l, base,
+                                              arith::ConstantIndexOp::create(nb, l, j));
+              Value in = admitted(nb, l, i, entryIn(nb, l, i), carried);
+              any = any ? arith::OrIOp::create(nb, l, any, in).getResult() : in;
+            }
+            auto checked = scf::IfOp::create(
+                nb, l, any,
+                [&](OpBuilder &cb, Location cl) {
+                  Value stop = arith::AddIOp::create(cb, cl, base, chunk);
+                  auto entries = scf::ForOp::create(
+                      cb, cl, base, stop, one, carried,
+                      [&](OpBuilder &eb, Location el, Value i, ValueRange now) {
+                        scf::YieldOp::create(eb, el, step(eb, el, i, entryIn(eb, el, i), now));
+                      });
+                  scf::YieldOp::create(cb, cl, flush(cb, cl, entries.getResults()));
+                },
+                [&](OpBuilder &sb, Location sl) { scf::YieldOp::create(sb, sl, carried); });
+            scf::YieldOp::create(nb, l, checked.getResults());
+          });
+    };
     Value none = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
-    auto scan = scf::ForOp::create(
-        b, loc, zero, chunks, one, ValueRange{valuesRow, indicesRow, none},
-        [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
-          Value base = arith::MulIOp::create(nb, l, t, chunk);
-          Value any;
-          for (int64_t j = 0; j < kChunk; ++j) {
-            Value i = arith::AddIOp::create(nb, l, base,
-                                            arith::ConstantIndexOp::create(nb, l, j));
-            Value admitted = admits(nb, l, i, entryIn(nb, l, i), carried[2]).first;
-            any = any ? arith::OrIOp::create(nb, l, any, admitted).getResult() : admitted;
-          }
-          auto checked = scf::IfOp::create(
-              nb, l, any,
-              [&](OpBuilder &cb, Location cl) {
-                Value stop = arith::AddIOp::create(cb, cl, base, chunk);
-                auto entries = scf::ForOp::create(
-                    cb, cl, base, stop, one, carried,
-                    [&](OpBuilder &eb, Location el, Value i, ValueRange row) {
-                      Value entry = entryIn(eb, el, i);
-                      auto [admitted, filling] = admits(eb, el, i, entry, row[2]);
-                      auto kept = scf::IfOp::create(
-                          eb, el, admitted,
-                          [&](OpBuilder &tb, Location tl) {
-                            Value length = arith::SelectOp::create(tb, tl, filling, i, last);
-                            auto [v, w] = insertEntry(tb, tl, element, largest, row[0], row[1],
-                                                      length, entry, i);
-                            Value kth = tensor::ExtractOp::create(tb, tl, v, ValueRange{length});
-                            scf::YieldOp::create(tb, tl, ValueRange{v, w, kth});
-                          },
-                          [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, row); });
-                      scf::YieldOp::create(eb, el, kept.getResults());
-                    });
-                scf::YieldOp::create(cb, cl, entries.getResults());
-              },
-              [&](OpBuilder &sb, Location sl) { scf::YieldOp::create(sb, sl, carried); });
-          scf::YieldOp::create(nb, l, checked.getResults());
-        });
+    Value valuesKept, indicesKept;
+    if (known && *known >= 1 && *known <= kMaxKeptInRegisters) {
+      // A small k known when compiling: the kept entries are scalars the
+      // loop carries (registers), after m, the number kept so far. An
+      // entry goes in place without a branch: with b_j = (j >= m or it
+      // beats kept entry j), false then true along the sorted row, slot j
+      // becomes kept j where !b_j, the entry where b_j first holds, kept
+      // j - 1 after; m grows to k. An entry not admitted leaves every b_j
+      // false.
+      int64_t kk = *known;
+      Value kIndex = arith::ConstantIndexOp::create(b, loc, kk);
+      SmallVector<Value> init = {valuesRow, indicesRow, zero};
+      init.append(kk, none);
+      init.append(kk, arith::ConstantIntOp::create(b, loc, 0, 64).getResult());
+      auto scan = chunked(
+          init,
+          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) -> Value {
+            Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, now[2], kIndex);
+            Value wins = beats(nb, l, element, largest, entry, now[2 + kk]);
+            return masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
+          },
+          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) {
+            Value m = now[2];
+            ValueRange kept = now.slice(3, kk), keptIndices = now.slice(3 + kk, kk);
+            Value index = arith::IndexCastOp::create(nb, l, nb.getI64Type(), i);
+            SmallVector<Value> placed(kk);
+            for (int64_t j = 0; j < kk; ++j) {
+              Value slot = arith::ConstantIndexOp::create(nb, l, j);
+              Value empty = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge, slot, m);
+              Value wins = beats(nb, l, element, largest, entry, kept[j]);
+              placed[j] = masked(nb, l, i, arith::OrIOp::create(nb, l, empty, wins));
+            }
+            SmallVector<Value> next = {now[0], now[1], Value()}, values(kk), indices(kk);
+            for (int64_t j = 0; j < kk; ++j) {
+              Value fromBefore =
+                  j == 0 ? Value() : arith::AndIOp::create(nb, l, placed[j], placed[j - 1]);
+              Value v = arith::SelectOp::create(nb, l, placed[j], entry, kept[j]);
+              Value w = arith::SelectOp::create(nb, l, placed[j], index, keptIndices[j]);
+              if (fromBefore) {
+                v = arith::SelectOp::create(nb, l, fromBefore, kept[j - 1], v);
+                w = arith::SelectOp::create(nb, l, fromBefore, keptIndices[j - 1], w);
+              }
+              values[j] = v;
+              indices[j] = w;
+            }
+            Value grown = arith::MinUIOp::create(
+                nb, l, arith::AddIOp::create(nb, l, m, arith::ConstantIndexOp::create(nb, l, 1)),
+                kIndex);
+            Value in = inRow(nb, l, i);
+            next[2] = in ? arith::SelectOp::create(nb, l, in, grown, m).getResult() : grown;
+            // Written to the row too, each entry a chunk goes over (in the
+            // loop: after it, the host would read the scalars when the
+            // loops run on a GPU, and a row of one chunk has no loop over
+            // chunks left).
+            for (int64_t j = 0; j < kk; ++j) {
+              Value slot = arith::ConstantIndexOp::create(nb, l, j);
+              next[0] = tensor::InsertOp::create(nb, l, values[j], next[0], ValueRange{slot});
+              next[1] = tensor::InsertOp::create(nb, l, indices[j], next[1], ValueRange{slot});
+            }
+            next.append(values);
+            next.append(indices);
+            return next;
+          },
+          [](OpBuilder &, Location, ValueRange now) { return SmallVector<Value>(now); });
+      valuesKept = scan.getResult(0);
+      indicesKept = scan.getResult(1);
+    } else {
+      // The kept entries in the row's slices of the results, sorted; the
+      // k-th best carried (after an insertion, the kept row's last entry).
+      auto scan = chunked(
+          ValueRange{valuesRow, indicesRow, none},
+          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) -> Value {
+            Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
+            Value wins = beats(nb, l, element, largest, entry, now[2]);
+            return masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
+          },
+          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) {
+            Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
+            Value wins = beats(nb, l, element, largest, entry, now[2]);
+            Value admitted = masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
+            auto kept = scf::IfOp::create(
+                nb, l, admitted,
+                [&](OpBuilder &tb, Location tl) {
+                  Value length = arith::SelectOp::create(tb, tl, filling, i, last);
+                  auto [v, w] = insertEntry(tb, tl, element, largest, now[0], now[1], length,
+                                            entry, i);
+                  Value kth = tensor::ExtractOp::create(tb, tl, v, ValueRange{length});
+                  scf::YieldOp::create(tb, tl, ValueRange{v, w, kth});
+                },
+                [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, now); });
+            return SmallVector<Value>(kept.getResults());
+          },
+          [](OpBuilder &, Location, ValueRange now) { return SmallVector<Value>(now); });
+      valuesKept = scan.getResult(0);
+      indicesKept = scan.getResult(1);
+    }
     b.setInsertionPointToStart(forall.getTerminator().getBody());
+    Value kept[] = {valuesKept, indicesKept};
     for (int r = 0; r < 2; ++r)
-      tensor::ParallelInsertSliceOp::create(b, loc, scan.getResult(r),
-                                            forall.getRegionIterArgs()[r], offsets, rowSizes,
-                                            strides);
+      tensor::ParallelInsertSliceOp::create(b, loc, kept[r], forall.getRegionIterArgs()[r],
+                                            offsets, rowSizes, strides);
     b.setInsertionPointAfter(forall);
     SmallVector<Value> results;
     for (auto [result, want] : llvm::zip(forall.getResults(), op.getResultTypes()))

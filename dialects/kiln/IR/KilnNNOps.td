@@ -265,8 +265,8 @@ def Kiln_TopKOp : Kiln_InferredOp<"topk"> {
     NaN orders above every number (PyTorch's order): first for the largest,
     last for the smallest. kiln-convert-to-linalg lowers it to one scan of
     every row, in index order, keeping the k best so far sorted (an
-    insertion sort that stops at k; compiler/Lowering/TopKToLoops.cpp): any
-    axis length, any k.
+    insertion sort that stops at k, in registers for a k of at most 16;
+    compiler/Lowering/TopKToLoops.cpp): any axis length, any k.
 
     ```mlir
     %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64, largest = true}

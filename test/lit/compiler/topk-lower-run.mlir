@@ -1,7 +1,8 @@
 // Checks kiln.topk once lowered (one scan of every row, TopKToLoops.cpp)
 // through LLVM and run: ties in index order, NaN above every number (first
 // for the largest, last for the smallest, as PyTorch's topk), an axis
-// other than the last, unsigned order, a full sort, a k read at run time.
+// other than the last, unsigned order, a full sort, a count operand, a k
+// past 16 (kept in the rows, not in registers).
 // RUN: kiln-opt %s --kiln-lower-to-llvm | %mlir-runner | FileCheck %s
 // The same loops mapped onto blocks and threads as the CUDA backend maps
 // them, run on the CPU: the same numbers.
@@ -66,5 +67,19 @@ func.func @main() {
       : (tensor<5xi32>, tensor<1xi64>) -> (tensor<?xi32>, tensor<?xi64>)
   %fi2 = tensor.cast %fi : tensor<?xi64> to tensor<*xi64>
   call @printMemrefI64(%fi2) : (tensor<*xi64>) -> ()
+  // A k past 16 (the kept entries in the results' rows, not in
+  // registers): 18 of 20, both ways, ties and NaN.
+  // CHECK: [4, 14, 6, 19, 12, 9, 13, 0, 2, 8, 15, 1, 10, 11, 5, 17, 3, 16]
+  // CHECK: [7, 18, 3, 16, 5, 17, 1, 10, 11, 15, 0, 2, 8, 13, 9, 12, 6, 19]
+  %m = kiln.constant dense<[5.0, 3.0, 5.0, 1.0, 0x7FC00000, 2.0, 9.0, 0.0, 5.0, 7.0, 3.0, 3.0,
+                            8.0, 6.0, 0x7FC00000, 4.0, 1.0, 2.0, 0.0, 9.0]> : tensor<20xf32>
+  %mv, %mi = kiln.topk %m {axis = 0 : i64, k = 18 : i64}
+      : (tensor<20xf32>) -> (tensor<18xf32>, tensor<18xi64>)
+  %mi2 = tensor.cast %mi : tensor<18xi64> to tensor<*xi64>
+  call @printMemrefI64(%mi2) : (tensor<*xi64>) -> ()
+  %nv, %ni = kiln.topk %m {axis = 0 : i64, k = 18 : i64, largest = false}
+      : (tensor<20xf32>) -> (tensor<18xf32>, tensor<18xi64>)
+  %ni2 = tensor.cast %ni : tensor<18xi64> to tensor<*xi64>
+  call @printMemrefI64(%ni2) : (tensor<*xi64>) -> ()
   return
 }
