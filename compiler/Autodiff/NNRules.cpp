@@ -126,6 +126,9 @@ LogicalResult TopKOpRule(TopKOp op, OpBuilder &b, ArrayRef<Value> g, Grads &out)
   RankedTensorType xType = typeOf(op.getInput());
   int64_t rank = xType.getRank(), axis = static_cast<int64_t>(op.getAxis());
   int64_t n = xType.getDimSize(axis);
+  if (ShapedType::isDynamic(n))
+    return op.emitOpError("gradient of a topk along an axis known only at run time is not "
+                          "supported yet");
   llvm::SmallVector<int64_t> withEntries(rank, 0); // every dim copied, then 1
   withEntries.push_back(1);
   auto flat = b.getDenseI64ArrayAttr(withEntries);

@@ -133,6 +133,12 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
     }
     if (known) {
       k = arith::ConstantIndexOp::create(b, loc, *known);
+      // Along an axis known only at run time, a k past it stops the run
+      // (one that goes on keeps fewer than k entries).
+      if (type.isDynamicDim(axis))
+        lowering::checkAtRunTime(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, k, n),
+            lowering::kTopKCount);
     } else {
       // A run-time k outside [0, n] stops the run (a run that goes on
       // after the call, as one without a place to return to does, scans
@@ -158,6 +164,17 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
         sizes.push_back(d == axis ? k : dims[d]);
     Value valuesInit = tensor::EmptyOp::create(b, loc, valuesType, sizes);
     Value indicesInit = tensor::EmptyOp::create(b, loc, indicesType, sizes);
+    auto replaceBy = [&](Value values, Value indices) {
+      SmallVector<Value> results;
+      for (auto [result, want] : llvm::zip(ValueRange{values, indices}, op.getResultTypes()))
+        results.push_back(result.getType() == want
+                              ? result
+                              : Value(tensor::CastOp::create(b, loc, want, result)));
+      b.replaceOp(op, results);
+      return success();
+    };
+    if (known && *known == 0) // nothing to keep (the checks above still hold)
+      return replaceBy(valuesInit, indicesInit);
     // One iteration a row: every dim but the axis (one row of a 1-D input).
     SmallVector<OpFoldResult> bounds;
     SmallVector<int64_t> outer;
@@ -211,9 +228,7 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
     // kChunk) an entry is masked out (and reads the row's last entry).
     Value last = arith::SubIOp::create(b, loc, k, one);
     Value end = n;
-    if (known && *known == 0)
-      end = zero;
-    else if (!known)
+    if (!known)
       end = arith::SelectOp::create(
           b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k, zero), zero, n);
     Value chunk = arith::ConstantIndexOp::create(b, loc, kChunk);
@@ -368,13 +383,7 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
       tensor::ParallelInsertSliceOp::create(b, loc, kept[r], forall.getRegionIterArgs()[r],
                                             offsets, rowSizes, strides);
     b.setInsertionPointAfter(forall);
-    SmallVector<Value> results;
-    for (auto [result, want] : llvm::zip(forall.getResults(), op.getResultTypes()))
-      results.push_back(result.getType() == want
-                            ? Value(result)
-                            : Value(tensor::CastOp::create(b, loc, want, result)));
-    b.replaceOp(op, results);
-    return success();
+    return replaceBy(forall.getResult(0), forall.getResult(1));
   }
 };
 

@@ -591,8 +591,9 @@ kiln_status kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                        "a shape the model computes from its inputs is invalid (a negative "
                        "size, a reshape that changes the element count, an edge, reflect "
                        "or wrap pad reading from an empty tensor, a matmul whose operands "
-                       "disagree on the dim it sums over, or a slice the model declares of "
-                       "a fixed size, such as row 0 of an empty batch); the run was abandoned");
+                       "disagree on the dim it sums over, a TopK's K past its axis, or a "
+                       "slice the model declares of a fixed size, such as row 0 of an empty "
+                       "batch); the run was abandoned");
     if (last_error[0]) /* the device said why (a driver call, an input) */
       return last_status;
     return kiln_fail(KILN_ERROR_RUN, "the compiled model failed (code %d)", rc);

@@ -236,9 +236,7 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   int64_t rank = input.getRank(), axis = static_cast<int64_t>(adaptor.getAxis());
   if (axis < 0 || axis >= rank)
     return emitOptionalError(loc, "topk axis ", axis, " is outside [0, ", rank, ")");
-  int64_t n = input.getDimSize(axis);
-  if (ShapedType::isDynamic(n))
-    return emitOptionalError(loc, "topk needs a static length along its axis");
+  int64_t n = input.getDimSize(axis); // (a dynamic one: k is checked when the model runs)
   std::optional<uint64_t> k = adaptor.getK();
   if (k.has_value() == static_cast<bool>(adaptor.getCount()))
     return emitOptionalError(loc, "topk takes k either as the attribute or as the operand "
@@ -246,8 +244,10 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   int64_t size = ShapedType::kDynamic;
   if (k) {
     size = static_cast<int64_t>(*k);
-    if (size < 1 || size > n)
-      return emitOptionalError(loc, "topk k = ", size, " is outside [1, ", n, "]");
+    if (size < 0 || (!ShapedType::isDynamic(n) && size > n))
+      return ShapedType::isDynamic(n)
+                 ? emitOptionalError(loc, "topk k = ", size, " is negative")
+                 : emitOptionalError(loc, "topk k = ", size, " is outside [0, ", n, "]");
   } else if (auto count = dyn_cast<RankedTensorType>(adaptor.getCount().getType());
              !count || count.getDimSize(0) != 1) {
     return emitOptionalError(loc, "topk's count must hold one value");

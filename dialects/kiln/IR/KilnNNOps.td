@@ -258,9 +258,9 @@ def Kiln_TopKOp : Kiln_InferredOp<"topk"> {
     `largest = false`) in order, best first, and their i64 indices along
     `axis`; equal values go in index order (a stable sort when `k` is the
     axis' length). `k` is the attribute, or the one-element operand `count`
-    read when the model runs (the result's dim is then dynamic; a count
-    past the axis' length is a run-time error). The axis' length is
-    static.
+    read when the model runs (the result's dim is then dynamic). A k past
+    the axis' length is an error, when the model runs where either is
+    known only then.
 
     NaN orders above every number (PyTorch's order): first for the largest,
     last for the smallest. kiln-convert-to-linalg lowers it to one scan of

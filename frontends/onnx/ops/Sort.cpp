@@ -1,8 +1,8 @@
 //===- Sort.cpp - ONNX TopK and Unique -------------------------------------===//
 //
-// TopK over a static axis is kiln.topk (one scan of every row, keeping
-// the K best: compiler/Lowering/TopKToLoops.cpp). Unique compares every
-// pair of entries (n^2 comparisons).
+// TopK is kiln.topk (one scan of every row keeping the K best, along an
+// axis of any length: compiler/Lowering/TopKToLoops.cpp). Unique compares
+// every pair of entries (n^2 comparisons).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,13 +36,13 @@ LogicalResult importTopK(NodeContext &ctx) {
   }
   if (!axis)
     return failure();
-  std::optional<int64_t> n = staticDim(ctx, x, *axis, "TopK");
-  if (!n)
-    return failure();
-  if (k < 0 || k > *n)
-    return ctx.invalid("K = " + llvm::Twine(k) + " is outside [0, " + llvm::Twine(*n) + "]");
-  if (k == 0)
-    return ctx.unsupported("K = 0 (empty results)");
+  // The axis' length may be known only at run time (a K past it is then
+  // an error when the model runs).
+  int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*axis);
+  if (k < 0 || (!ShapedType::isDynamic(n) && k > n)) {
+    std::string length = ShapedType::isDynamic(n) ? "the axis' length" : std::to_string(n);
+    return ctx.invalid("K = " + llvm::Twine(k) + " is outside [0, " + length + "]");
+  }
   bool largest = ctx.intAttr("largest", 1) != 0;
   // sorted = 0 lets the results come in any order: Kiln's are sorted.
   ctx.attrsWithoutEffect({"sorted"});

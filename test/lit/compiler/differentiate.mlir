@@ -61,3 +61,26 @@ func.func @main(%x: tensor<2x3xf32> {kiln.name = "x"}) -> (tensor<2xf32> {kiln.n
   %0 = kiln.reduce_prod %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// topk: each kept value's gradient back at its index, one compare against
+// the entries' positions along a new last dim, summed over the slots; along
+// an axis known only at run time it is refused (no constant positions).
+// CHECK-LABEL: func @main
+// CHECK: %[[SLOTS:.*]] = kiln.reshape %{{.*}} {shape = array<i64: 0, 0, 1>} : (tensor<2x3xi64>) -> tensor<2x3x1xi64>
+// CHECK: %[[AT:.*]] = kiln.compare eq, %[[SLOTS]], %{{.*}} : (tensor<2x3x1xi64>, tensor<1x1x5xi64>) -> tensor<2x3x5xi1>
+// CHECK: kiln.select %[[AT]]
+// CHECK: kiln.reduce_sum %{{.*}} {axes = array<i64: 1>} : (tensor<2x3x5xf32>) -> tensor<2x5xf32>
+func.func @main(%x: tensor<2x5xf32> {kiln.name = "x"}) -> (tensor<2x3xf32> {kiln.name = "y"}) {
+  %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64} : (tensor<2x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+  return %v : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<2x?xf32> {kiln.name = "x"}) -> (tensor<2x3xf32> {kiln.name = "y"}) {
+  // expected-error @+1 {{'kiln.topk' op gradient of a topk along an axis known only at run time is not supported yet}}
+  %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64} : (tensor<2x?xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+  return %v : tensor<2x3xf32>
+}

@@ -846,7 +846,7 @@ func.func @conv_transpose_attrs(%x: tensor<1x3x4xf32>, %w: tensor<3x3x3xf32>) ->
 // Checks that topk's k fits the axis.
 func.func @topk_k(%x: tensor<2x5xf32>) -> (tensor<2x6xf32>, tensor<2x6xi64>) {
   // expected-error @+2 {{failed to infer returned types}}
-  // expected-error @+1 {{topk k = 6 is outside [1, 5]}}
+  // expected-error @+1 {{topk k = 6 is outside [0, 5]}}
   %v, %i = kiln.topk %x {axis = 1 : i64, k = 6 : i64} : (tensor<2x5xf32>) -> (tensor<2x6xf32>, tensor<2x6xi64>)
   return %v, %i : tensor<2x6xf32>, tensor<2x6xi64>
 }
@@ -863,10 +863,10 @@ func.func @topk_both(%x: tensor<2x5xf32>, %k: tensor<1xi64>) -> (tensor<2x?xf32>
 
 // -----
 
-// Checks that topk's axis has a static length.
-func.func @topk_dynamic(%x: tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>) {
+// Checks that topk's k is not negative, along an axis of any length.
+func.func @topk_negative(%x: tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>) {
   // expected-error @+2 {{failed to infer returned types}}
-  // expected-error @+1 {{topk needs a static length along its axis}}
-  %v, %i = kiln.topk %x {axis = 1 : i64, k = 1 : i64} : (tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)
+  // expected-error @+1 {{topk k = -1 is negative}}
+  %v, %i = kiln.topk %x {axis = 1 : i64, k = -1 : i64} : (tensor<2x?xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)
   return %v, %i : tensor<2x1xf32>, tensor<2x1xi64>
 }

@@ -304,17 +304,19 @@ func.func @newer_opsets(%x: tensor<4xf32>, %b: tensor<4xi1>) {
 // -----
 
 // Checks that transposed convolutions (dynamic batch, output padding,
-// groups) and topk (k an attribute or a run-time count) round-trip with
-// their inferred types.
+// groups) and topk (k an attribute or a run-time count, 0, along an axis
+// known only at run time) round-trip with their inferred types.
 // CHECK-LABEL: func @composites
 // CHECK: kiln.conv_transpose %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
 // CHECK-SAME: -> tensor<?x3x8x8xf32>
 // CHECK: kiln.conv_transpose {{.*}} -> tensor<1x6x4xf32>
 // CHECK: kiln.topk %{{.*}} {axis = 1 : i64, k = 3 : i64} : (tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
 // CHECK: kiln.topk %{{.*}}, %{{.*}} {axis = 0 : i64, largest = false} : (tensor<5x2xi32>, tensor<1xi64>) -> (tensor<?x2xi32>, tensor<?x2xi64>)
+// CHECK: kiln.topk %{{.*}} {axis = 1 : i64, k = 4 : i64} : (tensor<3x?xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)
+// CHECK: kiln.topk %{{.*}} {axis = 1 : i64, k = 0 : i64} : (tensor<2x10xf32>) -> (tensor<2x0xf32>, tensor<2x0xi64>)
 func.func @composites(%x: tensor<?x8x4x4xf32>, %w: tensor<8x3x3x3xf32>,
     %s: tensor<1x4x5xf32>, %g: tensor<4x3x3xf32>, %t: tensor<2x10xf32>,
-    %i: tensor<5x2xi32>, %k: tensor<1xi64>) {
+    %i: tensor<5x2xi32>, %k: tensor<1xi64>, %d: tensor<3x?xf32>) {
   %0 = kiln.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
                                    dilations = array<i64: 1, 1>,
                                    output_padding = array<i64: 1, 1>, groups = 1 : i64}
@@ -327,5 +329,9 @@ func.func @composites(%x: tensor<?x8x4x4xf32>, %w: tensor<8x3x3x3xf32>,
       : (tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
   %u, %l = kiln.topk %i, %k {axis = 0 : i64, largest = false}
       : (tensor<5x2xi32>, tensor<1xi64>) -> (tensor<?x2xi32>, tensor<?x2xi64>)
+  %dv, %di = kiln.topk %d {axis = 1 : i64, k = 4 : i64}
+      : (tensor<3x?xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)
+  %zv, %zi = kiln.topk %t {axis = 1 : i64, k = 0 : i64}
+      : (tensor<2x10xf32>) -> (tensor<2x0xf32>, tensor<2x0xi64>)
   return
 }
