@@ -105,6 +105,196 @@ std::pair<Value, Value> insertEntry(OpBuilder &b, Location loc, Type element, bo
   return {placedValues, placedIndices};
 }
 
+/// One row's scan: its entries (`x` at the forall's indices `ivs`, `axis`
+/// along the row), `k` kept of the first `end` (n, or 0 for a run-time k
+/// of 0), in index order.
+///
+/// One loop over the row (a row's loops stay one loop nest: a scalar
+/// passed from one loop to the next would be a value the host reads when
+/// the loops run on a GPU). Each of the first k entries is inserted among
+/// those before it; a later one only when it beats the k-th best so far,
+/// among the first k - 1 (the k-th drops out). The k-th best so far
+/// travels with the loop (a register, not a load an entry).
+///
+/// The row goes by chunks of kChunk entries: all of a chunk's entries
+/// compared with the k-th best at its start (no branch between them: LLVM
+/// makes them vector compares), and only a chunk with an admitted entry in
+/// it goes over its entries one by one (the k-th best only gets harder to
+/// beat within it). Past the row's end (n not a multiple of kChunk) an
+/// entry is masked out (and reads the row's last entry).
+struct RowScan {
+  Value x;
+  ValueRange ivs;
+  int64_t axis;
+  Type element;
+  bool largest;
+  Value k, end;
+  Value zero, one, chunk, lastEntry;
+  bool whole; // every chunk within the row: nothing masked
+
+  RowScan(OpBuilder &b, Location loc, Value x, ValueRange ivs, int64_t axis, bool largest,
+          Value k, Value end)
+      : x(x), ivs(ivs), axis(axis),
+        element(cast<RankedTensorType>(x.getType()).getElementType()), largest(largest), k(k),
+        end(end) {
+    zero = arith::ConstantIndexOp::create(b, loc, 0);
+    one = arith::ConstantIndexOp::create(b, loc, 1);
+    chunk = arith::ConstantIndexOp::create(b, loc, kChunk);
+    lastEntry = arith::SubIOp::create(b, loc, end, one);
+    std::optional<int64_t> endKnown = getConstantIntValue(end);
+    whole = endKnown && *endKnown % kChunk == 0;
+  }
+
+  /// Whether entry `i` is in the row (null: every entry is).
+  Value inRow(OpBuilder &b, Location loc, Value i) const {
+    return whole ? Value() : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, end);
+  }
+  /// `admitted` and entry `i` in the row.
+  Value masked(OpBuilder &b, Location loc, Value i, Value admitted) const {
+    Value in = inRow(b, loc, i);
+    return in ? arith::AndIOp::create(b, loc, admitted, in).getResult() : admitted;
+  }
+  /// Entry `i` (past the row's end: its last).
+  Value entry(OpBuilder &b, Location loc, Value i) const {
+    Value at = whole ? i : arith::MinUIOp::create(b, loc, i, lastEntry).getResult();
+    auto rank = cast<RankedTensorType>(x.getType()).getRank();
+    SmallVector<Value> indices;
+    for (int64_t d = 0, o = 0; d < rank; ++d)
+      indices.push_back(d == axis ? at : ivs[o++]);
+    return tensor::ExtractOp::create(b, loc, x, indices);
+  }
+
+  /// Whether entry `i` (of value `entry`) is admitted against `state`.
+  using Admitted = function_ref<Value(OpBuilder &, Location, Value, Value, ValueRange)>;
+  /// `state` after entry `i` (of value `entry`).
+  using Step =
+      function_ref<SmallVector<Value>(OpBuilder &, Location, Value, Value, ValueRange)>;
+
+  /// The loop over the chunks carrying `state`: a chunk goes entry by
+  /// entry (`step`) only when `admitted` holds for one of its entries
+  /// against the state at its start.
+  scf::ForOp chunks(OpBuilder &b, Location loc, ValueRange state, Admitted admitted,
+                    Step step) const {
+    Value count = arith::CeilDivUIOp::create(b, loc, end, chunk);
+    return scf::ForOp::create(
+        b, loc, zero, count, one, state,
+        [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+          Value base = arith::MulIOp::create(nb, l, t, chunk);
+          Value any;
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value i = arith::AddIOp::create(nb, l, base, arith::ConstantIndexOp::create(nb, l, j));
+            Value in = admitted(nb, l, i, entry(nb, l, i), carried);
+            any = any ? arith::OrIOp::create(nb, l, any, in).getResult() : in;
+          }
+          auto checked = scf::IfOp::create(
+              nb, l, any,
+              [&](OpBuilder &cb, Location cl) {
+                Value stop = arith::AddIOp::create(cb, cl, base, chunk);
+                auto entries = scf::ForOp::create(
+                    cb, cl, base, stop, one, carried,
+                    [&](OpBuilder &eb, Location el, Value i, ValueRange now) {
+                      scf::YieldOp::create(eb, el, step(eb, el, i, entry(eb, el, i), now));
+                    });
+                scf::YieldOp::create(cb, cl, entries.getResults());
+              },
+              [&](OpBuilder &sb, Location sl) { scf::YieldOp::create(sb, sl, carried); });
+          scf::YieldOp::create(nb, l, checked.getResults());
+        });
+  }
+
+  /// A small k (`kept`, known when compiling): the kept entries are
+  /// scalars the loop carries (registers), after m, the number kept so
+  /// far. An entry goes in place without a branch: with b_j = (j >= m or it
+  /// beats kept entry j), false then true along the sorted row, slot j
+  /// becomes kept j where !b_j, the entry where b_j first holds, kept j - 1
+  /// after; m grows to k. An entry not admitted leaves every b_j false.
+  /// The kept entries are written to the rows each entry a chunk goes over
+  /// (in the loop: after it, the host would read the scalars when the
+  /// loops run on a GPU, and a row of one chunk has no loop over chunks
+  /// left). Returns the rows.
+  std::pair<Value, Value> inRegisters(OpBuilder &b, Location loc, Value valuesRow,
+                                      Value indicesRow, int64_t kept) const {
+    Value none = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+    SmallVector<Value> init = {valuesRow, indicesRow, zero};
+    init.append(kept, none);
+    init.append(kept, arith::ConstantIntOp::create(b, loc, 0, 64).getResult());
+    auto admitted = [&](OpBuilder &nb, Location l, Value i, Value x, ValueRange now) -> Value {
+      Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, now[2], k);
+      Value wins = beats(nb, l, element, largest, x, now[2 + kept]);
+      return masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
+    };
+    auto step = [&](OpBuilder &nb, Location l, Value i, Value x, ValueRange now) {
+      Value m = now[2];
+      ValueRange values = now.slice(3, kept), indices = now.slice(3 + kept, kept);
+      Value index = arith::IndexCastOp::create(nb, l, nb.getI64Type(), i);
+      SmallVector<Value> placed(kept);
+      for (int64_t j = 0; j < kept; ++j) {
+        Value slot = arith::ConstantIndexOp::create(nb, l, j);
+        Value empty = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge, slot, m);
+        Value wins = beats(nb, l, element, largest, x, values[j]);
+        placed[j] = masked(nb, l, i, arith::OrIOp::create(nb, l, empty, wins));
+      }
+      SmallVector<Value> newValues(kept), newIndices(kept);
+      for (int64_t j = 0; j < kept; ++j) {
+        Value v = arith::SelectOp::create(nb, l, placed[j], x, values[j]);
+        Value w = arith::SelectOp::create(nb, l, placed[j], index, indices[j]);
+        if (j > 0) { // the slot before moves here where it is placed too
+          Value moved = arith::AndIOp::create(nb, l, placed[j], placed[j - 1]);
+          v = arith::SelectOp::create(nb, l, moved, values[j - 1], v);
+          w = arith::SelectOp::create(nb, l, moved, indices[j - 1], w);
+        }
+        newValues[j] = v;
+        newIndices[j] = w;
+      }
+      Value grown = arith::MinUIOp::create(nb, l, arith::AddIOp::create(nb, l, m, one), k);
+      Value in = inRow(nb, l, i);
+      SmallVector<Value> next = {
+          now[0], now[1], in ? arith::SelectOp::create(nb, l, in, grown, m).getResult() : grown};
+      for (int64_t j = 0; j < kept; ++j) {
+        Value slot = arith::ConstantIndexOp::create(nb, l, j);
+        next[0] = tensor::InsertOp::create(nb, l, newValues[j], next[0], ValueRange{slot});
+        next[1] = tensor::InsertOp::create(nb, l, newIndices[j], next[1], ValueRange{slot});
+      }
+      next.append(newValues);
+      next.append(newIndices);
+      return next;
+    };
+    scf::ForOp scan = chunks(b, loc, init, admitted, step);
+    return {scan.getResult(0), scan.getResult(1)};
+  }
+
+  /// Any k: the kept entries in the rows (the results' slices), sorted,
+  /// each admitted entry inserted (insertEntry); the k-th best carried
+  /// (after an insertion, the kept row's last entry). Returns the rows.
+  std::pair<Value, Value> inRows(OpBuilder &b, Location loc, Value valuesRow,
+                                 Value indicesRow) const {
+    Value last = arith::SubIOp::create(b, loc, k, one);
+    Value none = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+    auto admitted = [&](OpBuilder &nb, Location l, Value i, Value x, ValueRange now) -> Value {
+      Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
+      Value wins = beats(nb, l, element, largest, x, now[2]);
+      return masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
+    };
+    auto step = [&](OpBuilder &nb, Location l, Value i, Value x, ValueRange now) {
+      Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
+      Value wins = beats(nb, l, element, largest, x, now[2]);
+      Value in = masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
+      auto kept = scf::IfOp::create(
+          nb, l, in,
+          [&](OpBuilder &tb, Location tl) {
+            Value length = arith::SelectOp::create(tb, tl, filling, i, last);
+            auto [v, w] = insertEntry(tb, tl, element, largest, now[0], now[1], length, x, i);
+            Value kth = tensor::ExtractOp::create(tb, tl, v, ValueRange{length});
+            scf::YieldOp::create(tb, tl, ValueRange{v, w, kth});
+          },
+          [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, now); });
+      return SmallVector<Value>(kept.getResults());
+    };
+    scf::ForOp scan = chunks(b, loc, ValueRange{valuesRow, indicesRow, none}, admitted, step);
+    return {scan.getResult(0), scan.getResult(1)};
+  }
+};
+
 struct TopKToRowScan : OpRewritePattern<TopKOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TopKOp op, PatternRewriter &b) const override {
@@ -115,7 +305,6 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
     bool largest = op.getLargest();
     int64_t rank = type.getRank(), axis = static_cast<int64_t>(op.getAxis());
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value n = lowering::dimOf(b, loc, x, axis);
     // k known when compiling: the attribute, or a count that is a constant
     // in [0, n] (its rows then have a static length: no casts between
@@ -205,178 +394,16 @@ struct TopKToRowScan : OpRewritePattern<TopKOp> {
     };
     Value valuesRow = rowOf(forall.getRegionIterArgs()[0], valuesType);
     Value indicesRow = rowOf(forall.getRegionIterArgs()[1], indicesType);
-    auto entryAt = [&](OpBuilder &nb, Location l, Value i) -> Value {
-      SmallVector<Value> at;
-      for (int64_t d = 0, o = 0; d < rank; ++d)
-        at.push_back(d == axis ? i : ivs[o++]);
-      return tensor::ExtractOp::create(nb, l, x, at);
-    };
-    // One loop over the row (a row's loops stay one loop nest: a scalar
-    // passed from one loop to the next would be a value the host reads
-    // when the loops run on a GPU). Each of the first k entries is
-    // inserted among those before it; a later one only when it beats the
-    // k-th best so far, among the first k - 1 (the k-th drops out). The
-    // k-th best so far travels with the loop (a register, not a load an
-    // entry): after an insertion, the kept row's last entry. A run-time k
-    // of 0 scans nothing.
-    //
-    // The row goes by chunks of kChunk entries: all of a chunk's entries
-    // compared with the k-th best at its start (no branch between them:
-    // LLVM makes them vector compares), and only a chunk with one admitted
-    // entry in it goes over its entries one by one (the k-th best only gets
-    // harder to beat within it). Past the row's end (n not a multiple of
-    // kChunk) an entry is masked out (and reads the row's last entry).
-    Value last = arith::SubIOp::create(b, loc, k, one);
+    // (A run-time k of 0 scans nothing: no k-th best to compare with.)
     Value end = n;
     if (!known)
       end = arith::SelectOp::create(
           b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k, zero), zero, n);
-    Value chunk = arith::ConstantIndexOp::create(b, loc, kChunk);
-    Value chunks = arith::CeilDivUIOp::create(b, loc, end, chunk);
-    Value lastEntry = arith::SubIOp::create(b, loc, end, one);
-    std::optional<int64_t> endKnown = getConstantIntValue(end);
-    bool whole = endKnown && *endKnown % kChunk == 0; // no entry past the end
-    auto inRow = [&](OpBuilder &nb, Location l, Value i) -> Value {
-      return whole ? Value() : arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, end);
-    };
-    auto masked = [&](OpBuilder &nb, Location l, Value i, Value admitted) -> Value {
-      Value in = inRow(nb, l, i);
-      return in ? arith::AndIOp::create(nb, l, admitted, in).getResult() : admitted;
-    };
-    auto entryIn = [&](OpBuilder &nb, Location l, Value i) {
-      return entryAt(nb, l, whole ? i : arith::MinUIOp::create(nb, l, i, lastEntry));
-    };
-    // The scan's skeleton: `state` carried over the chunks; a chunk goes
-    // entry by entry (`step`) only when `admitted` holds for one of its
-    // entries against the state at its start, then `flush`es the state.
-    using Admitted = function_ref<Value(OpBuilder &, Location, Value, Value, ValueRange)>;
-    using Step =
-        function_ref<SmallVector<Value>(OpBuilder &, Location, Value, Value, ValueRange)>;
-    using Flush = function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-    auto chunked = [&](ValueRange state, Admitted admitted, Step step, Flush flush) {
-      return scf::ForOp::create(
-          b, loc, zero, chunks, one, state,
-          [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
-            Value base = arith::MulIOp::create(nb, l, t, chunk);
-            Value any;
-            for (int64_t j = 0; j < kChunk; ++j) {
-              Value i = arith::AddIOp::create(nb, l, base,
-                                              arith::ConstantIndexOp::create(nb, l, j));
-              Value in = admitted(nb, l, i, entryIn(nb, l, i), carried);
-              any = any ? arith::OrIOp::create(nb, l, any, in).getResult() : in;
-            }
-            auto checked = scf::IfOp::create(
-                nb, l, any,
-                [&](OpBuilder &cb, Location cl) {
-                  Value stop = arith::AddIOp::create(cb, cl, base, chunk);
-                  auto entries = scf::ForOp::create(
-                      cb, cl, base, stop, one, carried,
-                      [&](OpBuilder &eb, Location el, Value i, ValueRange now) {
-                        scf::YieldOp::create(eb, el, step(eb, el, i, entryIn(eb, el, i), now));
-                      });
-                  scf::YieldOp::create(cb, cl, flush(cb, cl, entries.getResults()));
-                },
-                [&](OpBuilder &sb, Location sl) { scf::YieldOp::create(sb, sl, carried); });
-            scf::YieldOp::create(nb, l, checked.getResults());
-          });
-    };
-    Value none = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
-    Value valuesKept, indicesKept;
-    if (known && *known >= 1 && *known <= kMaxKeptInRegisters) {
-      // A small k known when compiling: the kept entries are scalars the
-      // loop carries (registers), after m, the number kept so far. An
-      // entry goes in place without a branch: with b_j = (j >= m or it
-      // beats kept entry j), false then true along the sorted row, slot j
-      // becomes kept j where !b_j, the entry where b_j first holds, kept
-      // j - 1 after; m grows to k. An entry not admitted leaves every b_j
-      // false.
-      int64_t kk = *known;
-      Value kIndex = arith::ConstantIndexOp::create(b, loc, kk);
-      SmallVector<Value> init = {valuesRow, indicesRow, zero};
-      init.append(kk, none);
-      init.append(kk, arith::ConstantIntOp::create(b, loc, 0, 64).getResult());
-      auto scan = chunked(
-          init,
-          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) -> Value {
-            Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, now[2], kIndex);
-            Value wins = beats(nb, l, element, largest, entry, now[2 + kk]);
-            return masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
-          },
-          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) {
-            Value m = now[2];
-            ValueRange kept = now.slice(3, kk), keptIndices = now.slice(3 + kk, kk);
-            Value index = arith::IndexCastOp::create(nb, l, nb.getI64Type(), i);
-            SmallVector<Value> placed(kk);
-            for (int64_t j = 0; j < kk; ++j) {
-              Value slot = arith::ConstantIndexOp::create(nb, l, j);
-              Value empty = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge, slot, m);
-              Value wins = beats(nb, l, element, largest, entry, kept[j]);
-              placed[j] = masked(nb, l, i, arith::OrIOp::create(nb, l, empty, wins));
-            }
-            SmallVector<Value> next = {now[0], now[1], Value()}, values(kk), indices(kk);
-            for (int64_t j = 0; j < kk; ++j) {
-              Value fromBefore =
-                  j == 0 ? Value() : arith::AndIOp::create(nb, l, placed[j], placed[j - 1]);
-              Value v = arith::SelectOp::create(nb, l, placed[j], entry, kept[j]);
-              Value w = arith::SelectOp::create(nb, l, placed[j], index, keptIndices[j]);
-              if (fromBefore) {
-                v = arith::SelectOp::create(nb, l, fromBefore, kept[j - 1], v);
-                w = arith::SelectOp::create(nb, l, fromBefore, keptIndices[j - 1], w);
-              }
-              values[j] = v;
-              indices[j] = w;
-            }
-            Value grown = arith::MinUIOp::create(
-                nb, l, arith::AddIOp::create(nb, l, m, arith::ConstantIndexOp::create(nb, l, 1)),
-                kIndex);
-            Value in = inRow(nb, l, i);
-            next[2] = in ? arith::SelectOp::create(nb, l, in, grown, m).getResult() : grown;
-            // Written to the row too, each entry a chunk goes over (in the
-            // loop: after it, the host would read the scalars when the
-            // loops run on a GPU, and a row of one chunk has no loop over
-            // chunks left).
-            for (int64_t j = 0; j < kk; ++j) {
-              Value slot = arith::ConstantIndexOp::create(nb, l, j);
-              next[0] = tensor::InsertOp::create(nb, l, values[j], next[0], ValueRange{slot});
-              next[1] = tensor::InsertOp::create(nb, l, indices[j], next[1], ValueRange{slot});
-            }
-            next.append(values);
-            next.append(indices);
-            return next;
-          },
-          [](OpBuilder &, Location, ValueRange now) { return SmallVector<Value>(now); });
-      valuesKept = scan.getResult(0);
-      indicesKept = scan.getResult(1);
-    } else {
-      // The kept entries in the row's slices of the results, sorted; the
-      // k-th best carried (after an insertion, the kept row's last entry).
-      auto scan = chunked(
-          ValueRange{valuesRow, indicesRow, none},
-          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) -> Value {
-            Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
-            Value wins = beats(nb, l, element, largest, entry, now[2]);
-            return masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
-          },
-          [&](OpBuilder &nb, Location l, Value i, Value entry, ValueRange now) {
-            Value filling = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, i, k);
-            Value wins = beats(nb, l, element, largest, entry, now[2]);
-            Value admitted = masked(nb, l, i, arith::OrIOp::create(nb, l, filling, wins));
-            auto kept = scf::IfOp::create(
-                nb, l, admitted,
-                [&](OpBuilder &tb, Location tl) {
-                  Value length = arith::SelectOp::create(tb, tl, filling, i, last);
-                  auto [v, w] = insertEntry(tb, tl, element, largest, now[0], now[1], length,
-                                            entry, i);
-                  Value kth = tensor::ExtractOp::create(tb, tl, v, ValueRange{length});
-                  scf::YieldOp::create(tb, tl, ValueRange{v, w, kth});
-                },
-                [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, now); });
-            return SmallVector<Value>(kept.getResults());
-          },
-          [](OpBuilder &, Location, ValueRange now) { return SmallVector<Value>(now); });
-      valuesKept = scan.getResult(0);
-      indicesKept = scan.getResult(1);
-    }
+    RowScan scan(b, loc, x, ivs, axis, largest, k, end);
+    auto [valuesKept, indicesKept] =
+        known && *known <= kMaxKeptInRegisters
+            ? scan.inRegisters(b, loc, valuesRow, indicesRow, *known)
+            : scan.inRows(b, loc, valuesRow, indicesRow);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     Value kept[] = {valuesKept, indicesKept};
     for (int r = 0; r < 2; ++r)

@@ -16,7 +16,7 @@
 // CHECK: %[[VROW:.*]] = tensor.extract_slice %[[V]][%[[B]], 0, %[[C]]] [1, 2, 1] [1, 1, 1] : tensor<?x2x3xf32> to tensor<2xf32>
 // CHECK: %[[IROW:.*]] = tensor.extract_slice %[[I]][%[[B]], 0, %[[C]]] [1, 2, 1] [1, 1, 1] : tensor<?x2x3xi64> to tensor<2xi64>
 // CHECK: %[[CHUNKS:.*]] = arith.ceildivui %c5, %c8
-// CHECK: %[[ROW:.*]]:7 = scf.for %[[T:.*]] = %c0 to %[[CHUNKS]] step %c1 iter_args(%{{.*}} = %[[VROW]], %{{.*}} = %[[IROW]], %[[M:.*]] = %c0, %{{.*}} = %cst, %[[KTH:.*]] = %cst, %{{.*}} = %c0_i64, %{{.*}} = %c0_i64) -> (tensor<2xf32>, tensor<2xi64>, index, f32, f32, i64, i64)
+// CHECK: %[[ROW:.*]]:7 = scf.for %[[T:.*]] = %c0{{[_0-9]*}} to %[[CHUNKS]] step %c1{{[_0-9]*}} iter_args(%{{.*}} = %[[VROW]], %{{.*}} = %[[IROW]], %[[M:.*]] = %c0{{[_0-9]*}}, %{{.*}} = %cst, %[[KTH:.*]] = %cst, %{{.*}} = %c0_i64, %{{.*}} = %c0_i64) -> (tensor<2xf32>, tensor<2xi64>, index, f32, f32, i64, i64)
 // CHECK: %[[BASE:.*]] = arith.muli %[[T]], %c8
 // CHECK: %[[AT:.*]] = arith.minui
 // CHECK: %[[X:.*]] = tensor.extract %arg0[%[[B]], %[[AT]], %[[C]]] : tensor<?x5x3xf32>
@@ -78,7 +78,7 @@ func.func @topk_many(%x: tensor<2x24xf32>) -> (tensor<2x20xf32>, tensor<2x20xi64
 // CHECK: %[[NONE:.*]] = arith.cmpi eq, %[[KK]], %c0
 // CHECK: %[[END:.*]] = arith.select %[[NONE]], %c0, %c6
 // CHECK: %[[CHUNKS:.*]] = arith.ceildivui %[[END]], %c8
-// CHECK: scf.for %{{.*}} = %c0 to %[[CHUNKS]]
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[CHUNKS]]
 // CHECK: arith.cmpi slt
 func.func @topk_count(%x: tensor<4x6xi32>, %k: tensor<1xi64>) -> (tensor<4x?xi32>, tensor<4x?xi64>) {
   %v, %i = kiln.topk %x, %k {axis = 1 : i64, largest = false} : (tensor<4x6xi32>, tensor<1xi64>) -> (tensor<4x?xi32>, tensor<4x?xi64>)
