@@ -196,23 +196,24 @@ def op_rows(kiln, kiln_bench, work, threads, runs, repeats, peer, log):
     (operator, input, batch) timed like a model, interleaved."""
     ops = os.path.join(work, "ops")
     run([DEBIAN_PYTHON, os.path.join(ROOT, "bench", "op_models.py"), ops])
-    so = os.path.join(ops, "topk.so")
-    run([kiln, "compile", os.path.join(ops, "topk.onnx"), "-o", so])
+    cases = json.load(open(os.path.join(ops, "ops.json")))
+    for model in sorted({c["model"] for c in cases}):
+        run([kiln, "compile", os.path.join(ops, model + ".onnx"), "-o",
+             os.path.join(ops, model + ".so")])
     rows = []
-    for kind in ("random", "ascending"):
-        for batch in (1, 32):
-            inp = os.path.join(ops, f"topk.{kind}.b{batch}.npy")
-            kiln_medians, ort_medians = [], []
-            for _ in range(repeats):
-                kiln_medians += parse_figures(run([kiln_bench, "latency", so, inp, str(threads),
-                                                   str(runs), "1"]))["median_ms"]
-                if peer:
-                    ort_medians += ort_figures(os.path.join(ops, "topk.onnx"), inp, threads, runs,
-                                               1)["median_ms"]
-            k, o = min(kiln_medians), (min(ort_medians) if ort_medians else None)
-            rows.append({"op": "TopK 5 of 32,000", "input": kind, "batch": batch, "kiln_ms": k,
-                         "ort_ms": o})
-            log(f"topk {kind} b{batch}: kiln {k:.4f} ms, ort {fmt(o, '.4f')} ms")
+    for case in cases:
+        so, onnx_path = (os.path.join(ops, case["model"] + ext) for ext in (".so", ".onnx"))
+        inp = os.path.join(ops, case["file"])
+        kiln_medians, ort_medians = [], []
+        for _ in range(repeats):
+            kiln_medians += parse_figures(run([kiln_bench, "latency", so, inp, str(threads),
+                                               str(runs), "1"]))["median_ms"]
+            if peer:
+                ort_medians += ort_figures(onnx_path, inp, threads, runs, 1)["median_ms"]
+        k, o = min(kiln_medians), (min(ort_medians) if ort_medians else None)
+        rows.append(dict(case, kiln_ms=k, ort_ms=o))
+        log(f"{case['model']} {case['input']} b{case['batch']}: kiln {k:.4f} ms, "
+            f"ort {fmt(o, '.4f')} ms")
     return rows
 
 
@@ -222,7 +223,10 @@ def op_lines(rows, threads):
              "like the models. TopK: the 5 best of 32,000 float32 class scores a row; `random`: "
              "standard normal rows (few entries beat the 5th best so far), `ascending`: each row "
              "0, 1, 2, ... (every entry does: the worst case of Kiln's scan, which keeps the best "
-             "so far sorted; ONNX Runtime keeps a heap).", "",
+             "so far sorted; ONNX Runtime keeps a heap). ConvTranspose: a decoder's 2x "
+             "upsampling, 4 x 4 kernel, stride 2 (Kiln: one stride-1 convolution of the "
+             "input by output phase, in oneDNN, then interleaved; ONNX Runtime: its own "
+             "transposed convolution).", "",
              "| operator | input | batch | Kiln ms | ORT ms | ORT / Kiln |",
              "| --- | --- | ---: | ---: | ---: | ---: |"]
     for r in rows:

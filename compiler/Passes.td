@@ -18,11 +18,14 @@ def ExpandComposites : Pass<"kiln-expand-composites", "mlir::func::FuncOp"> {
   let summary = "Rewrite kiln.conv_transpose into primitive kiln ops";
   let description = [{
     The graph phase's first pass. A transposed convolution becomes a
-    stride-1 `kiln.conv` of the input zero-stuffed by the stride and padded
-    by `dilation * (K - 1) - pad`, with its weights regrouped and flipped
-    (constant weights then fold, and kiln-fold-pads merges the pad into
-    the convolution). The ONNX importer and kiln_torch both emit the op,
-    so the composition is written once. (`kiln.topk`, the other op both
+    stride-1 `kiln.conv`: for a stride above 1, groups 1 and no dilation,
+    of the input itself by output phase (the `s^d` phases' sub-kernels one
+    weight of `s^d O` output channels, the result interleaved and cropped
+    by the pads: 1 / s^d of the multiplications); otherwise of the input
+    zero-stuffed by the stride and padded by `dilation * (K - 1) - pad`,
+    with its weights regrouped and flipped (kiln-fold-pads merges the pads
+    into the convolution). The ONNX importer and kiln_torch both emit the
+    op, so the composition is written once. (`kiln.topk`, the other op both
     emit, stays whole and is lowered to loops: TopKToLoops.cpp.)
 
     Before:
@@ -30,11 +33,14 @@ def ExpandComposites : Pass<"kiln-expand-composites", "mlir::func::FuncOp"> {
     %y = kiln.conv_transpose %x, %w {strides = array<i64: 2>, ...}
         : (tensor<1x2x3xf32>, tensor<2x3x3xf32>) -> tensor<1x3x7xf32>
     ```
-    After: the input split by a `kiln.reshape`, `stride - 1` zeros after
-    each entry by a `kiln.pad`, merged back and the last zeros cut (a
-    `kiln.slice`), padded by `K - 1 - pad` at each end, the weights
-    regrouped and flipped by a `kiln.slice` with step -1, and a stride-1
-    `kiln.conv`.
+    After: the weights padded to 4 taps (2 a phase), split by phase and
+    flipped (`kiln.pad`, `kiln.reshape`, `kiln.transpose`, `kiln.slice`
+    with step -1) into `[2 x 3, 2, 2]`; the input padded by 1 at each end,
+    convolved at stride 1 into 6 channels of 4 positions; those split
+    `[1, 2, 3, 4]`, interleaved to `[1, 3, 8]` and cut to 7 (a
+    `kiln.slice`). With a dilation or groups: the input zero-stuffed (a
+    reshape, a pad and a slice), padded by `K - 1 - pad` at each end, the
+    weights regrouped and flipped, and a stride-1 `kiln.conv`.
   }];
 }
 

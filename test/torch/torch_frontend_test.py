@@ -345,6 +345,11 @@ def resampling(args):
                                          dilation=2)),
                ("transposed convolution 3-D, groups 2", (2, 4, 3, 4, 2),
                 torch.nn.ConvTranspose3d(4, 6, (2, 3, 2), stride=(2, 1, 2), groups=2)),
+               ("transposed convolution 3-D by output phase, strides (2, 1, 3)", (2, 4, 3, 4, 2),
+                torch.nn.ConvTranspose3d(4, 6, (3, 2, 4), stride=(2, 1, 3), padding=(1, 0, 2),
+                                         output_padding=(1, 0, 2))),
+               ("transposed convolution 1-D by output phase, kernel a multiple of the stride",
+                (2, 4, 7), torch.nn.ConvTranspose1d(4, 6, 4, stride=2, padding=1)),
                ("group norm, one group", (2, 6, 5, 5), torch.nn.GroupNorm(1, 6)),
                ("group norm, a channel a group", (2, 6, 5, 5), torch.nn.GroupNorm(6, 6)),
                ("instance norm 1-D", (3, 4, 9), torch.nn.InstanceNorm1d(4, affine=True))]

@@ -64,10 +64,13 @@ def Kiln_ConvTransposeOp : Kiln_InferredOp<"conv_transpose",
     separate `kiln.add`.
 
     kiln-expand-composites rewrites it, first thing in the graph phase, as
-    a `kiln.conv` of the input zero-stuffed by the stride and padded by
-    `dilation * (K - 1) - pad` on each side (plus `output_padding` at the
-    end), with the weights regrouped to `[O, C / groups, K...]` and flipped
-    spatially (constant weights fold).
+    a `kiln.conv`. A stride above 1 with groups 1 and no dilation: by
+    output phase, one stride-1 convolution of the input to `s^d O`
+    channels (each phase's taps of the weight, flipped), interleaved and
+    cropped by the pads. Otherwise a convolution of the input zero-stuffed
+    by the stride and padded by `dilation * (K - 1) - pad` on each side
+    (plus `output_padding` at the end), with the weights regrouped to
+    `[O, C / groups, K...]` and flipped spatially.
 
     ```mlir
     %r = kiln.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,

@@ -190,8 +190,7 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   for (size_t d = 1; d < spatial + 2; ++d)
     if (!staticDim(ctx, x, d, "ConvTranspose"))
       return failure();
-  // kiln-expand-composites writes it out: a convolution of the
-  // zero-stuffed input with the weights regrouped and flipped.
+  // kiln-expand-composites writes it out as a convolution.
   Value y = ctx.make<ConvTransposeOp>(x, w, ctx.i64s(strides), ctx.i64s(pads),
                                       ctx.i64s(dilations), ctx.i64s(outputPadding),
                                       ctx.i64(group));

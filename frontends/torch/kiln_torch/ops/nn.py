@@ -47,8 +47,7 @@ def _add_channel_bias(ctx, y, bias, spatial):
 
 def _transposed(ctx, x, w, stride, padding, dilation, output_padding, groups):
     """A transposed convolution: kiln.conv_transpose, which
-    kiln-expand-composites writes as a convolution of the zero-stuffed
-    input with the weights regrouped and flipped (as for ONNX's
+    kiln-expand-composites writes as a convolution (as for ONNX's
     ConvTranspose)."""
     if any(d is None for d in x.dims[1:]) or any(d is None for d in w.dims):
         raise Unsupported("transposed convolution over dims known only at run time "
